@@ -1,0 +1,127 @@
+import Foundation
+import TesseraCore
+
+/// The entry point of the Tessera SDK: one client per server and app.
+///
+/// ```swift
+/// let tessera = TesseraClient(configuration: .init(
+///     serverURL: URL(string: "https://id.example.com")!, clientKey: "tck_…", bundleIdentifier: "com.example.app"))
+/// try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "user@example.com")
+/// switch try await tessera.verifyOTPNumber(sendType: .email, sendTarget: "user@example.com", otpNumber: "123456") {
+/// case .valid(let disposeToken): …
+/// case .invalid(let remainingAttempts): …
+/// }
+/// ```
+public final class TesseraClient: Sendable {
+    /// How to reach the server and who is calling.
+    public struct Configuration: Sendable {
+        /// The server's base URL (the part before `/v1`).
+        public var serverURL: URL
+        /// The client key issued for the app.
+        public var clientKey: String
+        /// The app's bundle identifier; must be on the client's allow-list.
+        public var bundleIdentifier: String
+        /// Timeout of one call.
+        public var timeout: Duration
+
+        /// Creates a configuration.
+        public init(serverURL: URL, clientKey: String, bundleIdentifier: String, timeout: Duration = .seconds(30)) {
+            self.serverURL = serverURL
+            self.clientKey = clientKey
+            self.bundleIdentifier = bundleIdentifier
+            self.timeout = timeout
+        }
+    }
+
+    /// A log hook in the spirit of the seed's `onTotalLog`: receives one line per step of every call
+    /// (never a code, token or secret).
+    public typealias LogHandler = @Sendable (String) -> Void
+
+    /// The configuration in use.
+    public let configuration: Configuration
+    private let transport: any HTTPTransport
+    private let log: LogHandler?
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - configuration: Server URL, client key and bundle identifier.
+    ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
+    public init(configuration: Configuration, onTotalLog: LogHandler? = nil) {
+        self.configuration = configuration
+        self.log = onTotalLog
+        #if canImport(AsyncHTTPClient)
+        self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
+        #else
+        self.transport = URLSessionTransport(session: .shared, timeout: configuration.timeout)
+        #endif
+    }
+
+    /// What ``verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)`` found.
+    public enum OTPVerification: Sendable, Equatable {
+        /// The code matched; the single-use dispose token proves it at sign-up or recovery.
+        case valid(disposeToken: String)
+        /// The code did not match (the seed's `onInvalidOTPNumber`); this many tries are left.
+        case invalid(remainingAttempts: Int)
+    }
+
+    /// Sends a six-digit code to an e-mail address or phone number (the seed's `requestSendOTPNumber`).
+    /// - Parameters:
+    ///   - sendType: E-mail or SMS.
+    ///   - sendTarget: The address or E.164 phone number.
+    ///   - purpose: Sign-up (default) or recovery.
+    /// - Returns: The normalised target and the code's lifetime.
+    /// - Throws: ``TesseraError`` with the server's code (invalid target, cooldown, rate limit, …).
+    @discardableResult
+    public func requestSendOTPNumber(sendType: OTPChannel, sendTarget: String, purpose: OTPPurpose = .signup) async throws -> SendOTPResponse {
+        try await call("POST", "/v1/otp/send", body: SendOTPRequest(sendType: sendType, sendTarget: sendTarget, purpose: purpose))
+    }
+
+    /// Verifies a code (the seed's `verifyOTPNumber`).
+    /// - Returns: ``OTPVerification/valid(disposeToken:)`` or ``OTPVerification/invalid(remainingAttempts:)``.
+    /// - Throws: ``TesseraError`` for failures: no live code (`otpExpired`), locked (`otpTooManyAttempts`), …
+    public func verifyOTPNumber(
+        sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose = .signup
+    ) async throws -> OTPVerification {
+        do {
+            let answer: VerifyOTPResponse = try await call(
+                "POST", "/v1/otp/verify",
+                body: VerifyOTPRequest(sendType: sendType, sendTarget: sendTarget, otpNumber: otpNumber, purpose: purpose)
+            )
+            return .valid(disposeToken: answer.disposeToken)
+        } catch let error as TesseraError where error.code == .otpInvalid {
+            return .invalid(remainingAttempts: error.problem?.remainingAttempts ?? 0)
+        }
+    }
+
+    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
+        let url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
+        log?("→ \(method) \(path)")
+        let answer: HTTPAnswer
+        do {
+            answer = try await transport.send(
+                method: method, url: url,
+                headers: [
+                    "Content-Type": "application/json", "Accept": "application/json",
+                    TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
+                ],
+                body: try JSONEncoder().encode(body)
+            )
+        } catch {
+            log?("✗ \(method) \(path): network error \(error)")
+            throw TesseraError(code: .networkError, message: "Cannot reach \(configuration.serverURL.absoluteString): \(error)")
+        }
+        log?("← \(answer.status) \(path)")
+        if (200..<300).contains(answer.status) {
+            do {
+                return try JSONDecoder().decode(Answer.self, from: answer.body)
+            } catch {
+                throw TesseraError(code: .invalidResponse, message: "Unexpected answer from the server: \(error)")
+            }
+        }
+        if let problem = try? JSONDecoder().decode(Problem.self, from: answer.body) {
+            log?("✗ \(path): code \(problem.code) \(problem.title)")
+            throw TesseraError(code: problem.errorCode, message: problem.detail ?? problem.title, problem: problem)
+        }
+        throw TesseraError(code: .invalidResponse, message: "HTTP \(answer.status) without a problem document")
+    }
+}

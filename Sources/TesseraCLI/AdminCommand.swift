@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import TesseraServer
+
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Administer clients and tokens (works directly on the server's storage).",
+        subcommands: [ClientCommand.self, TokenCommand.self]
+    )
+}
+
+struct ClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "client", abstract: "Manage clients (apps).",
+        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a client; prints its key and secret (the secret only now).")
+        @Option(help: "Display name.") var name: String
+        @Option(name: .customLong("bundle-id"), help: "Allowed bundle identifier (repeat for more).") var bundleIds: [String]
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let created = try await withRuntime(options) { try await $0.clients.create(name: name, bundleIds: bundleIds) }
+            if json {
+                printJSON(created)
+            } else {
+                print("client key:    \(created.client.clientKey)")
+                print("client secret: \(created.clientSecret)   (shown once)")
+                print("bundle ids:    \(created.client.bundleIds.joined(separator: ", "))")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List clients.")
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let clients = try await withRuntime(options) { try await $0.clients.list() }
+            if json { printJSON(clients); return }
+            for client in clients {
+                print("\(client.clientKey)  \(client.enabled ? "enabled " : "disabled")  \(client.name)  [\(client.bundleIds.joined(separator: ", "))]")
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a client: its app calls are refused.")
+        @Argument(help: "Client key.") var clientKey: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            try await withRuntime(options) { try await $0.clients.setEnabled(clientKey: clientKey, false) }
+            print("disabled \(clientKey)")
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a client again.")
+        @Argument(help: "Client key.") var clientKey: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            try await withRuntime(options) { try await $0.clients.setEnabled(clientKey: clientKey, true) }
+            print("enabled \(clientKey)")
+        }
+    }
+
+    struct RotateSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Replace a client's secret; the old one stops working.")
+        @Argument(help: "Client key.") var clientKey: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            let rotated = try await withRuntime(options) { try await $0.clients.rotateSecret(clientKey: clientKey) }
+            print("client secret: \(rotated.clientSecret)   (shown once)")
+        }
+    }
+}
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "token", abstract: "Admin token.", subcommands: [Reset.self])
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Generate a new admin token (the old one stops working).")
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            let token = try await withRuntime(options) { try await $0.resetAdminToken() }
+            print("admin token: \(token)   (shown once)")
+        }
+    }
+}
+
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import TesseraServer
+
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox", abstract: "Show messages delivered to the development file outbox."
+    )
+
+    @Option(help: "Data directory.") var dataDir = "./.tessera"
+    @Option(help: "Only messages to this recipient.") var to: String?
+    @Option(help: "Show at most this many (newest).") var limit = 20
+    @Flag(help: "Print only the newest code (six digits) found.") var code = false
+
+    func run() async throws {
+        let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
+        var entries = try FileOutboxSender.read(path: path)
+        if let to { entries = entries.filter { $0.to == to.lowercased() || $0.to == to } }
+        if code {
+            guard let last = entries.last, let found = last.body.firstMatch(of: /\b(\d{6})\b/) else {
+                throw ValidationError("no code found in \(path)")
+            }
+            print(found.1)
+            return
+        }
+        if entries.isEmpty { print("(no messages in \(path))") }
+        for entry in entries.suffix(limit) {
+            print("── \(entry.deliveredAt)  \(entry.channel) to \(entry.to)")
+            if !entry.subject.isEmpty { print("Subject: \(entry.subject)") }
+            print(entry.body.trimmingCharacters(in: .newlines))
+        }
+    }
+}

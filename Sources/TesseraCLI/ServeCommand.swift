@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import TesseraServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Tessera server (zero configuration: a development deployment in ./.tessera)."
+    )
+
+    @Option(help: "Address to listen on.")
+    var host: String?
+
+    @Option(help: "Port to listen on.")
+    var port: Int?
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        var overrides: [String: String] = [:]
+        if let host { overrides["host"] = host }
+        if let port { overrides["port"] = String(port) }
+        let configuration = try await options.configuration(overrides: overrides)
+        let logger = makeLogger(level: configuration.logLevel)
+        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger)
+        if let first = runtime.firstStart {
+            printFirstStart(first, configuration: configuration)
+        }
+        if configuration.emailDelivery == .file || configuration.smsDelivery == .file {
+            logger.warning(
+                "development file outbox in use: codes are written to \(configuration.fileOutboxPath) (read them with `tessera outbox`); configure smtp.* and sms.* for real delivery"
+            )
+        }
+        let app = runtime.makeApplication()
+        do {
+            try await app.runService()
+        } catch {
+            await runtime.shutdown()
+            throw error
+        }
+        await runtime.shutdown()
+    }
+
+    private func printFirstStart(_ first: TesseraRuntime.FirstStart, configuration: ServerConfiguration) {
+        var lines = ["", "Tessera first start — shown once, keep these safe:"]
+        if let token = first.adminToken, !token.isEmpty {
+            lines.append("  admin token:    \(token)")
+        }
+        if let demo = first.demoClient {
+            lines.append("  demo client:    \(demo.client.name)")
+            lines.append("    client key:   \(demo.client.clientKey)")
+            lines.append("    client secret:\(" " + demo.clientSecret)")
+            lines.append("    bundle id:    \(demo.client.bundleIds.joined(separator: ", "))")
+        }
+        lines.append("  data directory: \(configuration.dataDirectory)")
+        lines.append("")
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct TesseraCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tessera",
+        abstract: "Tessera: passwordless identity and device authentication.",
+        subcommands: [ServeCommand.self, AdminCommand.self, OutboxCommand.self]
+    )
+}

@@ -1,0 +1,120 @@
+/// A stable numeric result code, the `rtCode` of the seed SDKs.
+///
+/// Every error answer of the Tessera server carries one of these codes in its RFC 9457 problem
+/// document (`code` member). Codes are never renumbered; new codes are only ever added.
+/// The table with explanations lives in `docs/error-codes.md`.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The numeric value sent on the wire.
+    public let rawValue: Int
+
+    /// Creates a code from its numeric value (unknown values are kept as they are).
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `"<number> <name>"`, for logs.
+    public var description: String { "\(rawValue) \(name)" }
+
+    /// The short machine name of the code (the last part of the problem `type` URI).
+    public var name: String { Self.names[rawValue] ?? "unknown" }
+
+    /// The problem `type` URI for this code.
+    public var typeURI: String { "https://tessera.dev/problems/\(name)" }
+
+    // MARK: Success
+    /// The call succeeded.
+    public static let success = ErrorCode(rawValue: 0)
+
+    // MARK: Request shape (1000–1099)
+    /// The body is not valid JSON.
+    public static let malformedJSON = ErrorCode(rawValue: 1001)
+    /// The body is larger than the configured limit (default 64 KiB).
+    public static let bodyTooLarge = ErrorCode(rawValue: 1002)
+    /// A field has the wrong JSON type.
+    public static let fieldWrongType = ErrorCode(rawValue: 1003)
+    /// A required field is missing or null.
+    public static let fieldMissing = ErrorCode(rawValue: 1004)
+    /// A field has the right type but a value that is not allowed.
+    public static let fieldInvalid = ErrorCode(rawValue: 1005)
+    /// The media type of the body is not `application/json`.
+    public static let unsupportedMediaType = ErrorCode(rawValue: 1006)
+    /// No such route.
+    public static let notFound = ErrorCode(rawValue: 1007)
+    /// The route exists but not for this method.
+    public static let methodNotAllowed = ErrorCode(rawValue: 1008)
+    /// The request is malformed in another way (headers, query).
+    public static let badRequest = ErrorCode(rawValue: 1009)
+
+    // MARK: Callers (1100–1199)
+    /// The `X-Tessera-Client-Key` header is missing.
+    public static let clientKeyMissing = ErrorCode(rawValue: 1101)
+    /// No client has this client key.
+    public static let clientUnknown = ErrorCode(rawValue: 1102)
+    /// The client exists but is disabled.
+    public static let clientDisabled = ErrorCode(rawValue: 1103)
+    /// The bundle identifier is missing or not on the client's allow-list.
+    public static let bundleIdNotAllowed = ErrorCode(rawValue: 1104)
+    /// The admin token is missing or wrong.
+    public static let adminUnauthorized = ErrorCode(rawValue: 1105)
+    /// The client secret is missing or wrong.
+    public static let clientSecretInvalid = ErrorCode(rawValue: 1106)
+    /// An object with this identity already exists.
+    public static let conflict = ErrorCode(rawValue: 1107)
+
+    // MARK: Identity proofing by OTP (2000–2099)
+    /// The e-mail address is not valid.
+    public static let invalidEmail = ErrorCode(rawValue: 2001)
+    /// The phone number is not a valid E.164 number.
+    public static let invalidPhoneNumber = ErrorCode(rawValue: 2002)
+    /// The send type (channel) is not `email` or `sms`.
+    public static let invalidSendType = ErrorCode(rawValue: 2003)
+    /// The purpose is not `signup` or `recovery`.
+    public static let invalidPurpose = ErrorCode(rawValue: 2004)
+    /// A code was sent to this target less than the cooldown ago.
+    public static let otpResendCooldown = ErrorCode(rawValue: 2010)
+    /// Too many codes were sent to this target in the last hour.
+    public static let otpTargetRateLimited = ErrorCode(rawValue: 2011)
+    /// Too many codes were requested from this IP address in the last hour.
+    public static let otpIPRateLimited = ErrorCode(rawValue: 2012)
+    /// Too many codes were requested for this client in the last hour.
+    public static let otpClientRateLimited = ErrorCode(rawValue: 2013)
+    /// The channel has no delivery configured (for example SMS without a provider).
+    public static let otpChannelUnavailable = ErrorCode(rawValue: 2014)
+    /// The code does not match (the seed's `onInvalidOTPNumber`). More tries may remain.
+    public static let otpInvalid = ErrorCode(rawValue: 2020)
+    /// No live code for this target: never sent, expired, or already used.
+    public static let otpExpired = ErrorCode(rawValue: 2021)
+    /// The code was locked after too many wrong tries.
+    public static let otpTooManyAttempts = ErrorCode(rawValue: 2022)
+
+    // MARK: Dispose tokens (2100–2199)
+    /// The dispose token is unknown, expired, already used, or bound to something else.
+    public static let disposeTokenInvalid = ErrorCode(rawValue: 2101)
+
+    // MARK: Server (9000–9099)
+    /// An unexpected server error. Always a bug; reported with a request id.
+    public static let internalError = ErrorCode(rawValue: 9001)
+    /// The database is unavailable; try again.
+    public static let storageUnavailable = ErrorCode(rawValue: 9002)
+
+    // MARK: SDK-side (9100–9199), never sent by the server
+    /// The server could not be reached or answered something that is not Tessera.
+    public static let networkError = ErrorCode(rawValue: 9101)
+    /// The server's answer could not be decoded.
+    public static let invalidResponse = ErrorCode(rawValue: 9102)
+
+    /// Every known code with its name; the source of the documented table.
+    public static let names: [Int: String] = [
+        0: "success",
+        1001: "malformed-json", 1002: "body-too-large", 1003: "field-wrong-type", 1004: "field-missing",
+        1005: "field-invalid", 1006: "unsupported-media-type", 1007: "not-found", 1008: "method-not-allowed",
+        1009: "bad-request",
+        1101: "client-key-missing", 1102: "client-unknown", 1103: "client-disabled", 1104: "bundle-id-not-allowed",
+        1105: "admin-unauthorized", 1106: "client-secret-invalid", 1107: "conflict",
+        2001: "invalid-email", 2002: "invalid-phone-number", 2003: "invalid-send-type", 2004: "invalid-purpose",
+        2010: "otp-resend-cooldown", 2011: "otp-target-rate-limited", 2012: "otp-ip-rate-limited",
+        2013: "otp-client-rate-limited", 2014: "otp-channel-unavailable",
+        2020: "otp-invalid", 2021: "otp-expired", 2022: "otp-too-many-attempts",
+        2101: "dispose-token-invalid",
+        9001: "internal-error", 9002: "storage-unavailable",
+        9101: "network-error", 9102: "invalid-response",
+    ]
+}

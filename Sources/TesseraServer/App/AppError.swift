@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+
+/// An error answer: an RFC 9457 problem with a stable ``ErrorCode``.
+public struct AppError: Error, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var status: HTTPResponse.Status
+    public var title: String
+    public var detail: String?
+    public var field: String?
+    public var remainingAttempts: Int?
+    public var retryAfter: Int?
+
+    public init(
+        _ code: ErrorCode, _ status: HTTPResponse.Status, _ title: String, detail: String? = nil, field: String? = nil,
+        remainingAttempts: Int? = nil, retryAfter: Int? = nil
+    ) {
+        self.code = code
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.field = field
+        self.remainingAttempts = remainingAttempts
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(code) \(title)\(detail.map { ": \($0)" } ?? "")" }
+
+    func problem(requestId: String?) -> Problem {
+        Problem(
+            code: code, status: Int(status.code), title: title, detail: detail, field: field,
+            remainingAttempts: remainingAttempts, retryAfter: retryAfter, requestId: requestId
+        )
+    }
+
+    func response(requestId: String?) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(problem(requestId: requestId))) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension AppError {
+    static func invalidField(_ field: String, _ detail: String) -> AppError {
+        AppError(.fieldInvalid, .badRequest, "A field has a value that is not allowed", detail: detail, field: field)
+    }
+    static let internalError = AppError(.internalError, .internalServerError, "Internal server error")
+}

@@ -1,0 +1,28 @@
+import Hummingbird
+import Logging
+
+extension TesseraRuntime {
+    /// The router with every route; also used by tests to compare with the OpenAPI document.
+    public func makeRouter() -> Router<TesseraRequestContext> {
+        let router = Router(context: TesseraRequestContext.self)
+        router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit))
+        HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
+
+        let app = router.group("v1").add(middleware: ClientMiddleware(clients: clients))
+        OTPController(service: otp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
+
+        let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
+        AdminController(clients: clients, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        return router
+    }
+
+    /// The HTTP application with its background services (courier, janitor).
+    public func makeApplication() -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
+            services: [courier, janitor],
+            logger: logger
+        )
+    }
+}

@@ -1,0 +1,32 @@
+import Logging
+import ServiceLifecycle
+
+/// Deletes what has ended: expired challenges and dispose tokens, old rate windows, delivered
+/// messages older than a week. Runs every few minutes.
+struct JanitorService: Service {
+    let database: any Database
+    let outbox: Outbox
+    let clock: WallClock
+    let logger: Logger
+    var interval: Duration = .seconds(300)
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await sweep()
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+
+    func sweep() async {
+        let now = clock.now()
+        do {
+            try await database.transaction { sql in
+                try await SQLOTPRepository().purge(before: now - 86_400_000, in: sql)
+                try await RateCounters().purge(before: now - 2 * 3_600_000, in: sql)
+            }
+            try await outbox.purge(sentBefore: now - 7 * 86_400_000)
+        } catch {
+            logger.warning("janitor sweep failed", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import Logging
+import TesseraCore
+
+/// Turns every error into an RFC 9457 problem answer with a stable code, and gives each
+/// request an id that appears in the answer and in the logs. Unknown errors become 500 with
+/// code 9001 and are logged; they are always bugs.
+struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
+    let bodyLimit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        let requestId = context.requestId
+        context.logger[metadataKey: "request"] = .string(requestId)
+        do {
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
+                throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
+            }
+            return try await next(request, context)
+        } catch let error as AppError {
+            context.logger.info("request refused", metadata: ["code": .stringConvertible(error.code.rawValue)])
+            return error.response(requestId: requestId)
+        } catch let error as HTTPError {
+            let mapped = Self.map(error)
+            context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
+            return mapped.response(requestId: requestId)
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
+            return AppError.internalError.response(requestId: requestId)
+        }
+    }
+
+    static func map(_ error: HTTPError) -> AppError {
+        switch error.status {
+        case .notFound: AppError(.notFound, .notFound, "No such route")
+        case .methodNotAllowed: AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed")
+        case .contentTooLarge: AppError(.bodyTooLarge, .contentTooLarge, "Request body too large")
+        case .unsupportedMediaType: AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type")
+        default:
+            if error.status.code >= 500 {
+                AppError.internalError
+            } else {
+                AppError(.badRequest, error.status, "Bad request", detail: error.body)
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Configuration
+import Foundation
+import Logging
+
+/// Everything `tessera serve` can be told, read from (highest first) command-line flags,
+/// `TESSERA_*` environment variables and a JSON config file. Keys are listed in the README's
+/// configuration reference; every value has a default that makes a development deployment.
+public struct ServerConfiguration: Sendable {
+    public var dataDirectory = "./.tessera"
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// `postgres://…`; nil means SQLite in the data directory.
+    public var databaseURL: String?
+    /// Base64 32-byte key sealing the server's secrets; nil means `<dataDir>/master.key`.
+    public var masterKey: String?
+    /// A fixed admin token; nil means one is generated at first start and printed once.
+    public var adminToken: String?
+    /// Create a demo client at first start.
+    public var createDemoClient = true
+    public var bodyLimit = 64 * 1024
+    public var otp = OTPSettings()
+    public var templates = MessageTemplates()
+    public enum EmailDelivery: String, Sendable { case file, smtp }
+    public enum SMSDelivery: String, Sendable { case file, http, none }
+    public var emailDelivery: EmailDelivery = .file
+    public var smsDelivery: SMSDelivery = .file
+    var smtp: SMTPSettings?
+    public var sms: HTTPSMSSender.Settings?
+    public var courierPollInterval: Duration = .seconds(1)
+    public var logLevel: Logger.Level = .info
+
+    public init() {}
+
+    /// The path of the SQLite file.
+    public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("tessera.sqlite") }
+    /// The path of the development file outbox.
+    public var fileOutboxPath: String { (dataDirectory as NSString).appendingPathComponent("outbox.jsonl") }
+
+    /// Reads the configuration. Unknown values fail with a message naming the key.
+    public init(reader config: ConfigReader) throws {
+        dataDirectory = config.string(forKey: "dataDir", default: dataDirectory)
+        host = config.string(forKey: "host", default: host)
+        port = config.int(forKey: "port", default: port)
+        databaseURL = config.string(forKey: "databaseUrl", isSecret: true)
+        masterKey = config.string(forKey: "masterKey", isSecret: true)
+        adminToken = config.string(forKey: "adminToken", isSecret: true)
+        createDemoClient = config.bool(forKey: "demoClient", default: createDemoClient)
+        bodyLimit = config.int(forKey: "http.bodyLimit", default: bodyLimit)
+        guard (1024...(16 << 20)).contains(bodyLimit) else { throw ConfigurationError("http.bodyLimit must be 1 KiB – 16 MiB") }
+        if let level = config.string(forKey: "log.level") {
+            guard let parsed = Logger.Level(rawValue: level) else { throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical") }
+            logLevel = parsed
+        }
+
+        func seconds(_ key: String, _ current: Duration, range: ClosedRange<Int>) throws -> Duration {
+            guard let value = config.int(forKey: ConfigKey(key)) else { return current }
+            guard range.contains(value) else { throw ConfigurationError("\(key) must be within \(range.lowerBound)…\(range.upperBound) seconds") }
+            return .seconds(value)
+        }
+        func count(_ key: String, _ current: Int, range: ClosedRange<Int>) throws -> Int {
+            guard let value = config.int(forKey: ConfigKey(key)) else { return current }
+            guard range.contains(value) else { throw ConfigurationError("\(key) must be within \(range.lowerBound)…\(range.upperBound)") }
+            return value
+        }
+        otp.codeLifetime = try seconds("otp.codeLifetime", otp.codeLifetime, range: 30...3600)
+        otp.resendCooldown = try seconds("otp.resendCooldown", otp.resendCooldown, range: 0...3600)
+        otp.disposeTokenLifetime = try seconds("otp.disposeTokenLifetime", otp.disposeTokenLifetime, range: 30...86400)
+        otp.maxAttempts = try count("otp.maxAttempts", otp.maxAttempts, range: 1...20)
+        otp.perTargetHourlyLimit = try count("otp.perTargetHourlyLimit", otp.perTargetHourlyLimit, range: 1...1_000_000_000)
+        otp.perIPHourlyLimit = try count("otp.perIPHourlyLimit", otp.perIPHourlyLimit, range: 1...1_000_000_000)
+        otp.perClientHourlyLimit = try count("otp.perClientHourlyLimit", otp.perClientHourlyLimit, range: 1...1_000_000_000)
+
+        for (purpose, keyPath) in [("signup", \MessageTemplates.signup), ("recovery", \MessageTemplates.recovery)] {
+            if let value = config.string(forKey: ConfigKey("templates.\(purpose).subject")) { templates[keyPath: keyPath].subject = value }
+            if let value = config.string(forKey: ConfigKey("templates.\(purpose).body")) { templates[keyPath: keyPath].body = value }
+            if let value = config.string(forKey: ConfigKey("templates.\(purpose).sms")) { templates[keyPath: keyPath].sms = value }
+        }
+
+        if let smtpHost = config.string(forKey: "smtp.host") {
+            let security = config.string(forKey: "smtp.security", default: "starttls")
+            guard let parsedSecurity = SMTPSettings.Security(rawValue: security) else {
+                throw ConfigurationError("smtp.security must be none, starttls or tls")
+            }
+            guard let from = config.string(forKey: "smtp.from") else { throw ConfigurationError("smtp.from is required with smtp.host") }
+            smtp = SMTPSettings(
+                host: smtpHost, port: config.int(forKey: "smtp.port", default: parsedSecurity == .implicitTLS ? 465 : 587),
+                security: parsedSecurity, username: config.string(forKey: "smtp.username"),
+                password: config.string(forKey: "smtp.password", isSecret: true), from: from,
+                trustedCAFile: config.string(forKey: "smtp.caFile")
+            )
+        }
+        let emailDefault = smtp == nil ? "file" : "smtp"
+        guard let email = EmailDelivery(rawValue: config.string(forKey: "courier.email", default: emailDefault)) else {
+            throw ConfigurationError("courier.email must be file or smtp")
+        }
+        if email == .smtp && smtp == nil { throw ConfigurationError("courier.email=smtp needs smtp.host and smtp.from") }
+        emailDelivery = email
+
+        if let url = config.string(forKey: "sms.url") {
+            guard let from = config.string(forKey: "sms.from") else { throw ConfigurationError("sms.from is required with sms.url") }
+            sms = HTTPSMSSender.Settings(
+                url: url, from: from, username: config.string(forKey: "sms.username"),
+                password: config.string(forKey: "sms.password", isSecret: true)
+            )
+        }
+        guard let smsMode = SMSDelivery(rawValue: config.string(forKey: "courier.sms", default: sms == nil ? "file" : "http")) else {
+            throw ConfigurationError("courier.sms must be file, http or none")
+        }
+        if smsMode == .http && sms == nil { throw ConfigurationError("courier.sms=http needs sms.url and sms.from") }
+        smsDelivery = smsMode
+        courierPollInterval = .milliseconds(try count("courier.pollIntervalMs", 1000, range: 50...60000))
+    }
+}

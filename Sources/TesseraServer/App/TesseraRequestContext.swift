@@ -1,0 +1,25 @@
+import Hummingbird
+import NIOCore
+
+/// What Tessera's handlers need from a request context: the caller's address, a request id, and
+/// the authenticated app client when there is one.
+public protocol TesseraContext: RequestContext {
+    var remoteAddress: String? { get }
+    var requestId: String { get }
+    var client: Client? { get set }
+}
+
+/// The request context of the Tessera server.
+public struct TesseraRequestContext: TesseraContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: String?
+    public let requestId: String
+    public var client: Client?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
+        self.requestId = RandomSource.system.identifier()
+        self.client = nil
+    }
+}

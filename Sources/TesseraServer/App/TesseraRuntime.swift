@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import SQLKit
+import TesseraCore
+
+/// The assembled server: storage opened and migrated, keys loaded, services wired. One place
+/// builds it (``bootstrap(configuration:logger:clock:random:)``); the HTTP application, the CLI's
+/// admin commands and the tests all use it.
+public final class TesseraRuntime: Sendable {
+    public let configuration: ServerConfiguration
+    public let database: any Database
+    public let keys: ServerKeys
+    public let clients: ClientService
+    public let otp: OTPService
+    public let courier: CourierService
+    let outbox: Outbox
+    let admin: AdminAuthenticator
+    let janitor: JanitorService
+    let logger: Logger
+    private let httpClient: HTTPClient?
+
+    /// What first start created and must be shown once (admin token, demo client).
+    public let firstStart: FirstStart?
+
+    public struct FirstStart: Sendable {
+        public var adminToken: String?
+        public var demoClient: ClientWithSecret?
+    }
+
+    init(
+        configuration: ServerConfiguration, database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource,
+        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient?
+    ) async throws {
+        self.configuration = configuration
+        self.database = database
+        self.keys = keys
+        self.logger = logger
+        self.httpClient = httpClient
+        let hasher = keys.hasher
+        clients = ClientService(repository: SQLClientRepository(database: database), hasher: hasher, random: random, clock: clock)
+        outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
+        var senders: [OTPChannel: any MessageSender] = [:]
+        let fileSender = FileOutboxSender(path: configuration.fileOutboxPath)
+        switch configuration.emailDelivery {
+        case .file: senders[.email] = fileSender
+        case .smtp:
+            if let smtp = configuration.smtp { senders[.email] = SMTPSender(client: SMTPClient(settings: smtp, logger: logger)) }
+        }
+        switch configuration.smsDelivery {
+        case .file: senders[.sms] = fileSender
+        case .http:
+            if let sms = configuration.sms, let httpClient { senders[.sms] = HTTPSMSSender(settings: sms, httpClient: httpClient) }
+        case .none: break
+        }
+        courier = CourierService(outbox: outbox, senders: senders, logger: logger, pollInterval: configuration.courierPollInterval)
+        otp = OTPService(
+            database: database, outbox: outbox, courier: courier, hasher: hasher, random: random, clock: clock,
+            settings: configuration.otp, templates: configuration.templates, logger: logger
+        )
+        admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
+        janitor = JanitorService(database: database, outbox: outbox, clock: clock, logger: logger)
+
+        var demo: ClientWithSecret?
+        if firstStartAdminToken != nil, configuration.createDemoClient {
+            demo = try await clients.create(name: "Demo app", bundleIds: ["dev.tessera.demo"])
+        }
+        firstStart = firstStartAdminToken == nil ? nil : FirstStart(adminToken: firstStartAdminToken, demoClient: demo)
+    }
+
+    /// Opens storage, runs migrations, loads or creates the server keys and, on first start, the
+    /// admin token and demo client.
+    public static func bootstrap(
+        configuration: ServerConfiguration, logger: Logger, clock: WallClock = .system, random: RandomSource = .system
+    ) async throws -> TesseraRuntime {
+        try FileManager.default.createDirectory(
+            atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+        )
+        let database: any Database
+        if let url = configuration.databaseURL {
+            database = try await PostgresDatabase.open(url: url, logger: logger)
+        } else {
+            database = try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
+        }
+        return try await bootstrap(configuration: configuration, database: database, logger: logger, clock: clock, random: random)
+    }
+
+    /// Same, on an already opened database (tests use in-memory SQLite or a test PostgreSQL).
+    public static func bootstrap(
+        configuration: ServerConfiguration, database: any Database, logger: Logger, clock: WallClock = .system,
+        random: RandomSource = .system
+    ) async throws -> TesseraRuntime {
+        do {
+            let applied = try await Migrator.migrate(database)
+            if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": .string(applied.map(String.init).joined(separator: ","))]) }
+            let masterKey = try ServerKeys.masterKey(
+                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, random: random, logger: logger
+            )
+            let keys = try await ServerKeys.loadOrCreate(database: database, masterKey: masterKey, random: random, clock: clock)
+            let adminToken = try await AdminAuthenticator.createTokenIfMissing(
+                database: database, hasher: keys.hasher, random: random, configured: configuration.adminToken
+            )
+            let needsHTTP = configuration.smsDelivery == .http
+            return try await TesseraRuntime(
+                configuration: configuration, database: database, keys: keys, clock: clock, random: random, logger: logger,
+                firstStartAdminToken: adminToken, httpClient: needsHTTP ? HTTPClient(eventLoopGroupProvider: .singleton) : nil
+            )
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// Closes connections. Call after the application stopped.
+    public func shutdown() async {
+        try? await httpClient?.shutdown()
+        await database.close()
+    }
+}
+
+extension TesseraRuntime {
+    /// Replaces the admin token and returns the new one.
+    public func resetAdminToken() async throws -> String {
+        try await AdminAuthenticator.resetToken(database: database, hasher: keys.hasher, random: .system)
+    }
+}

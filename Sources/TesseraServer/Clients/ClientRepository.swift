@@ -1,0 +1,76 @@
+import Foundation
+import SQLKit
+
+/// Storage of clients. The client key is unique by constraint.
+public protocol ClientRepository: Sendable {
+    func insert(_ client: Client, secretHash: String) async throws
+    func find(clientKey: String) async throws -> (client: Client, secretHash: String)?
+    func list() async throws -> [Client]
+    /// Sets `enabled`; returns false when there is no such client.
+    func setEnabled(clientKey: String, enabled: Bool, at time: Int64) async throws -> Bool
+    /// Replaces the secret hash; returns the client, or nil when there is no such client.
+    func replaceSecret(clientKey: String, secretHash: String, at time: Int64) async throws -> Client?
+}
+
+/// ``ClientRepository`` over SQLKit.
+struct SQLClientRepository: ClientRepository {
+    let database: any Database
+
+    private struct Row: Decodable {
+        var id: String
+        var client_key: String
+        var name: String
+        var bundle_ids: String
+        var secret_hash: String
+        var enabled: Int
+        var created_at: Int64
+
+        var client: Client {
+            let bundles = (try? JSONDecoder().decode([String].self, from: Data(bundle_ids.utf8))) ?? []
+            return Client(id: id, clientKey: client_key, name: name, bundleIds: bundles, enabled: enabled != 0, createdAt: created_at)
+        }
+    }
+
+    func insert(_ client: Client, secretHash: String) async throws {
+        let bundles = String(decoding: try JSONEncoder().encode(client.bundleIds), as: UTF8.self)
+        try await database.withSQL { sql in
+            try await sql.raw(
+                """
+                INSERT INTO clients (id, client_key, name, bundle_ids, secret_hash, enabled, created_at, updated_at)
+                VALUES (\(bind: client.id), \(bind: client.clientKey), \(bind: client.name), \(bind: bundles), \(bind: secretHash),
+                        \(bind: client.enabled ? 1 : 0), \(bind: client.createdAt), \(bind: client.createdAt))
+                """
+            ).run()
+        }
+    }
+
+    func find(clientKey: String) async throws -> (client: Client, secretHash: String)? {
+        try await database.withSQL { sql in
+            guard let row = try await sql.raw("SELECT * FROM clients WHERE client_key = \(bind: clientKey)").first(decoding: Row.self)
+            else { return nil }
+            return (row.client, row.secret_hash)
+        }
+    }
+
+    func list() async throws -> [Client] {
+        try await database.withSQL { sql in
+            try await sql.raw("SELECT * FROM clients ORDER BY created_at, id").all(decoding: Row.self).map(\.client)
+        }
+    }
+
+    func setEnabled(clientKey: String, enabled: Bool, at time: Int64) async throws -> Bool {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                "UPDATE clients SET enabled = \(bind: enabled ? 1 : 0), updated_at = \(bind: time) WHERE client_key = \(bind: clientKey) RETURNING id"
+            ).first() != nil
+        }
+    }
+
+    func replaceSecret(clientKey: String, secretHash: String, at time: Int64) async throws -> Client? {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                "UPDATE clients SET secret_hash = \(bind: secretHash), updated_at = \(bind: time) WHERE client_key = \(bind: clientKey) RETURNING *"
+            ).first(decoding: Row.self)?.client
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import TesseraCore
+
+/// Client management (admin CLI and admin API) and client authentication (app calls and
+/// relying-party calls).
+public struct ClientService: Sendable {
+    let repository: any ClientRepository
+    let hasher: SecretHasher
+    let random: RandomSource
+    let clock: WallClock
+
+    static let secretDomain = "client-secret"
+
+    /// Creates a client; the secret is returned here once and stored only as a keyed hash.
+    public func create(name: String, bundleIds: [String]) async throws -> ClientWithSecret {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 200 else { throw AppError.invalidField("name", "name must be 1–200 characters") }
+        let bundles = bundleIds.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !bundles.isEmpty else { throw AppError.invalidField("bundleIds", "give at least one bundle identifier") }
+        for bundle in bundles where !Self.isValidBundleId(bundle) {
+            throw AppError.invalidField("bundleIds", "'\(bundle)' is not a bundle identifier (letters, digits, '-', '.')")
+        }
+        let secret = random.token(prefix: "tcs_")
+        let client = Client(
+            id: random.identifier(prefix: "cl_"), clientKey: random.token(byteCount: 16, prefix: "tck_"), name: name,
+            bundleIds: bundles, enabled: true, createdAt: clock.now()
+        )
+        try await repository.insert(client, secretHash: hasher.hash(secret, domain: Self.secretDomain))
+        return ClientWithSecret(client: client, clientSecret: secret)
+    }
+
+    public func list() async throws -> [Client] { try await repository.list() }
+
+    public func setEnabled(clientKey: String, _ enabled: Bool) async throws {
+        guard try await repository.setEnabled(clientKey: clientKey, enabled: enabled, at: clock.now()) else {
+            throw AppError(.clientUnknown, .notFound, "No such client")
+        }
+    }
+
+    /// Replaces the client secret; the old one stops working at once.
+    public func rotateSecret(clientKey: String) async throws -> ClientWithSecret {
+        let secret = random.token(prefix: "tcs_")
+        guard let client = try await repository.replaceSecret(
+            clientKey: clientKey, secretHash: hasher.hash(secret, domain: Self.secretDomain), at: clock.now()
+        ) else {
+            throw AppError(.clientUnknown, .notFound, "No such client")
+        }
+        return ClientWithSecret(client: client, clientSecret: secret)
+    }
+
+    /// Checks an app call: a known, enabled client key and an allowed bundle identifier.
+    public func authenticateApp(clientKey: String?, bundleId: String?) async throws -> Client {
+        guard let clientKey, !clientKey.isEmpty else {
+            throw AppError(.clientKeyMissing, .unauthorized, "Client key missing", detail: "Send the \(TesseraHeader.clientKey) header")
+        }
+        guard clientKey.count <= 100, let (client, _) = try await repository.find(clientKey: clientKey) else {
+            throw AppError(.clientUnknown, .unauthorized, "Unknown client")
+        }
+        guard client.enabled else { throw AppError(.clientDisabled, .forbidden, "Client disabled") }
+        guard let bundleId, client.bundleIds.contains(bundleId) else {
+            throw AppError(
+                .bundleIdNotAllowed, .forbidden, "Bundle identifier not allowed",
+                detail: "Send an allowed bundle identifier in \(TesseraHeader.bundleId)"
+            )
+        }
+        return client
+    }
+
+    /// Checks a relying-party call made with the client key and secret.
+    public func authenticateBackend(clientKey: String, secret: String) async throws -> Client {
+        guard let (client, hash) = try await repository.find(clientKey: clientKey),
+              hasher.verify(secret, domain: Self.secretDomain, against: hash)
+        else {
+            throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid")
+        }
+        guard client.enabled else { throw AppError(.clientDisabled, .forbidden, "Client disabled") }
+        return client
+    }
+
+    static func isValidBundleId(_ value: String) -> Bool {
+        !value.isEmpty && value.count <= 155
+            && value.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "." || $0 == "-" }
+    }
+}

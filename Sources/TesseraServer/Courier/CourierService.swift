@@ -1,0 +1,89 @@
+import Logging
+import ServiceLifecycle
+import TesseraCore
+
+/// The background worker that empties the outbox: claims due messages, hands each to the sender
+/// of its channel, and records the outcome (sent, or retried later with backoff). It wakes at once
+/// when a message is queued by this instance and polls for the rest (other instances, retries).
+public final class CourierService: Service, Sendable {
+    let outbox: Outbox
+    let senders: [OTPChannel: any MessageSender]
+    let logger: Logger
+    let pollInterval: Duration
+    let batchSize = 32
+    private let wakeStream: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
+
+    init(outbox: Outbox, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1)) {
+        self.outbox = outbox
+        self.senders = senders
+        self.logger = logger
+        self.pollInterval = pollInterval
+        (wakeStream, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Whether a channel has a way to deliver.
+    func canDeliver(_ channel: OTPChannel) -> Bool { senders[channel] != nil }
+
+    /// Asks the worker to look at the outbox now.
+    func wake() { wakeContinuation.yield() }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: self.pollInterval)
+                        self.wake()
+                    }
+                }
+                for await _ in wakeStream.cancelOnGracefulShutdown() {
+                    await drain()
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.wakeContinuation.finish()
+        }
+    }
+
+    /// Delivers everything due now. Returns the number of messages tried.
+    @discardableResult
+    func drain() async -> Int {
+        var tried = 0
+        while true {
+            let batch: [(message: OutboundMessage, attempts: Int)]
+            do {
+                batch = try await outbox.claimDue(limit: batchSize)
+            } catch {
+                logger.error("outbox claim failed", metadata: ["error": .string(String(describing: error))])
+                return tried
+            }
+            if batch.isEmpty { return tried }
+            tried += batch.count
+            await withTaskGroup(of: Void.self) { group in
+                for item in batch {
+                    group.addTask { await self.deliver(item.message, attempts: item.attempts) }
+                }
+            }
+        }
+    }
+
+    private func deliver(_ message: OutboundMessage, attempts: Int) async {
+        var logger = logger
+        logger[metadataKey: "message"] = .string(message.id)
+        logger[metadataKey: "channel"] = .string(message.channel.rawValue)
+        guard let sender = senders[message.channel] else {
+            try? await outbox.markFailed(id: message.id, attempts: attempts, error: "no sender for channel")
+            return
+        }
+        do {
+            try await sender.send(message)
+            try await outbox.markSent(id: message.id)
+            logger.info("message delivered", metadata: ["attempt": .stringConvertible(attempts)])
+        } catch {
+            logger.warning("delivery failed", metadata: ["attempt": .stringConvertible(attempts), "error": .string(String(describing: error))])
+            try? await outbox.markFailed(id: message.id, attempts: attempts, error: String(describing: error))
+        }
+    }
+}

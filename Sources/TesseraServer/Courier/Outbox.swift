@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// The durable outbox: a message accepted for delivery is a row here, written in the same
+/// transaction as whatever caused it. Payloads (which contain codes) are sealed with the outbox key
+/// and erased once delivered.
+struct Outbox: Sendable {
+    let database: any Database
+    let key: SymmetricKey
+    let clock: WallClock
+
+    /// Retry schedule: 2 s, 4 s, 8 s … capped at 10 min; a message is given up after `maxAttempts`.
+    var maxAttempts = 12
+    /// How long a claimed message is reserved for one worker.
+    var lease: Duration = .seconds(120)
+
+    private struct Payload: Codable { var subject: String; var body: String }
+
+    /// Adds a message inside the caller's transaction.
+    func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws {
+        let payload = try JSONEncoder().encode(Payload(subject: message.subject, body: message.body))
+        let sealed = try AES.GCM.seal(payload, using: key, authenticating: Data(message.id.utf8)).combined!.base64EncodedString()
+        try await sql.raw(
+            """
+            INSERT INTO outbox (id, channel, recipient, sealed_payload, status, attempts, next_attempt_at, created_at)
+            VALUES (\(bind: message.id), \(bind: message.channel.rawValue), \(bind: message.recipient), \(bind: sealed),
+                    'pending', 0, \(bind: clock.now()), \(bind: clock.now()))
+            """
+        ).run()
+    }
+
+    private struct ClaimedRow: Decodable {
+        var id: String
+        var channel: String
+        var recipient: String
+        var sealed_payload: String?
+        var attempts: Int
+    }
+
+    /// Reserves up to `limit` due messages for this worker. A reservation that is not settled
+    /// (the process died) runs out after the lease, and the message is tried again.
+    func claimDue(limit: Int) async throws -> [(message: OutboundMessage, attempts: Int)] {
+        let now = clock.now()
+        let leaseEnd = now + lease.millis
+        let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let rows = try await database.transaction { sql in
+            try await sql.raw(
+                """
+                UPDATE outbox SET locked_until = \(bind: leaseEnd), attempts = attempts + 1
+                WHERE id IN (
+                    SELECT id FROM outbox
+                    WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
+                    ORDER BY next_attempt_at LIMIT \(bind: limit)\(unsafeRaw: skipLocked)
+                )
+                RETURNING id, channel, recipient, sealed_payload, attempts
+                """
+            ).all(decoding: ClaimedRow.self)
+        }
+        return rows.compactMap { row in
+            guard let channel = OTPChannel(rawValue: row.channel),
+                  let sealed = row.sealed_payload.flatMap({ Data(base64Encoded: $0) }),
+                  let box = try? AES.GCM.SealedBox(combined: sealed),
+                  let opened = try? AES.GCM.open(box, using: key, authenticating: Data(row.id.utf8)),
+                  let payload = try? JSONDecoder().decode(Payload.self, from: opened)
+            else { return nil }
+            return (
+                OutboundMessage(id: row.id, channel: channel, recipient: row.recipient, subject: payload.subject, body: payload.body),
+                row.attempts
+            )
+        }
+    }
+
+    func markSent(id: String) async throws {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                "UPDATE outbox SET status = 'sent', sent_at = \(bind: clock.now()), sealed_payload = NULL, locked_until = NULL, last_error = NULL WHERE id = \(bind: id)"
+            ).run()
+        }
+    }
+
+    /// Schedules another try with exponential backoff, or gives up after `maxAttempts`.
+    func markFailed(id: String, attempts: Int, error: String) async throws {
+        let now = clock.now()
+        let giveUp = attempts >= maxAttempts
+        let delay = min(Int64(1000) << Int64(min(attempts, 20)), 600_000)
+        try await database.withSQL { sql in
+            if giveUp {
+                try await sql.raw(
+                    "UPDATE outbox SET status = 'failed', sealed_payload = NULL, locked_until = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
+                ).run()
+            } else {
+                try await sql.raw(
+                    "UPDATE outbox SET next_attempt_at = \(bind: now + delay), locked_until = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
+                ).run()
+            }
+        }
+    }
+
+    struct Counts: Sendable, Equatable { var pending: Int; var sent: Int; var failed: Int }
+
+    func counts() async throws -> Counts {
+        try await database.withSQL { sql in
+            let rows = try await sql.raw("SELECT status, COUNT(*) AS n FROM outbox GROUP BY status").all()
+            var counts = Counts(pending: 0, sent: 0, failed: 0)
+            for row in rows {
+                let n = try row.decode(column: "n", as: Int.self)
+                switch try row.decode(column: "status", as: String.self) {
+                case "pending": counts.pending = n
+                case "sent": counts.sent = n
+                default: counts.failed = n
+                }
+            }
+            return counts
+        }
+    }
+
+    func purge(sentBefore cutoff: Int64) async throws {
+        try await database.withSQL { sql in
+            try await sql.raw("DELETE FROM outbox WHERE status <> 'pending' AND created_at < \(bind: cutoff)").run()
+        }
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Where and how to deliver mail: the submission server, its transport security and credentials.
+struct SMTPSettings: Sendable {
+    /// Transport security: plain TCP, upgrade with STARTTLS, or TLS from the first byte (port 465 style).
+    enum Security: String, Sendable { case none, startTLS = "starttls", implicitTLS = "tls" }
+    var host: String
+    var port: Int
+    var security: Security
+    var username: String?
+    var password: String?
+    /// Envelope sender and header `From`; either `a@b.c` or `Name <a@b.c>` (ASCII only).
+    var from: String
+    var heloName: String = "tessera.local"
+    /// PEM file of extra trust roots (for self-signed test servers); nil = system roots only.
+    var trustedCAFile: String? = nil
+    /// Limit on the whole exchange, from connect to QUIT.
+    var timeout: Duration = .seconds(15)
+}
+
+/// One plain-text UTF-8 e-mail to a single recipient.
+struct SMTPMessage: Sendable {
+    var to: String
+    var subject: String
+    var body: String
+}
+
+/// A failed send: the server's reply to a step (`code` set), or a local failure (`code` nil) such as a network,
+/// TLS, policy or timeout error. Never contains the password.
+struct SMTPError: Error, Sendable, CustomStringConvertible {
+    /// The step that failed: "connect", "greeting", "EHLO", "STARTTLS", "AUTH", "MAIL FROM", "RCPT TO", "DATA", ….
+    var stage: String
+    /// The server's three-digit reply code, or nil when the failure was local.
+    var code: Int?
+    /// The server's reply text (lines of a multi-line reply joined by "; "), or a local explanation.
+    var message: String
+
+    var description: String {
+        "SMTP \(stage) failed: " + (code.map { "\($0) " } ?? "") + message
+    }
+}
+
+/// Sends mail over SMTP with SwiftNIO: one connection per `send`, closed on every path.
+struct SMTPClient: Sendable {
+    let settings: SMTPSettings
+    let eventLoopGroup: any EventLoopGroup
+    let logger: Logger
+
+    init(settings: SMTPSettings, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
+        self.settings = settings
+        self.eventLoopGroup = eventLoopGroup
+        self.logger = logger
+    }
+
+    /// Delivers `message`; throws `SMTPError` if any step fails or the whole exchange exceeds `settings.timeout`.
+    func send(_ message: SMTPMessage) async throws {
+        for (name, value) in [("from", settings.from), ("to", message.to), ("subject", message.subject)]
+        where value.contains(where: { $0.isNewline }) {
+            throw SMTPError(stage: "message", message: "\(name) must not contain line breaks")
+        }
+        guard settings.from.utf8.allSatisfy({ $0 < 128 }), message.to.utf8.allSatisfy({ $0 < 128 }) else {
+            throw SMTPError(stage: "message", message: "addresses must be ASCII")
+        }
+        if settings.username != nil, settings.security == .none, !Self.isLoopback(settings.host) {
+            throw SMTPError(stage: "AUTH", message: "refusing to send credentials over an unencrypted connection")
+        }
+        let timeout = settings.timeout
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.exchange(message) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw SMTPError(stage: "exchange", message: "timed out after \(timeout)")
+            }
+            _ = try await group.next()  // the first to finish wins; leaving the scope cancels the other
+            group.cancelAll()
+        }
+    }
+
+    // MARK: - The conversation
+
+    private func exchange(_ message: SMTPMessage) async throws {
+        let tls = try settings.security == .none ? nil : makeTLSContext()
+        let channel: NIOAsyncChannel<String, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: eventLoopGroup)
+                .connectTimeout(TimeAmount(settings.timeout))
+                .connect(host: settings.host, port: settings.port) { [settings] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if settings.security == .implicitTLS, let tls {
+                            try channel.pipeline.syncOperations.addHandler(Self.tlsHandler(tls, host: settings.host))
+                        }
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SMTPLineDecoder()))
+                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw SMTPError(stage: "connect", message: "\(settings.host):\(settings.port): \(error)")
+        }
+        try await channel.executeThenClose { inbound, outbound in
+            var smtp = SMTPConversation(lines: inbound.makeAsyncIterator(), writer: outbound, logger: logger)
+            _ = try await smtp.readReply(stage: "greeting", expect: 220...220)
+            var ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO")
+            if settings.security == .startTLS, let tls {
+                guard ehlo.extension("STARTTLS") != nil else {
+                    throw SMTPError(stage: "STARTTLS", message: "server does not offer STARTTLS")
+                }
+                _ = try await smtp.command("STARTTLS", stage: "STARTTLS", expect: 220...220)
+                let host = settings.host
+                try await channel.channel.eventLoop.submit {
+                    try channel.channel.pipeline.syncOperations.addHandler(Self.tlsHandler(tls, host: host), position: .first)
+                }.get()
+                ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO")
+            }
+            if let username = settings.username {
+                try await authenticate(&smtp, mechanisms: ehlo.extension("AUTH") ?? [], username: username)
+            }
+            let mail = Self.render(message, from: settings.from, server8BitMIME: ehlo.extension("8BITMIME") != nil)
+            let body8Bit = mail.transferEncoding == "8bit" ? " BODY=8BITMIME" : ""
+            _ = try await smtp.command("MAIL FROM:<\(Self.address(settings.from))>\(body8Bit)", stage: "MAIL FROM")
+            _ = try await smtp.command("RCPT TO:<\(Self.address(message.to))>", stage: "RCPT TO")
+            _ = try await smtp.command("DATA", stage: "DATA", expect: 354...354)
+            _ = try await smtp.command(mail.data, stage: "DATA", logAs: "<message, \(mail.data.utf8.count) bytes>")
+            logger.debug("SMTP message accepted", metadata: ["smtp.host": "\(settings.host)", "smtp.message_id": "\(mail.messageID)"])
+            _ = try? await smtp.command("QUIT", stage: "QUIT", expect: 221...221)
+        }
+    }
+
+    private func authenticate(_ smtp: inout SMTPConversation, mechanisms: [String], username: String) async throws {
+        let password = settings.password ?? ""
+        func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+        if mechanisms.contains("PLAIN") {
+            _ = try await smtp.command("AUTH PLAIN " + base64("\0\(username)\0\(password)"), stage: "AUTH",
+                                       expect: 235...235, logAs: "AUTH PLAIN <credentials>")
+        } else if mechanisms.contains("LOGIN") {
+            _ = try await smtp.command("AUTH LOGIN", stage: "AUTH", expect: 334...334)
+            _ = try await smtp.command(base64(username), stage: "AUTH", expect: 334...334, logAs: "<username>")
+            _ = try await smtp.command(base64(password), stage: "AUTH", expect: 235...235, logAs: "<password>")
+        } else {
+            throw SMTPError(stage: "AUTH", message: "server offers no supported AUTH mechanism (offered: \(mechanisms))")
+        }
+    }
+
+    private func makeTLSContext() throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let file = settings.trustedCAFile { configuration.additionalTrustRoots = [.file(file)] }
+        do { return try NIOSSLContext(configuration: configuration) } catch {
+            throw SMTPError(stage: "TLS", message: "cannot set up TLS: \(error)")
+        }
+    }
+
+    /// SNI must not carry an IP address; without a name NIOSSL checks the certificate against the peer's IP.
+    private static func tlsHandler(_ context: NIOSSLContext, host: String) throws -> NIOSSLClientHandler {
+        let isIP = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+        return try NIOSSLClientHandler(context: context, serverHostname: isIP ? nil : host)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The bare address of `Name <a@b.c>` or `a@b.c`.
+    static func address(_ mailbox: String) -> String {
+        guard let open = mailbox.lastIndex(of: "<"), let close = mailbox[open...].firstIndex(of: ">") else {
+            return mailbox.trimmingCharacters(in: .whitespaces)
+        }
+        return String(mailbox[mailbox.index(after: open)..<close])
+    }
+
+    // MARK: - Message rendering
+
+    /// The DATA payload (headers, body, dot-stuffed, CRLF, with the final "."), its Message-ID and body encoding.
+    static func render(_ message: SMTPMessage, from: String, server8BitMIME: Bool, date: Date = Date())
+        -> (data: String, messageID: String, transferEncoding: String)
+    {
+        let lines = message.body.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
+        let longest = lines.map(\.utf8.count).max() ?? 0
+        let ascii = message.body.utf8.allSatisfy { $0 < 128 }
+        let encoding = longest <= 998 && ascii ? "7bit" : longest <= 998 && server8BitMIME ? "8bit" : "quoted-printable"
+        let bodyLines = encoding == "quoted-printable" ? lines.flatMap(quotedPrintable) : lines.map(String.init)
+
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
+        let domain = address(from).split(separator: "@").last.map(String.init) ?? "tessera.local"
+        let messageID = "<\(UUID().uuidString.lowercased())@\(domain)>"
+        let headers = [
+            "Date: \(formatter.string(from: date))",
+            "From: \(from)",
+            "To: \(message.to)",
+            "Subject: \(encodedWords(message.subject))",
+            "Message-ID: \(messageID)",
+            "MIME-Version: 1.0",
+            "Content-Type: text/plain; charset=utf-8",
+            "Content-Transfer-Encoding: \(encoding)",
+        ]
+        let all = (headers + [""] + bodyLines).map { $0.hasPrefix(".") ? "." + $0 : $0 }
+        return (all.joined(separator: "\r\n") + "\r\n.", messageID, encoding)
+    }
+
+    /// RFC 2047 `=?utf-8?B?…?=` words (folded, at most 75 characters each) for non-ASCII header text.
+    static func encodedWords(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 >= 32 && $0 < 127 }) else { return text }
+        var words: [String] = []
+        var chunk: [UInt8] = []
+        for character in text {
+            let bytes = Array(String(character).utf8)
+            if chunk.count + bytes.count > 45, !chunk.isEmpty {
+                words.append("=?utf-8?B?\(Data(chunk).base64EncodedString())?=")
+                chunk = []
+            }
+            chunk += bytes
+        }
+        if !chunk.isEmpty { words.append("=?utf-8?B?\(Data(chunk).base64EncodedString())?=") }
+        return words.joined(separator: "\r\n ")
+    }
+
+    /// One body line as quoted-printable (RFC 2045 §6.7): lines of at most 76 characters with soft breaks.
+    static func quotedPrintable(_ line: Substring) -> [String] {
+        let hex = Array("0123456789ABCDEF".utf8)
+        let bytes = Array(line.utf8)
+        var output: [String] = []
+        var current: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            let isLast = index == bytes.count - 1
+            let literal = (33...126).contains(byte) && byte != UInt8(ascii: "=") || (byte == 32 || byte == 9) && !isLast
+            let piece = literal ? [byte] : [UInt8(ascii: "="), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            if current.count + piece.count > 75 {
+                output.append(String(decoding: current + [UInt8(ascii: "=")], as: UTF8.self))
+                current = []
+            }
+            current += piece
+        }
+        output.append(String(decoding: current, as: UTF8.self))
+        return output
+    }
+}
+
+/// A server reply: its code and the text of each line (`250-…` continuation lines included).
+struct SMTPReply: Sendable {
+    var code: Int
+    var lines: [String]
+
+    /// The parameters of an EHLO keyword such as `AUTH PLAIN LOGIN` (uppercased), or nil if not offered.
+    func `extension`(_ keyword: String) -> [String]? {
+        for line in lines.dropFirst() {
+            let words = line.uppercased().split(whereSeparator: { $0 == " " || $0 == "=" }).map(String.init)
+            if words.first == keyword { return Array(words.dropFirst()) }
+        }
+        return nil
+    }
+}
+
+/// Reads replies and writes commands on one connection, logging commands (never credentials or the message).
+private struct SMTPConversation {
+    var lines: NIOAsyncChannelInboundStream<String>.AsyncIterator
+    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    let logger: Logger
+
+    mutating func readReply(stage: String, expect: ClosedRange<Int>) async throws -> SMTPReply {
+        var text: [String] = []
+        while true {
+            let line: String?
+            do { line = try await lines.next() } catch {
+                throw SMTPError(stage: stage, message: "\(error)")
+            }
+            guard let line else { throw SMTPError(stage: stage, message: "connection closed by server") }
+            let bytes = Array(line.utf8)
+            guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)) else {
+                throw SMTPError(stage: stage, message: "malformed reply")
+            }
+            text.append(bytes.count > 4 ? String(decoding: bytes[4...], as: UTF8.self) : "")
+            if bytes.count > 3, bytes[3] == UInt8(ascii: "-") { continue }
+            logger.trace("S: \(code) \(text.joined(separator: "; "))")
+            guard expect.contains(code) else {
+                throw SMTPError(stage: stage, code: code, message: text.joined(separator: "; "))
+            }
+            return SMTPReply(code: code, lines: text)
+        }
+    }
+
+    mutating func command(_ line: String, stage: String, expect: ClosedRange<Int> = 250...259,
+                          logAs: String? = nil) async throws -> SMTPReply {
+        logger.trace("C: \(logAs ?? line)")
+        do { try await writer.write(ByteBuffer(string: line + "\r\n")) } catch {
+            throw SMTPError(stage: stage, message: "\(error)")
+        }
+        return try await readReply(stage: stage, expect: expect)
+    }
+}
+
+/// Splits the inbound bytes into lines without their CRLF (or bare LF).
+private struct SMTPLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = String
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if buffer.readableBytes > 8192 { throw SMTPError(stage: "reply", message: "reply line too long") }
+            return .needMoreData
+        }
+        var line = buffer.readString(length: newline - buffer.readerIndex) ?? ""
+        buffer.moveReaderIndex(forwardBy: 1)
+        if line.hasSuffix("\r") { line.removeLast() }
+        context.fireChannelRead(Self.wrapInboundOut(line))
+        return .continue
+    }
+}

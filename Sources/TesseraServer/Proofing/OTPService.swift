@@ -1,0 +1,140 @@
+import Logging
+import TesseraCore
+
+/// Identity proofing by OTP (SPEC capability 1): send a code, verify it, hand out a single-use
+/// dispose token bound to client, channel, target and purpose.
+public struct OTPService: Sendable {
+    let database: any Database
+    let repository = SQLOTPRepository()
+    let counters = RateCounters()
+    let outbox: Outbox
+    let courier: CourierService
+    let hasher: SecretHasher
+    let random: RandomSource
+    let clock: WallClock
+    let settings: OTPSettings
+    let templates: MessageTemplates
+    let logger: Logger
+
+    static let codeDomain = "otp-code"
+    static let disposeDomain = "dispose-token"
+
+    /// What a verify call ends in. A wrong code is an outcome, not a failure (the seed's
+    /// `onInvalidOTPNumber`); failures (expired, locked) are thrown as ``AppError``.
+    enum Verification: Sendable, Equatable {
+        case valid(disposeToken: String)
+        case invalid(remainingAttempts: Int)
+    }
+
+    /// Accepts a send: checks limits, stores the code's keyed hash and queues the message, all in
+    /// one transaction. The message is delivered by the courier afterwards.
+    func send(client: Client, channel: OTPChannel, target rawTarget: String, purpose: OTPPurpose, ip: String?) async throws -> SendOTPResponse {
+        let target = try TargetNormalizer.normalize(rawTarget, channel: channel)
+        guard courier.canDeliver(channel) else {
+            throw AppError(.otpChannelUnavailable, .serviceUnavailable, "No delivery configured for \(channel.rawValue)")
+        }
+        let binding = OTPBinding(clientId: client.id, channel: channel, target: target, purpose: purpose)
+        let code = random.numericCode(digits: settings.codeLength)
+        let challengeId = random.identifier(prefix: "otp_")
+        let rendered = templates.render(purpose: purpose, channel: channel, code: code, lifetime: settings.codeLifetime)
+        let message = OutboundMessage(
+            id: random.identifier(prefix: "msg_"), channel: channel, recipient: target, subject: rendered.subject, body: rendered.body
+        )
+        let now = clock.now()
+        let settings = self.settings, repository = self.repository, counters = self.counters, outbox = self.outbox
+        let codeHash = hasher.hash(challengeId + ":" + code, domain: Self.codeDomain)
+        try await database.transaction { sql in
+            let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
+            if let next = try await repository.passCooldownGate(gateKey, now: now, cooldown: settings.resendCooldown, in: sql) {
+                throw AppError(
+                    .otpResendCooldown, .tooManyRequests, "Wait before asking for another code",
+                    retryAfter: Int(max(1, (next - now + 999) / 1000))
+                )
+            }
+            let hour = Duration.seconds(3600)
+            let retry = Int(3600 - (now / 1000) % 3600)
+            if try await counters.increment("otp-target|\(client.id)|\(channel.rawValue)|\(target)", now: now, window: hour, in: sql)
+                > settings.perTargetHourlyLimit
+            {
+                throw AppError(.otpTargetRateLimited, .tooManyRequests, "Too many codes sent to this target", retryAfter: retry)
+            }
+            if let ip, try await counters.increment("otp-ip|\(ip)", now: now, window: hour, in: sql) > settings.perIPHourlyLimit {
+                throw AppError(.otpIPRateLimited, .tooManyRequests, "Too many codes requested from this address", retryAfter: retry)
+            }
+            if try await counters.increment("otp-client|\(client.id)", now: now, window: hour, in: sql) > settings.perClientHourlyLimit {
+                throw AppError(.otpClientRateLimited, .tooManyRequests, "Too many codes requested for this app", retryAfter: retry)
+            }
+            try await repository.supersede(binding, now: now, in: sql)
+            try await repository.insertChallenge(
+                id: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: now + settings.codeLifetime.millis, in: sql
+            )
+            try await outbox.enqueue(message, in: sql)
+        }
+        courier.wake()
+        logger.info("otp queued", metadata: ["challenge": .string(challengeId), "channel": .string(channel.rawValue)])
+        return SendOTPResponse(
+            sendTarget: target, expiresIn: Int(settings.codeLifetime.components.seconds),
+            resendAfter: Int(settings.resendCooldown.components.seconds)
+        )
+    }
+
+    private enum Attempt: Sendable {
+        case matched(String)
+        case wrong(Int)
+        case refused(ChallengeState?)
+    }
+
+    /// Verifies a code. Each try is counted atomically before comparing, so no more than
+    /// `maxAttempts` guesses are ever evaluated, whatever the concurrency.
+    func verify(client: Client, channel: OTPChannel, target rawTarget: String, code: String, purpose: OTPPurpose) async throws -> Verification {
+        let target = try TargetNormalizer.normalize(rawTarget, channel: channel)
+        guard code.count == settings.codeLength, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw AppError.invalidField("otpNumber", "otpNumber must be \(settings.codeLength) digits")
+        }
+        let binding = OTPBinding(clientId: client.id, channel: channel, target: target, purpose: purpose)
+        let now = clock.now()
+        let settings = self.settings, repository = self.repository, hasher = self.hasher, random = self.random
+        let outcome: Attempt = try await database.transaction { sql in
+            guard let id = try await repository.latestOpenChallenge(binding, in: sql) else { return .refused(nil) }
+            guard let claimed = try await repository.claimAttempt(id: id, now: now, maxAttempts: settings.maxAttempts, in: sql) else {
+                return .refused(try await repository.state(id: id, in: sql))
+            }
+            guard hasher.verify(id + ":" + code, domain: Self.codeDomain, against: claimed.codeHash) else {
+                return .wrong(settings.maxAttempts - claimed.attempts)
+            }
+            guard try await repository.consume(id: id, now: now, in: sql) else { return .refused(nil) }
+            let token = random.token(prefix: "tdt_")
+            try await repository.insertDisposeToken(
+                hash: hasher.hash(token, domain: Self.disposeDomain), binding: binding, now: now,
+                expiresAt: now + settings.disposeTokenLifetime.millis, in: sql
+            )
+            return .matched(token)
+        }
+        switch outcome {
+        case .matched(let token):
+            return .valid(disposeToken: token)
+        case .wrong(let remaining):
+            return .invalid(remainingAttempts: remaining)
+        case .refused(let state):
+            if let state, state.attempts >= settings.maxAttempts, state.consumed_at == nil {
+                throw AppError(.otpTooManyAttempts, .forbidden, "Too many wrong tries; ask for a new code")
+            }
+            throw AppError(.otpExpired, .gone, "No valid code: it expired, was used, or was never sent; ask for a new code")
+        }
+    }
+
+    /// Uses a dispose token once for `purpose`. Returns the verified channel and target.
+    /// (Sign-up and recovery call this inside their own flows.)
+    func consumeDisposeToken(_ token: String, client: Client, purpose: OTPPurpose) async throws -> (channel: OTPChannel, target: String) {
+        let hash = hasher.hash(token, domain: Self.disposeDomain)
+        let now = clock.now()
+        let repository = self.repository
+        let record = try await database.transaction { sql in
+            try await repository.consumeDisposeToken(hash: hash, clientId: client.id, purpose: purpose, now: now, in: sql)
+        }
+        guard let record, let channel = OTPChannel(rawValue: record.channel) else {
+            throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
+        }
+        return (channel, record.target)
+    }
+}

@@ -1,0 +1,56 @@
+import TesseraCore
+
+/// Normalises and validates OTP targets: e-mail addresses are trimmed and lower-cased, phone
+/// numbers reduced to E.164 (`+` and 7–15 digits, no leading zero).
+enum TargetNormalizer {
+    static func normalize(_ target: String, channel: OTPChannel) throws -> String {
+        switch channel {
+        case .email:
+            guard let email = normalizeEmail(target) else {
+                throw AppError(.invalidEmail, .badRequest, "Invalid e-mail address", field: "sendTarget")
+            }
+            return email
+        case .sms:
+            guard let phone = normalizePhone(target) else {
+                throw AppError(
+                    .invalidPhoneNumber, .badRequest, "Invalid phone number",
+                    detail: "Give the number in E.164 form, for example +41446681800", field: "sendTarget"
+                )
+            }
+            return phone
+        }
+    }
+
+    /// A lower-cased address with an RFC 5321 dot-atom local part and a dotted ASCII domain, or nil.
+    static func normalizeEmail(_ raw: String) -> String? {
+        let value = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        guard value.utf8.count <= 254, value.allSatisfy(\.isASCII) else { return nil }
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let local = parts[0], domain = parts[1]
+        let atext = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_`{|}~-")
+        guard (1...64).contains(local.count), !local.hasPrefix("."), !local.hasSuffix("."), !local.contains(".."),
+              local.allSatisfy({ atext.contains($0) || $0 == "." })
+        else { return nil }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, domain.count <= 253 else { return nil }
+        for label in labels {
+            guard (1...63).contains(label.count), !label.hasPrefix("-"), !label.hasSuffix("-"),
+                  label.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
+            else { return nil }
+        }
+        guard let tld = labels.last, tld.count >= 2, tld.allSatisfy(\.isLetter) || tld.hasPrefix("xn--") else { return nil }
+        return value
+    }
+
+    /// `+` followed by 7–15 digits, the first not 0, after removing spaces, dots, dashes and parentheses.
+    static func normalizePhone(_ raw: String) -> String? {
+        let stripped = raw.trimmingCharacters(in: .whitespaces).filter { !" .-()".contains($0) }
+        guard stripped.hasPrefix("+") else { return nil }
+        let digits = stripped.dropFirst()
+        guard (7...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits.first != "0" else {
+            return nil
+        }
+        return stripped
+    }
+}

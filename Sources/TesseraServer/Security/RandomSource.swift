@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+
+/// Randomness, injected so tests can fix it. `.system` uses the operating system's CSPRNG.
+public struct RandomSource: Sendable {
+    /// Returns `count` random bytes.
+    public var bytes: @Sendable (Int) -> [UInt8]
+
+    public init(bytes: @escaping @Sendable (Int) -> [UInt8]) { self.bytes = bytes }
+
+    /// The system CSPRNG (`SystemRandomNumberGenerator`, getrandom(2) on Linux).
+    public static let system = RandomSource { count in
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    /// A token of `byteCount` random bytes, base64url without padding, with an optional prefix.
+    func token(byteCount: Int = 32, prefix: String = "") -> String {
+        prefix + Data(bytes(byteCount)).base64URLEncodedString()
+    }
+
+    /// A decimal code of `digits` digits, uniformly distributed (rejection sampling, no modulo bias).
+    func numericCode(digits: Int) -> String {
+        var limit: UInt32 = 1
+        for _ in 0..<digits { limit *= 10 }
+        let ceiling = UInt32.max - (UInt32.max % limit)
+        while true {
+            let raw = bytes(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            if raw < ceiling {
+                let value = String(raw % limit)
+                return String(repeating: "0", count: digits - value.count) + value
+            }
+        }
+    }
+
+    /// A random identifier (128 bits, base64url).
+    func identifier(prefix: String = "") -> String { token(byteCount: 16, prefix: prefix) }
+}
+
+extension Data {
+    /// RFC 4648 base64url without padding.
+    func base64URLEncodedString() -> String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url with or without padding.
+    init?(base64URLEncoded string: String) {
+        var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        self.init(base64Encoded: base64)
+    }
+}

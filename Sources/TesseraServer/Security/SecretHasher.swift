@@ -1,0 +1,38 @@
+import Crypto
+import Foundation
+
+/// Keyed hashing of secrets (OTP codes, dispose tokens, client secrets, admin tokens).
+///
+/// HMAC-SHA-256 under a server key that lives only in the sealed key store, with a domain label per
+/// kind of secret so a hash of one kind can never be replayed as another. Comparison is constant time.
+public struct SecretHasher: Sendable {
+    private let key: SymmetricKey
+
+    public init(key: SymmetricKey) { self.key = key }
+
+    /// The keyed hash of `secret` for `domain`, hex-encoded.
+    public func hash(_ secret: String, domain: String) -> String {
+        var hmac = HMAC<SHA256>(key: key)
+        hmac.update(data: Array(domain.utf8))
+        hmac.update(data: [0])
+        hmac.update(data: Array(secret.utf8))
+        return Data(hmac.finalize()).hexString
+    }
+
+    /// Whether `secret` hashes to `expectedHash`, compared in constant time.
+    public func verify(_ secret: String, domain: String, against expectedHash: String) -> Bool {
+        constantTimeEquals(Array(hash(secret, domain: domain).utf8), Array(expectedHash.utf8))
+    }
+}
+
+/// Compares two byte strings in time that depends only on their lengths.
+func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    var difference: UInt8 = 0
+    for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+    return difference == 0
+}
+
+extension Data {
+    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}

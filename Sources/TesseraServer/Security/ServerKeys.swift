@@ -1,0 +1,75 @@
+import Crypto
+import Foundation
+import Logging
+import SQLKit
+
+/// The server's own secret keys, generated at first start and kept in the database sealed
+/// (AES-256-GCM) under the master key, so a copy of the database alone reveals none of them.
+/// Every instance that shares a database must be given the same master key.
+public struct ServerKeys: Sendable {
+    /// Key for the keyed hashes of secrets.
+    public let hashKey: SymmetricKey
+    /// Key that seals message payloads waiting in the outbox (they contain codes).
+    public let outboxKey: SymmetricKey
+
+    public var hasher: SecretHasher { SecretHasher(key: hashKey) }
+
+    /// Loads the keys, creating any that do not exist yet. Safe when several instances start at once:
+    /// the first insert wins and everyone reads the stored value back.
+    static func loadOrCreate(
+        database: any Database, masterKey: SymmetricKey, random: RandomSource, clock: WallClock
+    ) async throws -> ServerKeys {
+        func key(_ name: String) async throws -> SymmetricKey {
+            let fresh = Data(random.bytes(32))
+            let sealed = try AES.GCM.seal(fresh, using: masterKey, authenticating: Data(name.utf8)).combined!
+            let stored: String = try await database.withSQL { sql in
+                try await sql.raw(
+                    """
+                    INSERT INTO server_secrets (name, sealed, created_at) VALUES (\(bind: name), \(bind: sealed.base64EncodedString()), \(bind: clock.now()))
+                    ON CONFLICT (name) DO NOTHING
+                    """
+                ).run()
+                guard let row = try await sql.raw("SELECT sealed FROM server_secrets WHERE name = \(bind: name)").first() else {
+                    throw ConfigurationError("server secret \(name) could not be stored")
+                }
+                return try row.decode(column: "sealed", as: String.self)
+            }
+            guard let combined = Data(base64Encoded: stored),
+                  let box = try? AES.GCM.SealedBox(combined: combined),
+                  let opened = try? AES.GCM.open(box, using: masterKey, authenticating: Data(name.utf8))
+            else {
+                throw ConfigurationError(
+                    "cannot unseal server secret '\(name)': the master key differs from the one this database was created with"
+                )
+            }
+            return SymmetricKey(data: opened)
+        }
+        return ServerKeys(hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"))
+    }
+
+    /// Reads the master key from configuration (base64, 32 bytes) or, in development, from
+    /// `<dataDir>/master.key`, creating it (mode 0600) on first start.
+    static func masterKey(configured: String?, dataDirectory: String, random: RandomSource, logger: Logger) throws -> SymmetricKey {
+        if let configured {
+            guard let data = Data(base64Encoded: configured.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
+                throw ConfigurationError("masterKey must be 32 bytes in base64 (for example: openssl rand -base64 32)")
+            }
+            return SymmetricKey(data: data)
+        }
+        let path = (dataDirectory as NSString).appendingPathComponent("master.key")
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
+                throw ConfigurationError("\(path) is not a 32-byte base64 key")
+            }
+            return SymmetricKey(data: data)
+        }
+        let data = Data(random.bytes(32))
+        guard FileManager.default.createFile(
+            atPath: path, contents: Data(data.base64EncodedString().utf8), attributes: [.posixPermissions: 0o600]
+        ) else {
+            throw ConfigurationError("cannot write \(path)")
+        }
+        logger.notice("generated a new master key", metadata: ["path": .string(path)])
+        return SymmetricKey(data: data)
+    }
+}

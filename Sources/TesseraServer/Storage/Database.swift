@@ -1,0 +1,34 @@
+import Logging
+import SQLKit
+
+/// Which SQL engine a ``Database`` talks to. A few statements differ (locking hints).
+public enum DatabaseKind: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// The one storage abstraction every repository uses: SQLKit over SQLite or PostgreSQL.
+///
+/// Repositories write their queries once against `SQLDatabase`; the same queries and the same
+/// tests run on both engines.
+public protocol Database: Sendable {
+    /// The engine behind this database.
+    var kind: DatabaseKind { get }
+    /// Runs `body` with a database handle outside a transaction (single statements).
+    func withSQL<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Releases connections.
+    func close() async
+}
+
+/// Milliseconds since 1970, the one time representation stored in the database.
+typealias Millis = Int64
+
+extension Duration {
+    /// Whole milliseconds of this duration.
+    var millis: Millis {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

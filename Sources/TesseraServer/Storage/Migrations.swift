@@ -1,0 +1,134 @@
+import SQLKit
+
+/// A versioned schema change. Statements use types both engines understand
+/// (TEXT, INTEGER, BIGINT); times are BIGINT milliseconds since 1970.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    let statements: [String]
+}
+
+/// Runs the versioned migrations at start. Idempotent: each version is applied once, recorded in
+/// `schema_migrations`, inside a transaction; PostgreSQL takes an advisory lock so that several
+/// instances starting together do not race.
+enum Migrator {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "foundation", statements: [
+            """
+            CREATE TABLE server_secrets (
+                name TEXT PRIMARY KEY,
+                sealed TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE clients (
+                id TEXT PRIMARY KEY,
+                client_key TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                bundle_ids TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                enabled INTEGER NOT NULL,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE otp_challenges (
+                id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                channel TEXT NOT NULL,
+                target TEXT NOT NULL,
+                purpose TEXT NOT NULL,
+                code_hash TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                consumed_at BIGINT
+            )
+            """,
+            "CREATE INDEX otp_challenges_lookup ON otp_challenges (client_id, channel, target, purpose, created_at)",
+            "CREATE INDEX otp_challenges_expiry ON otp_challenges (expires_at)",
+            """
+            CREATE TABLE otp_send_gates (
+                gate_key TEXT PRIMARY KEY,
+                next_allowed_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE rate_counters (
+                counter_key TEXT NOT NULL,
+                window_start BIGINT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (counter_key, window_start)
+            )
+            """,
+            """
+            CREATE TABLE dispose_tokens (
+                token_hash TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                channel TEXT NOT NULL,
+                target TEXT NOT NULL,
+                purpose TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                consumed_at BIGINT
+            )
+            """,
+            """
+            CREATE TABLE outbox (
+                id TEXT PRIMARY KEY,
+                channel TEXT NOT NULL,
+                recipient TEXT NOT NULL,
+                sealed_payload TEXT,
+                status TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                locked_until BIGINT,
+                last_error TEXT,
+                created_at BIGINT NOT NULL,
+                sent_at BIGINT
+            )
+            """,
+            "CREATE INDEX outbox_due ON outbox (status, next_attempt_at)",
+            """
+            CREATE TABLE server_settings (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            )
+            """,
+        ])
+    ]
+
+    /// Applies every migration not yet recorded. Returns the versions applied now.
+    @discardableResult
+    static func migrate(_ database: any Database, migrations: [Migration] = all) async throws -> [Int] {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+            ).run()
+        }
+        var applied: [Int] = []
+        for migration in migrations.sorted(by: { $0.version < $1.version }) {
+            let kind = database.kind
+            let didApply = try await database.transaction { sql in
+                if kind == .postgres {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(7412001)").run()
+                }
+                let existing = try await sql.raw(
+                    "SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)"
+                ).all()
+                guard existing.isEmpty else { return false }
+                for statement in migration.statements {
+                    try await sql.raw(SQLQueryString(statement)).run()
+                }
+                try await sql.raw(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: WallClock.nowMillis()))"
+                ).run()
+                return true
+            }
+            if didApply { applied.append(migration.version) }
+        }
+        return applied
+    }
+}

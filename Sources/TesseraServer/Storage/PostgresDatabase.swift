@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import ServiceLifecycle
+
+/// PostgreSQL storage over a `PostgresClient` pool. The pool runs from ``open(url:logger:)`` until
+/// ``close()``.
+public final class PostgresDatabase: Database {
+    public let kind = DatabaseKind.postgres
+    let client: PostgresClient
+    private let logger: Logger
+
+    /// Creates a pool for a `postgres://user:password@host:port/database` URL.
+    init(url: String, logger: Logger) throws {
+        guard let components = URLComponents(string: url),
+              let scheme = components.scheme, scheme == "postgres" || scheme == "postgresql",
+              let host = components.host
+        else {
+            throw ConfigurationError("database URL must look like postgres://user:password@host:5432/database")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
+        let tls: PostgresClient.Configuration.TLS
+        switch tlsMode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        default: tls = .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: database.isEmpty ? nil : database, tls: tls
+        )
+        configuration.options.maximumConnections = 16
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    private let runner = RunnerBox()
+
+    /// Opens a pool and checks that the server answers.
+    public static func open(url: String, logger: Logger) async throws -> PostgresDatabase {
+        let database = try PostgresDatabase(url: url, logger: logger)
+        let client = database.client
+        database.runner.set(Task { await client.run() })
+        do {
+            try await database.withSQL { sql in try await sql.raw("SELECT 1").run() }
+        } catch {
+            await database.close()
+            throw ConfigurationError("cannot reach PostgreSQL at the database URL: \(String(reflecting: error))")
+        }
+        return database
+    }
+
+    public func withSQL<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(connection.sql(queryLogLevel: nil))
+        }
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            let sql = connection.sql(queryLogLevel: nil)
+            try await sql.raw("BEGIN").run()
+            do {
+                let value = try await body(sql)
+                try await sql.raw("COMMIT").run()
+                return value
+            } catch {
+                try? await sql.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    public func close() async {
+        runner.cancel()
+    }
+}
+
+/// Holds the task that runs the pool.
+private final class RunnerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+    func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
+    func cancel() { lock.withLock { task?.cancel(); task = nil } }
+}
+
+/// A configuration value that cannot be used; the message says how to fix it.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import TesseraServer
+
+/// The OpenAPI document is the contract: every route the server has is in it, and every
+/// operation in it is a route the server has.
+@Suite("OpenAPI contract")
+struct OpenAPIContractTests {
+    @Test("routes and documented operations match exactly")
+    func routesMatchDocument() async throws {
+        try await withTestRuntime(.sqlite) { runtime in
+            let document = try #require(try JSONSerialization.jsonObject(with: OpenAPIDocument.data) as? [String: Any])
+            #expect(document["openapi"] as? String == "3.1.0")
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var documented = Set<String>()
+            for (path, item) in paths {
+                for method in item.keys where ["get", "post", "put", "delete", "patch"].contains(method) {
+                    documented.insert("\(method.uppercased()) \(path)")
+                }
+            }
+            let routed = Set(runtime.makeRouter().routes.map { route -> String in
+                let path = route.path.description
+                    .split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+                return "\(route.method.rawValue) /\(path)"
+            })
+            #expect(routed == documented, "only routed: \(routed.subtracting(documented)); only documented: \(documented.subtracting(routed))")
+        }
+    }
+}

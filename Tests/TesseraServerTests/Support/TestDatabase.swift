@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import SQLKit
+import Testing
+@testable import TesseraServer
+
+/// The engines the storage-facing suites run on. PostgreSQL joins when
+/// `TESSERA_TEST_DATABASE_URL` names a server (CI always sets it; see `.ci/run`).
+enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    static let postgresURL = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"]
+    static var kinds: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "tessera-test")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// Opens a fresh, empty database of this kind: in-memory SQLite, or a new PostgreSQL database.
+    func open() async throws -> any Database {
+        switch self {
+        case .sqlite:
+            return try await SQLiteDatabase.open(path: nil, logger: Self.logger)
+        case .postgres:
+            guard let url = Self.postgresURL else { throw ConfigurationError("TESSERA_TEST_DATABASE_URL not set") }
+            let name = "tessera_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+            let admin = try await PostgresDatabase.open(url: url, logger: Self.logger)
+            try await admin.withSQL { sql in try await sql.raw("CREATE DATABASE \(unsafeRaw: name)").run() }
+            await admin.close()
+            var components = URLComponents(string: url)!
+            components.path = "/" + name
+            print("[postgres] test database \(name)")
+            return try await PostgresDatabase.open(url: components.string!, logger: Self.logger)
+        }
+    }
+}
+
+/// A runtime on a fresh database and a temporary data directory, closed afterwards.
+func withTestRuntime<T>(
+    _ kind: TestDatabase, clock: WallClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (TesseraRuntime) async throws -> T
+) async throws -> T {
+    var configuration = ServerConfiguration()
+    configuration.dataDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("tessera-test-\(UUID().uuidString)").path
+    configuration.createDemoClient = false
+    configure(&configuration)
+    try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    let database = try await kind.open()
+    let runtime = try await TesseraRuntime.bootstrap(
+        configuration: configuration, database: database, logger: TestDatabase.logger, clock: clock
+    )
+    do {
+        let value = try await body(runtime)
+        await runtime.shutdown()
+        try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+        return value
+    } catch {
+        await runtime.shutdown()
+        throw error
+    }
+}
+
+extension TesseraRuntime {
+    /// Messages the file outbox has received so far.
+    func fileOutbox() throws -> [FileOutboxSender.Entry] {
+        try FileOutboxSender.read(path: configuration.fileOutboxPath)
+    }
+
+    /// Delivers what is due and returns the newest code sent to `target`.
+    func deliverAndReadCode(to target: String) async throws -> String {
+        await courier.drain()
+        guard let entry = try fileOutbox().last(where: { $0.to == target }),
+              let match = entry.body.firstMatch(of: /\b(\d{6})\b/)
+        else { throw ConfigurationError("no code delivered to \(target)") }
+        return String(match.1)
+    }
+
+    func makeTestClient(bundle: String = "com.example.app") async throws -> Client {
+        try await clients.create(name: "Test app", bundleIds: [bundle]).client
+    }
+}
+
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+
+extension TestClientProtocol {
+    /// Executes a request and hands the answer to a throwing check.
+    func run(
+        uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil,
+        _ check: (TestResponse) throws -> Void
+    ) async throws {
+        try check(try await executeRequest(uri: uri, method: method, headers: headers, body: body))
+    }
+}
