@@ -44,6 +44,7 @@ public final class PostgresDatabase: Database {
         let database = try PostgresDatabase(url: url, logger: logger)
         let client = database.client
         database.runner.set(Task { await client.run() })
+        try await Task.sleep(for: .milliseconds(20))  // let run() start before the first lease
         do {
             try await database.withSQL { sql in try await sql.raw("SELECT 1").run() }
         } catch {

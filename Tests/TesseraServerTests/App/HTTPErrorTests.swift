@@ -17,7 +17,7 @@ struct HTTPErrorTests {
     func withApp(_ body: @escaping @Sendable (Setup, any TestClientProtocol) async throws -> Void) async throws {
         try await withTestRuntime(.sqlite, configure: { $0.adminToken = "test-admin-token" }) { runtime in
             let client = try await runtime.makeTestClient()
-            let app = Application(router: runtime.makeRouter())
+            let app = Application(router: runtime.makeRouter(), logger: TestDatabase.logger)
             try await app.test(.router) { http in
                 try await body(Setup(client: client, adminToken: "test-admin-token"), http)
             }
@@ -82,7 +82,7 @@ struct HTTPErrorTests {
             let client = try await runtime.makeTestClient()
             let disabled = try await runtime.makeTestClient()
             try await runtime.clients.setEnabled(clientKey: disabled.clientKey, false)
-            let app = Application(router: runtime.makeRouter())
+            let app = Application(router: runtime.makeRouter(), logger: TestDatabase.logger)
             let body = ByteBuffer(string: #"{"sendType":"email","sendTarget":"a@example.com"}"#)
             try await app.test(.router) { http in
                 var unknown = appHeaders(client)
@@ -162,7 +162,7 @@ struct HTTPErrorTests {
     func otpOverHTTP() async throws {
         try await withTestRuntime(.sqlite) { runtime in
             let client = try await runtime.makeTestClient()
-            let app = Application(router: runtime.makeRouter())
+            let app = Application(router: runtime.makeRouter(), logger: TestDatabase.logger)
             try await app.test(.router) { http in
                 try await http.run(
                     uri: "/v1/otp/send", method: .post, headers: appHeaders(client),
