@@ -36,7 +36,7 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
 
     func response(requestId: String?) -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(problem(requestId: requestId))) ?? Data()
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }

@@ -91,6 +91,9 @@ public final class TesseraRuntime: Sendable {
         random: RandomSource = .system
     ) async throws -> TesseraRuntime {
         do {
+            try FileManager.default.createDirectory(
+                atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
             let applied = try await Migrator.migrate(database)
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": .string(applied.map(String.init).joined(separator: ","))]) }
             let masterKey = try ServerKeys.masterKey(
