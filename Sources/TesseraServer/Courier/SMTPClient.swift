@@ -177,7 +177,8 @@ struct SMTPClient: Sendable {
     static func render(_ message: SMTPMessage, from: String, server8BitMIME: Bool, date: Date = Date())
         -> (data: String, messageID: String, transferEncoding: String)
     {
-        let lines = message.body.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
+        var lines = message.body.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
+        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }  // a final newline ends the last line
         let longest = lines.map(\.utf8.count).max() ?? 0
         let ascii = message.body.utf8.allSatisfy { $0 < 128 }
         let encoding = longest <= 998 && ascii ? "7bit" : longest <= 998 && server8BitMIME ? "8bit" : "quoted-printable"

@@ -1,0 +1,399 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import TesseraServer
+
+/// SMTPClient against a real SMTP server: aiosmtpd, started from Tests/Fixtures/smtp_server.py for each test.
+@Suite("SMTPClient")
+struct SMTPClientTests {
+    static let from = "Tessera <noreply@tessera.test>"
+
+    func settings(_ server: SMTPTestServer, host: String = "127.0.0.1", security: SMTPSettings.Security,
+                  username: String? = nil, password: String? = nil) -> SMTPSettings {
+        SMTPSettings(host: host, port: server.port, security: security, username: username, password: password,
+                     from: Self.from, trustedCAFile: server.certificate, timeout: .seconds(10))
+    }
+
+    static func code() -> String { String(format: "%06d", Int.random(in: 0...999_999)) }
+
+    @Test func plainWithoutAuth() async throws {
+        let logs = RecordingLogHandler.Box()
+        try await Self.withSMTPServer(mode: .plain) { server in
+            let code = Self.code()
+            let body = "Your sign-in code is \(code).\nIt expires in 10 minutes."
+            let client = SMTPClient(settings: settings(server, security: .none), logger: logs.logger())
+            try await client.send(SMTPMessage(to: "alice@example.org", subject: "Your code", body: body))
+
+            let raw = try #require(try server.rawMessages().only)
+            #expect(raw.contains(code))
+            #expect(raw.contains("\r\nContent-Type: text/plain; charset=utf-8\r\n"))
+            let mail = try #require(try server.receivedMessages().only)
+            #expect(mail.mailFrom == "noreply@tessera.test")
+            #expect(mail.rcptTos == ["alice@example.org"])
+            #expect(!mail.tls && !mail.authenticated)
+            #expect(mail.from == Self.from && mail.to == "alice@example.org" && mail.subject == "Your code")
+            #expect(mail.dateValid && mail.mimeVersion == "1.0")
+            #expect(mail.messageId.hasPrefix("<") && mail.messageId.hasSuffix("@tessera.test>"))
+            #expect(mail.contentType == "text/plain" && mail.charset == "utf-8" && mail.transferEncoding == "7bit")
+            #expect(mail.body == body + "\n")
+            #expect(mail.defects.isEmpty)
+            #expect(!logs.text.contains(code), "the message body must not be logged")
+        }
+    }
+
+    @Test func startTLSWithAuthPlain() async throws {
+        let logs = RecordingLogHandler.Box()
+        try await Self.withSMTPServer(mode: .starttls, auth: true) { server in
+            let code = Self.code()
+            let client = SMTPClient(
+                settings: settings(server, security: .startTLS, username: SMTPTestServer.user, password: SMTPTestServer.password),
+                logger: logs.logger())
+            try await client.send(SMTPMessage(to: "bob@example.org", subject: "Code", body: "Code: \(code)"))
+
+            #expect(try server.rawMessages().only?.contains(code) == true)
+            let mail = try #require(try server.receivedMessages().only)
+            #expect(mail.tls && mail.authenticated && mail.authMechanism == "PLAIN")
+            let text = logs.text
+            #expect(text.contains("STARTTLS"), "trace logging is on, so the dialogue is logged")
+            #expect(!text.contains(SMTPTestServer.password) && !text.contains(code))
+            #expect(!text.contains(Data("\0\(SMTPTestServer.user)\0\(SMTPTestServer.password)".utf8).base64EncodedString()))
+        }
+    }
+
+    @Test func implicitTLSWithAuth() async throws {
+        try await Self.withSMTPServer(mode: .tls, auth: true) { server in
+            let code = Self.code()
+            // "localhost": checks the certificate's DNS name (and SNI) rather than its IP address.
+            let client = SMTPClient(
+                settings: settings(server, host: "localhost", security: .implicitTLS,
+                                   username: SMTPTestServer.user, password: SMTPTestServer.password),
+                logger: Logger(label: "test"))
+            try await client.send(SMTPMessage(to: "carol@example.org", subject: "Code", body: "Code: \(code)"))
+
+            #expect(try server.rawMessages().only?.contains(code) == true)
+            let mail = try #require(try server.receivedMessages().only)
+            #expect(mail.tls && mail.authenticated)
+        }
+    }
+
+    @Test func authLoginWhenServerOffersNoPlain() async throws {
+        try await Self.withSMTPServer(mode: .starttls, auth: true, arguments: ["--exclude-auth", "PLAIN"]) { server in
+            let client = SMTPClient(
+                settings: settings(server, security: .startTLS, username: SMTPTestServer.user, password: SMTPTestServer.password),
+                logger: Logger(label: "test"))
+            try await client.send(SMTPMessage(to: "dave@example.org", subject: "Code", body: "Code: \(Self.code())"))
+            let mail = try #require(try server.receivedMessages().only)
+            #expect(mail.authenticated && mail.authMechanism == "LOGIN")
+        }
+    }
+
+    @Test func plainAuthIsAllowedOnLoopback() async throws {
+        try await Self.withSMTPServer(mode: .plain, auth: true) { server in
+            let client = SMTPClient(
+                settings: settings(server, security: .none, username: SMTPTestServer.user, password: SMTPTestServer.password),
+                logger: Logger(label: "test"))
+            try await client.send(SMTPMessage(to: "erin@example.org", subject: "Code", body: "Code: \(Self.code())"))
+            let mail = try #require(try server.receivedMessages().only)
+            #expect(!mail.tls && mail.authenticated)
+        }
+    }
+
+    @Test func wrongPasswordGives535() async throws {
+        try await Self.withSMTPServer(mode: .starttls, auth: true) { server in
+            let password = "not-the-password"
+            let client = SMTPClient(
+                settings: settings(server, security: .startTLS, username: SMTPTestServer.user, password: password),
+                logger: Logger(label: "test"))
+            let error = await #expect(throws: SMTPError.self) {
+                try await client.send(SMTPMessage(to: "frank@example.org", subject: "Code", body: "123456"))
+            }
+            #expect(error?.code == 535)
+            #expect(error?.stage == "AUTH")
+            #expect(error?.description.contains("535") == true)
+            #expect(error?.description.contains(password) == false)
+            #expect(try server.receivedMessages().isEmpty)
+        }
+    }
+
+    @Test("UTF-8 subject and body round-trip", arguments: [true, false])
+    func utf8RoundTrip(server8BitMIME: Bool) async throws {
+        try await Self.withSMTPServer(mode: .plain, arguments: server8BitMIME ? [] : ["--no-8bitmime"]) { server in
+            let code = Self.code()
+            let subject = "Ваш код входа — \(code) ✓ Grüße aus Köln 🌍 (ein recht langer Betreff)"
+            let body = """
+                Hallo Jürgen,
+
+                dein Code lautet \(code) 🔐
+                .
+                .eine Zeile mit Punkt am Anfang
+                \(String(repeating: "ü", count: 120)) = Ende\t
+                Grüße
+
+                """
+            let client = SMTPClient(settings: settings(server, security: .none), logger: Logger(label: "test"))
+            try await client.send(SMTPMessage(to: "grete@example.org", subject: subject, body: body))
+
+            let mail = try #require(try server.receivedMessages().only)
+            #expect(mail.subject == subject)
+            #expect(mail.body == body)
+            #expect(mail.transferEncoding == (server8BitMIME ? "8bit" : "quoted-printable"))
+            #expect(mail.mailOptions.contains("BODY=8BITMIME") == server8BitMIME)
+            #expect(mail.defects.isEmpty)
+            let raw = try #require(try server.rawMessages().only)
+            #expect(raw.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 998 })
+            #expect(!raw.contains("Ваш"), "a non-ASCII subject goes out as RFC 2047 encoded-words")
+        }
+    }
+
+    @Test func startTLSRequiredButNotOffered() async throws {
+        try await Self.withSMTPServer(mode: .plain) { server in
+            let client = SMTPClient(settings: settings(server, security: .startTLS), logger: Logger(label: "test"))
+            let error = await #expect(throws: SMTPError.self) {
+                try await client.send(SMTPMessage(to: "h@example.org", subject: "s", body: "b"))
+            }
+            #expect(error?.stage == "STARTTLS")
+            #expect(try server.receivedMessages().isEmpty)
+        }
+    }
+
+    @Test func untrustedCertificateIsRejected() async throws {
+        try await Self.withSMTPServer(mode: .starttls, auth: true) { server in
+            var settings = settings(server, security: .startTLS, username: SMTPTestServer.user, password: SMTPTestServer.password)
+            settings.trustedCAFile = nil
+            let client = SMTPClient(settings: settings, logger: Logger(label: "test"))
+            let error = await #expect(throws: SMTPError.self) {
+                try await client.send(SMTPMessage(to: "i@example.org", subject: "s", body: "b"))
+            }
+            #expect(error?.code == nil)
+            #expect(try server.receivedMessages().isEmpty)
+        }
+    }
+
+    @Test func refusesAuthOverPlaintextToRemoteHost() async throws {
+        let settings = SMTPSettings(host: "mail.example.com", port: 25, security: .none, username: "u", password: "p",
+                                    from: Self.from)
+        let error = await #expect(throws: SMTPError.self) {
+            try await SMTPClient(settings: settings, logger: Logger(label: "test"))
+                .send(SMTPMessage(to: "j@example.org", subject: "s", body: "b"))
+        }
+        #expect(error?.stage == "AUTH" && error?.code == nil)
+    }
+
+    @Test func timeoutCoversTheWholeExchange() async throws {
+        // A server that accepts connections and never says anything.
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(silent.localAddress?.port)
+        var settings = SMTPSettings(host: "127.0.0.1", port: port, security: .none, from: Self.from)
+        settings.timeout = .milliseconds(500)
+        let client = SMTPClient(settings: settings, logger: Logger(label: "test"))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: SMTPError.self) {
+            try await client.send(SMTPMessage(to: "k@example.org", subject: "s", body: "b"))
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(error?.description.contains("timed out") == true)
+        try await silent.close()
+    }
+}
+
+// MARK: - Fixture
+
+extension Array {
+    /// The single element, or nil if there are none or several.
+    fileprivate var only: Element? { count == 1 ? first : nil }
+}
+
+extension SMTPClientTests {
+struct SMTPFixtureError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs `body` against a fresh aiosmtpd server and stops the server afterwards, whatever happens.
+static func withSMTPServer(mode: SMTPTestServer.Mode, auth: Bool = false, arguments: [String] = [],
+                    _ body: (SMTPTestServer) async throws -> Void) async throws {
+    let server = try await SMTPTestServer(mode: mode, auth: auth, arguments: arguments)
+    do {
+        try await body(server)
+    } catch {
+        server.stop()
+        throw error
+    }
+    server.stop()
+}
+
+/// One aiosmtpd process (Tests/Fixtures/smtp_server.py under /usr/bin/python3) listening on 127.0.0.1, with its
+/// own temporary directory holding a self-signed certificate, the mailbox and the server's log.
+final class SMTPTestServer {
+    enum Mode: String { case plain, starttls, tls }
+    static let user = "mailer"
+    static let password = "pa55-Wort-9"
+    static let python = "/usr/bin/python3"
+    static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "Fixtures/smtp_server.py").path
+
+    let port: Int
+    let directory: URL
+    var mailbox: URL { directory.appending(path: "mailbox") }
+    var certificate: String { directory.appending(path: "cert.pem").path }
+    var log: String { (try? String(contentsOf: directory.appending(path: "server.log"), encoding: .utf8)) ?? "" }
+    private let process = Process()
+    private let stdin = Pipe()  // the server exits when this closes, even if the test process dies
+
+    init(mode: Mode, auth: Bool, arguments: [String]) async throws {
+        let check = try Self.run(Self.python, ["-c", "import aiosmtpd"])
+        guard check.status == 0 else {
+            throw SMTPFixtureError(description: """
+                The SMTP tests need aiosmtpd for \(Self.python) (apt-get install -y python3-aiosmtpd): \(check.output)
+                """)
+        }
+        directory = FileManager.default.temporaryDirectory.appending(path: "smtp-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let key = directory.appending(path: "key.pem").path
+        let openssl = try Self.run("/usr/bin/env", [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-days", "1",
+            "-keyout", key, "-out", directory.appending(path: "cert.pem").path,
+        ])
+        guard openssl.status == 0 else { throw SMTPFixtureError(description: "openssl failed: \(openssl.output)") }
+
+        port = try await Self.freePort()
+        var args = [Self.script, "--port", "\(port)", "--mode", mode.rawValue, "--mailbox", mailbox.path]
+        if mode != .plain { args += ["--cert", certificate, "--key", key] }
+        if auth { args += ["--user", Self.user, "--password", Self.password] }
+        process.executableURL = URL(filePath: Self.python)
+        process.arguments = args + arguments
+        FileManager.default.createFile(atPath: directory.appending(path: "server.log").path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: directory.appending(path: "server.log"))
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        process.standardInput = stdin
+        try process.run()
+        try? logHandle.close()
+        do {
+            try await waitUntilListening()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    private func waitUntilListening() async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw SMTPFixtureError(description: "SMTP server exited:\n\(log)") }
+            if let probe = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port).get() {
+                try? await probe.close()
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw SMTPFixtureError(description: "SMTP server did not listen on port \(port):\n\(log)")
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? stdin.fileHandleForWriting.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Messages as the server received them (dot-unstuffed wire bytes), oldest first.
+    func rawMessages() throws -> [String] {
+        try files("eml").map { String(decoding: try Data(contentsOf: $0), as: UTF8.self) }
+    }
+
+    /// Messages as Python's email package decoded them, oldest first.
+    func receivedMessages() throws -> [ReceivedMail] {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try files("json").map { try decoder.decode(ReceivedMail.self, from: Data(contentsOf: $0)) }
+    }
+
+    private func files(_ ext: String) throws -> [URL] {
+        guard FileManager.default.fileExists(atPath: mailbox.path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(at: mailbox, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == ext }
+            .sorted { Int($0.deletingPathExtension().lastPathComponent) ?? 0 < Int($1.deletingPathExtension().lastPathComponent) ?? 0 }
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(filePath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = output
+        do { try process.run() } catch {
+            throw SMTPFixtureError(description: "cannot run \(executable): \(error)")
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port
+        try await channel.close()
+        guard let port else { throw SMTPFixtureError(description: "no free port") }
+        return port
+    }
+}
+
+/// What the fixture wrote to N.json for each message.
+struct ReceivedMail: Decodable {
+    var mailFrom: String
+    var rcptTos: [String]
+    var mailOptions: [String]
+    var tls: Bool
+    var authenticated: Bool
+    var authMechanism: String?
+    var from: String
+    var to: String
+    var subject: String
+    var dateValid: Bool
+    var messageId: String
+    var mimeVersion: String
+    var contentType: String
+    var charset: String?
+    var transferEncoding: String
+    var body: String
+    var defects: [String]
+}
+
+/// A LogHandler that keeps every message (with metadata) so tests can check what was logged.
+struct RecordingLogHandler: LogHandler {
+    final class Box: Sendable {
+        let lines = Mutex<[String]>([])
+        var text: String { lines.withLock { $0.joined(separator: "\n") } }
+        func logger() -> Logger {
+            var logger = Logger(label: "test.smtp") { _ in RecordingLogHandler(box: self) }
+            logger.logLevel = .trace
+            return logger
+        }
+    }
+
+    let box: Box
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    var metadataProvider: Logger.MetadataProvider?
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        box.lines.withLock { $0.append("\(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 })") }
+    }
+}
+}
