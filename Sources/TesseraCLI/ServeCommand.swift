@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Hummingbird
 import TesseraServer
@@ -18,9 +19,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        var overrides: [String: String] = [:]
-        if let host { overrides["host"] = host }
-        if let port { overrides["port"] = String(port) }
+        var overrides: [String: ConfigContent] = [:]
+        if let host { overrides["host"] = .string(host) }
+        if let port { overrides["port"] = .int(port) }
         let configuration = try await options.configuration(overrides: overrides)
         let logger = makeLogger(level: configuration.logLevel)
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger)

@@ -20,12 +20,12 @@ struct ServerOptions: ParsableArguments {
     @Argument(parsing: .allUnrecognized, help: .hidden)
     var extra: [String] = []
 
-    func reader(overrides: [String: String] = [:]) async throws -> ConfigReader {
+    func reader(overrides: [String: ConfigContent] = [:]) async throws -> ConfigReader {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         if let dataDir { values[AbsoluteConfigKey(["dataDir"])] = .init(.string(dataDir), isSecret: false) }
         if let databaseUrl { values[AbsoluteConfigKey(["databaseUrl"])] = .init(.string(databaseUrl), isSecret: true) }
         for (key, value) in overrides {
-            values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = .init(.string(value), isSecret: false)
+            values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = .init(value, isSecret: false)
         }
         var providers: [any ConfigProvider] = [
             InMemoryProvider(values: values),
@@ -38,7 +38,7 @@ struct ServerOptions: ParsableArguments {
         return ConfigReader(providers: providers)
     }
 
-    func configuration(overrides: [String: String] = [:]) async throws -> ServerConfiguration {
+    func configuration(overrides: [String: ConfigContent] = [:]) async throws -> ServerConfiguration {
         do {
             return try ServerConfiguration(reader: try await reader(overrides: overrides))
         } catch let error as ConfigurationError {
