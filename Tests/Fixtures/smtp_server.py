@@ -76,6 +76,8 @@ class Credentials:
 
 
 def main():
+    # A parent may hand down a blocked signal mask (Foundation's Process on Linux does): unblock, or SIGTERM is lost.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--mode", choices=["plain", "starttls", "tls"], default="plain")
@@ -101,8 +103,10 @@ def main():
         kwargs["authenticator"] = Credentials(args.user, args.password or "")
         kwargs["auth_required"] = True
         kwargs["auth_exclude_mechanism"] = args.exclude_auth
-        # aiosmtpd only offers AUTH once TLS is up; in plain mode allow it (the client permits loopback).
-        kwargs["auth_require_tls"] = args.mode != "plain"
+        # auth_require_tls: AUTH is offered only after STARTTLS. aiosmtpd 1.4 does not count implicit TLS as TLS
+        # for this (it checks for a STARTTLS layer), so it is off for "tls"; and off for "plain", where the client
+        # allows AUTH because the server is on loopback.
+        kwargs["auth_require_tls"] = args.mode == "starttls"
 
     os.makedirs(args.mailbox, exist_ok=True)
     controller = Controller(SaveHandler(args.mailbox), hostname="127.0.0.1", port=args.port,

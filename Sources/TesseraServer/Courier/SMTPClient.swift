@@ -113,7 +113,7 @@ struct SMTPClient: Sendable {
                 try await channel.channel.eventLoop.submit {
                     try channel.channel.pipeline.syncOperations.addHandler(Self.tlsHandler(tls, host: host), position: .first)
                 }.get()
-                ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO")
+                ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO after STARTTLS")
             }
             if let username = settings.username {
                 try await authenticate(&smtp, mechanisms: ehlo.extension("AUTH") ?? [], username: username)
@@ -288,6 +288,8 @@ private struct SMTPConversation {
                           logAs: String? = nil) async throws -> SMTPReply {
         logger.trace("C: \(logAs ?? line)")
         do { try await writer.write(ByteBuffer(string: line + "\r\n")) } catch {
+            // The connection is gone; the inbound side knows why (e.g. a failed TLS handshake) and throws that.
+            _ = try await readReply(stage: stage, expect: expect)
             throw SMTPError(stage: stage, message: "\(error)")
         }
         return try await readReply(stage: stage, expect: expect)

@@ -171,6 +171,7 @@ struct SMTPClientTests {
                 try await client.send(SMTPMessage(to: "i@example.org", subject: "s", body: "b"))
             }
             #expect(error?.code == nil)
+            #expect(error?.description.contains("CERTIFICATE_VERIFY_FAILED") == true)
             let received = try server.receivedMessages()
             #expect(received.isEmpty)
         }
@@ -299,12 +300,13 @@ final class SMTPTestServer {
         throw SMTPFixtureError(description: "SMTP server did not listen on port \(port):\n\(log)")
     }
 
+    /// Stops the server (SIGTERM, then SIGKILL after 5 s) and deletes its directory.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
         try? stdin.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,0 +1,54 @@
+"""Markdown table of one otp-send.sh run: Tessera vs privacyIDEA, ratios from the same run."""
+import json
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+ours = [json.loads(x) for x in (out / "tessera.jsonl").read_text().splitlines() if x.strip()]
+idle, peak, sink, sink_codes, accepted_total = (out / "tessera_rss.txt").read_text().split()
+peer = {}
+if (out / "peer.jsonl").exists():
+    for line in (out / "peer.jsonl").read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            peer[r["conc"]] = r
+peer_idle = peer_peak = None
+if (out / "peer_rss.txt").exists():
+    for line in (out / "peer_rss.txt").read_text().splitlines():
+        k, tot, *_ = line.split()
+        if k == "rss_idle_fresh":
+            peer_idle = int(tot)
+    peak_vals = [r["rss_peak_total_mib"] for r in peer.values()]
+    peer_peak = max(peak_vals) if peak_vals else None
+
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+print(f"# OTP e-mail sends: Tessera vs privacyIDEA ({out.name})\n")
+print(f"Machine: {subprocess.getoutput('nproc')} cores, {cpu}, kernel {platform.release()}. Loopback only, one run, "
+      "wrk -t2 for Tessera (release build, SQLite WAL, SMTP to an aiosmtpd sink), privacyIDEA 3.14 as set up by "
+      "`../shared/peers/privacyidea` (gunicorn 2 sync workers, SQLite, SMTP to an aiosmtpd sink). "
+      "Tessera's rate counts accepted sends (HTTP 202); every accepted send was then delivered and counted at the "
+      "sink before the next run.\n")
+print("| operation | conc | Tessera sends/s | p50 ms | p99 ms | delivered / accepted | privacyIDEA triggerchallenge/s | p99 ms | ratio |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for r in ours:
+    p = peer.get(r["conc"])
+    prate = f'{p["rps"]:.1f}' if p else "—"
+    pp99 = f'{p["p99_ms"]:.0f}' if p else "—"
+    ratio = f'**{r["rps"] / p["rps"]:.0f}×**' if p and p["rps"] else "—"
+    print(f'| OTP e-mail send | {r["conc"]} | {r["rps"]:.0f} | {r["p50_ms"]:.1f} | {r["p99_ms"]:.1f} | '
+          f'{r["delivered"]} / {r["accepted"]} | {prate} | {pp99} | {ratio} |')
+print()
+print("| memory | Tessera | privacyIDEA | ratio |")
+print("|---|---:|---:|---:|")
+ri = f"{peer_idle / int(idle):.1f}× less" if peer_idle else "—"
+rp = f"{peer_peak / int(peak):.1f}× less" if peer_peak else "—"
+print(f"| idle RSS (MiB) | {idle} | {peer_idle or '—'} | {ri} |")
+print(f"| peak RSS under load (MiB) | {peak} | {peer_peak or '—'} | {rp} |")
+print()
+print(f"Sink total: {sink} messages received, {sink_codes} carrying a six-digit code; {accepted_total} sends accepted "
+      "(warm-up included). Goal (issue 3): ≥ 25× privacyIDEA's rate with every mail delivered; idle RSS ≤ 1/5.")
+for r in ours:
+    if r["other"] or r["socket_errors"] or r["refused"]:
+        print(f'\nc={r["conc"]}: {r["refused"]} refused (429), {r["other"]} other answers, {r["socket_errors"]} socket errors.')
