@@ -9,4 +9,4 @@ if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
   if [ "${CI:-}" = "true" ]; then echo "error: CI must test PostgreSQL"; exit 1; fi
 fi
 swift build --build-tests
-swift test --skip-build "$@"
+timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build "$@"

@@ -69,14 +69,22 @@ struct SMTPClient: Sendable {
             throw SMTPError(stage: "AUTH", message: "refusing to send credentials over an unencrypted connection")
         }
         let timeout = settings.timeout
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.exchange(message) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw SMTPError(stage: "exchange", message: "timed out after \(timeout)")
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.exchange(message) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw SMTPError(stage: "exchange", message: "timed out after \(timeout)")
+                }
+                _ = try await group.next()  // the first to finish wins; leaving the scope cancels the other
+                group.cancelAll()
             }
-            _ = try await group.next()  // the first to finish wins; leaving the scope cancels the other
-            group.cancelAll()
+        } catch let error as SMTPError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw SMTPError(stage: "exchange", message: "\(error)")
         }
     }
 
@@ -84,16 +92,17 @@ struct SMTPClient: Sendable {
 
     private func exchange(_ message: SMTPMessage) async throws {
         let tls = try settings.security == .none ? nil : makeTLSContext()
-        let channel: NIOAsyncChannel<String, ByteBuffer>
+        let channel: NIOAsyncChannel<SMTPLine, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: eventLoopGroup)
                 .connectTimeout(TimeAmount(settings.timeout))
                 .connect(host: settings.host, port: settings.port) { [settings] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        if settings.security == .implicitTLS, let tls {
+                        let implicitTLS = settings.security == .implicitTLS
+                        if implicitTLS, let tls {
                             try channel.pipeline.syncOperations.addHandler(Self.tlsHandler(tls, host: settings.host))
                         }
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SMTPLineDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(SMTPLineHandler(encrypted: implicitTLS))
                         return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -111,8 +120,11 @@ struct SMTPClient: Sendable {
                 _ = try await smtp.command("STARTTLS", stage: "STARTTLS", expect: 220...220)
                 let host = settings.host
                 try await channel.channel.eventLoop.submit {
-                    try channel.channel.pipeline.syncOperations.addHandler(Self.tlsHandler(tls, host: host), position: .first)
+                    let pipeline = channel.channel.pipeline.syncOperations
+                    try pipeline.handler(type: SMTPLineHandler.self).startTLS()
+                    try pipeline.addHandler(Self.tlsHandler(tls, host: host), position: .first)
                 }.get()
+                smtp.requireEncryption = true  // a reply that came in before the handshake is an injection attack
                 ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO after STARTTLS")
             }
             if let username = settings.username {
@@ -258,19 +270,23 @@ struct SMTPReply: Sendable {
 
 /// Reads replies and writes commands on one connection, logging commands (never credentials or the message).
 private struct SMTPConversation {
-    var lines: NIOAsyncChannelInboundStream<String>.AsyncIterator
+    var lines: NIOAsyncChannelInboundStream<SMTPLine>.AsyncIterator
     let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let logger: Logger
+    var requireEncryption = false
 
     mutating func readReply(stage: String, expect: ClosedRange<Int>) async throws -> SMTPReply {
         var text: [String] = []
         while true {
-            let line: String?
+            let line: SMTPLine?
             do { line = try await lines.next() } catch {
                 throw SMTPError(stage: stage, message: "\(error)")
             }
             guard let line else { throw SMTPError(stage: stage, message: "connection closed by server") }
-            let bytes = Array(line.utf8)
+            guard line.encrypted || !requireEncryption else {
+                throw SMTPError(stage: stage, message: "server sent unencrypted data after STARTTLS")
+            }
+            let bytes = Array(line.text.utf8)
             guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)) else {
                 throw SMTPError(stage: stage, message: "malformed reply")
             }
@@ -296,19 +312,42 @@ private struct SMTPConversation {
     }
 }
 
-/// Splits the inbound bytes into lines without their CRLF (or bare LF).
-private struct SMTPLineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = String
+/// A line from the server without its CRLF, and whether it came through TLS.
+struct SMTPLine: Sendable {
+    var text: String
+    var encrypted: Bool
+}
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > 8192 { throw SMTPError(stage: "reply", message: "reply line too long") }
-            return .needMoreData
+/// Splits the inbound bytes into lines (CRLF or bare LF), marking each as encrypted once TLS is on.
+private final class SMTPLineHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = SMTPLine
+    private var pending = ByteBuffer()
+    private var encrypted: Bool
+
+    init(encrypted: Bool) { self.encrypted = encrypted }
+
+    /// Called on the event loop as the TLS handler goes in: bytes still pending arrived in plaintext.
+    func startTLS() throws {
+        guard pending.readableBytes == 0 else {
+            throw SMTPError(stage: "STARTTLS", message: "server sent unencrypted data after STARTTLS")
         }
-        var line = buffer.readString(length: newline - buffer.readerIndex) ?? ""
-        buffer.moveReaderIndex(forwardBy: 1)
-        if line.hasSuffix("\r") { line.removeLast() }
-        context.fireChannelRead(Self.wrapInboundOut(line))
-        return .continue
+        encrypted = true
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        pending.writeBuffer(&bytes)
+        while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            var text = pending.readString(length: newline - pending.readerIndex) ?? ""
+            pending.moveReaderIndex(forwardBy: 1)
+            if text.hasSuffix("\r") { text.removeLast() }
+            context.fireChannelRead(wrapInboundOut(SMTPLine(text: text, encrypted: encrypted)))
+        }
+        pending.discardReadBytes()
+        if pending.readableBytes > 8192 {
+            context.fireErrorCaught(SMTPError(stage: "reply", message: "reply line too long"))
+            context.close(promise: nil)
+        }
     }
 }

@@ -177,6 +177,25 @@ struct SMTPClientTests {
         }
     }
 
+    @Test func startTLSResponseInjectionIsRejected() async throws {
+        // A man in the middle appends fake replies to "220" in plaintext; they must not count as post-TLS replies.
+        let fake = try await ScriptedSMTPServer.start { line in
+            switch line.prefix(4).uppercased() {
+            case "EHLO": "250-fake\r\n250 STARTTLS\r\n"
+            case "STAR": "220 go ahead\r\n250-fake\r\n250 AUTH PLAIN\r\n"
+            default: "250 OK\r\n"
+            }
+        }
+        let port = try #require(fake.localAddress?.port)
+        let client = SMTPClient(settings: SMTPSettings(host: "127.0.0.1", port: port, security: .startTLS, from: Self.from),
+                                logger: Logger(label: "test"))
+        let error = await #expect(throws: SMTPError.self) {
+            try await client.send(SMTPMessage(to: "l@example.org", subject: "s", body: "b"))
+        }
+        #expect(error?.description.contains("unencrypted data after STARTTLS") == true)
+        try await fake.close()
+    }
+
     @Test func refusesAuthOverPlaintextToRemoteHost() async throws {
         let settings = SMTPSettings(host: "mail.example.com", port: 25, security: .none, username: "u", password: "p",
                                     from: Self.from)
@@ -351,6 +370,39 @@ final class SMTPTestServer {
         try await channel.close()
         guard let port else { throw SMTPFixtureError(description: "no free port") }
         return port
+    }
+}
+
+/// A fake SMTP server on 127.0.0.1 that greets with 220 and answers each command line with `reply(line)`.
+final class ScriptedSMTPServer: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let reply: @Sendable (String) -> String
+    private var pending = ""
+
+    static func start(reply: @escaping @Sendable (String) -> String) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ScriptedSMTPServer(reply: reply))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    private init(reply: @escaping @Sendable (String) -> String) { self.reply = reply }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "220 fake ESMTP\r\n")), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        pending += String(buffer: unwrapInboundIn(data))
+        while let end = pending.range(of: "\r\n") {
+            let line = String(pending[..<end.lowerBound])
+            pending.removeSubrange(..<end.upperBound)
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: reply(line))), promise: nil)
+        }
     }
 }
 
