@@ -170,9 +170,12 @@ struct SMTPClient: Sendable {
         return try NIOSSLClientHandler(context: context, serverHostname: isIP ? nil : host)
     }
 
+    /// "localhost", 127.x.x.x or ::1 (not a DNS name such as "127.example.com").
     static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        guard host != "localhost" else { return true }
+        guard (try? SocketAddress(ipAddress: host, port: 0)) != nil else { return false }
+        return host == "::1" || host.hasPrefix("127.")
     }
 
     /// The bare address of `Name <a@b.c>` or `a@b.c`.

@@ -32,3 +32,19 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+/// Runs `body` between `begin` and COMMIT on one connection, rolling back if it throws.
+/// Both engines use it; only the opening statement differs.
+func inTransaction<T: Sendable>(
+    _ sql: any SQLDatabase, begin: SQLQueryString, _ body: @Sendable (any SQLDatabase) async throws -> T
+) async throws -> T {
+    try await sql.raw(begin).run()
+    do {
+        let value = try await body(sql)
+        try await sql.raw("COMMIT").run()
+        return value
+    } catch {
+        try? await sql.raw("ROLLBACK").run()
+        throw error
+    }
+}

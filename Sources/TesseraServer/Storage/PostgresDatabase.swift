@@ -62,16 +62,7 @@ public final class PostgresDatabase: Database {
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            let sql = connection.sql(queryLogLevel: nil)
-            try await sql.raw("BEGIN").run()
-            do {
-                let value = try await body(sql)
-                try await sql.raw("COMMIT").run()
-                return value
-            } catch {
-                try? await sql.raw("ROLLBACK").run()
-                throw error
-            }
+            try await inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
         }
     }
 

@@ -38,17 +38,7 @@ public final class SQLiteDatabase: Database {
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let sql = connection.sql(queryLogLevel: nil)
-        return try await lock.withLock {
-            try await sql.raw("BEGIN IMMEDIATE").run()
-            do {
-                let value = try await body(sql)
-                try await sql.raw("COMMIT").run()
-                return value
-            } catch {
-                try? await sql.raw("ROLLBACK").run()
-                throw error
-            }
-        }
+        return try await lock.withLock { try await inTransaction(sql, begin: "BEGIN IMMEDIATE", body) }
     }
 
     public func close() async {

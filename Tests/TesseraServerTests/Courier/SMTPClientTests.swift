@@ -196,8 +196,9 @@ struct SMTPClientTests {
         try await fake.close()
     }
 
-    @Test func refusesAuthOverPlaintextToRemoteHost() async throws {
-        let settings = SMTPSettings(host: "mail.example.com", port: 25, security: .none, username: "u", password: "p",
+    @Test(arguments: ["mail.example.com", "127.0.0.1.example.com", "192.0.2.1"])
+    func refusesAuthOverPlaintextToRemoteHost(host: String) async throws {
+        let settings = SMTPSettings(host: host, port: 25, security: .none, username: "u", password: "p",
                                     from: Self.from)
         let error = await #expect(throws: SMTPError.self) {
             try await SMTPClient(settings: settings, logger: Logger(label: "test"))
