@@ -11,6 +11,7 @@ public final class PostgresDatabase: Database {
     public let kind = DatabaseKind.postgres
     let client: PostgresClient
     private let logger: Logger
+    private let probeConfiguration: PostgresConnection.Configuration
 
     /// Creates a pool for a `postgres://user:password@host:port/database` URL.
     init(url: String, logger: Logger) throws {
@@ -23,14 +24,20 @@ public final class PostgresDatabase: Database {
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
         let tls: PostgresClient.Configuration.TLS
+        let probeTLS: PostgresConnection.Configuration.TLS
         switch tlsMode {
-        case "disable": tls = .disable
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        default: tls = .require(.makeClientConfiguration())
+        case "disable": (tls, probeTLS) = (.disable, .disable)
+        case "prefer": (tls, probeTLS) = (.prefer(.makeClientConfiguration()), try .prefer(.init(configuration: .makeClientConfiguration())))
+        default: (tls, probeTLS) = (.require(.makeClientConfiguration()), try .require(.init(configuration: .makeClientConfiguration())))
         }
+        let username = components.user ?? "postgres"
         var configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            host: host, port: components.port ?? 5432, username: username,
             password: components.password, database: database.isEmpty ? nil : database, tls: tls
+        )
+        probeConfiguration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: username, password: components.password,
+            database: database.isEmpty ? nil : database, tls: probeTLS
         )
         configuration.options.maximumConnections = 16
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -42,6 +49,16 @@ public final class PostgresDatabase: Database {
     /// Opens a pool and checks that the server answers.
     public static func open(url: String, logger: Logger) async throws -> PostgresDatabase {
         let database = try PostgresDatabase(url: url, logger: logger)
+        // One plain connection first: a wrong password or database fails at once, with the server's words.
+        do {
+            let probe = try await PostgresConnection.connect(configuration: database.probeConfiguration, id: 0, logger: logger)
+            try await probe.close()
+        } catch let error as PSQLError {
+            let reason = error.serverInfo?[.message] ?? String(describing: error.code)
+            throw ConfigurationError("cannot connect to PostgreSQL at the database URL: \(reason)")
+        } catch {
+            throw ConfigurationError("cannot connect to PostgreSQL at the database URL: \(error)")
+        }
         let client = database.client
         database.runner.set(Task { await client.run() })
         try await Task.sleep(for: .milliseconds(20))  // let run() start before the first lease
