@@ -5,7 +5,8 @@ extension TesseraRuntime {
     /// The router with every route; also used by tests to compare with the OpenAPI document.
     public func makeRouter() -> Router<TesseraRequestContext> {
         let router = Router(context: TesseraRequestContext.self)
-        router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit))
+        let routes = RouteTable()
+        router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
 
         let app = router.group("v1").add(middleware: ClientMiddleware(clients: clients))
@@ -13,6 +14,7 @@ extension TesseraRuntime {
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
         AdminController(clients: clients, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        routes.fill(from: router.routes)
         return router
     }
 

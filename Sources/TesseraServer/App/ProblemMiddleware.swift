@@ -8,6 +8,7 @@ import TesseraCore
 /// code 9001 and are logged; they are always bugs.
 struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
     let bodyLimit: Int
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -21,6 +22,11 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
         } catch let error as AppError {
             context.logger.info("request refused", metadata: ["code": .stringConvertible(error.code.rawValue)])
             return error.response(requestId: requestId)
+        } catch let error as HTTPError where error.status == .notFound && !routes.methods(for: request.uri.path).isEmpty {
+            // The path exists, the method does not: 405 with the methods that do.
+            var response = AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed").response(requestId: requestId)
+            response.headers[.allow] = routes.methods(for: request.uri.path).joined(separator: ", ")
+            return response
         } catch let error as HTTPError {
             let mapped = Self.map(error)
             context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
@@ -44,5 +50,28 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
                 AppError(.badRequest, error.status, "Bad request", detail: error.body)
             }
         }
+    }
+}
+
+/// The router's paths and their methods, filled once the routes are added, to answer 405 with `Allow`.
+final class RouteTable: @unchecked Sendable {
+    private var entries: [(segments: [Substring], method: String)] = []
+
+    func fill(from routes: [Router<TesseraRequestContext>.RouteDescription]) {
+        entries = routes.map { route in
+            (route.path.description.split(separator: "/"), route.method.rawValue)
+        }
+    }
+
+    /// The methods routed for `path` (captures match any segment), sorted.
+    func methods(for path: String) -> [String] {
+        let segments = path.split(separator: "/")
+        let matching = entries.filter { entry in
+            entry.segments.count == segments.count
+                && zip(entry.segments, segments).allSatisfy { pattern, segment in
+                    pattern == segment || pattern.hasPrefix(":") || pattern.hasPrefix("{")
+                }
+        }
+        return Set(matching.map(\.method)).sorted()
     }
 }

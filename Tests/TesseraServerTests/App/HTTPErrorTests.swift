@@ -112,6 +112,15 @@ struct HTTPErrorTests {
                 #expect(response.status == .notFound)
                 try expectProblem(response, ErrorCode.notFound)
             }
+            try await http.run(uri: "/healthz", method: .put) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET")
+                try expectProblem(response, ErrorCode.methodNotAllowed)
+            }
+            try await http.run(uri: "/v1/admin/clients/tck_x/disable", method: .get) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "POST")
+            }
             try await http.run(uri: "/v1/admin/clients", method: .get) { response in
                 #expect(response.status == .unauthorized)
                 try expectProblem(response, ErrorCode.adminUnauthorized)
