@@ -28,9 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let first = runtime.firstStart {
             printFirstStart(first, configuration: configuration)
         }
-        if configuration.emailDelivery == .file || configuration.smsDelivery == .file {
+        let fileChannels = [("e-mail", configuration.emailDelivery == .file, "smtp.*"), ("SMS", configuration.smsDelivery == .file, "sms.*")]
+            .filter(\.1)
+        if !fileChannels.isEmpty {
             logger.warning(
-                "development file outbox in use: codes are written to \(configuration.fileOutboxPath) (read them with `tessera outbox`); configure smtp.* and sms.* for real delivery"
+                "development file outbox in use for \(fileChannels.map(\.0).joined(separator: " and ")): codes are written to \(configuration.fileOutboxPath) (read them with `tessera outbox`); configure \(fileChannels.map(\.2).joined(separator: " and ")) for real delivery"
             )
         }
         let app = runtime.makeApplication()
