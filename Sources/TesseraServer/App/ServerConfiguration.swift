@@ -67,7 +67,7 @@ public struct ServerConfiguration: Sendable {
         otp.disposeTokenLifetime = try seconds("otp.disposeTokenLifetime", otp.disposeTokenLifetime, range: 30...86400)
         otp.maxAttempts = try count("otp.maxAttempts", otp.maxAttempts, range: 1...20)
         otp.perTargetHourlyLimit = try count("otp.perTargetHourlyLimit", otp.perTargetHourlyLimit, range: 1...1_000_000_000)
-        otp.perIPHourlyLimit = try count("otp.perIPHourlyLimit", otp.perIPHourlyLimit, range: 1...1_000_000_000)
+        otp.perIPHourlyLimit = try count("otp.perIpHourlyLimit", otp.perIPHourlyLimit, range: 1...1_000_000_000)
         otp.perClientHourlyLimit = try count("otp.perClientHourlyLimit", otp.perClientHourlyLimit, range: 1...1_000_000_000)
 
         for (purpose, keyPath) in [("signup", \MessageTemplates.signup), ("recovery", \MessageTemplates.recovery)] {

@@ -1,0 +1,60 @@
+import Configuration
+import Testing
+@testable import TesseraServer
+
+/// The flags and environment variables documented in the README reach the configuration.
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("documented command-line flags")
+    func flags() throws {
+        let arguments = [
+            "tessera", "--port", "9001", "--host", "0.0.0.0", "--data-dir", "/tmp/x", "--otp-code-lifetime", "120",
+            "--otp-max-attempts", "3", "--otp-resend-cooldown", "10", "--otp-per-target-hourly-limit", "7",
+            "--otp-per-ip-hourly-limit", "77", "--otp-per-client-hourly-limit", "777", "--otp-dispose-token-lifetime", "900",
+            "--http-body-limit", "2048", "--smtp-host", "mail.example.com", "--smtp-from", "a@example.com", "--smtp-security", "tls",
+            "--courier-poll-interval-ms", "250", "--log-level", "debug",
+        ]
+        let configuration = try ServerConfiguration(reader: ConfigReader(provider: CommandLineArgumentsProvider(arguments: arguments)))
+        #expect(configuration.port == 9001 && configuration.host == "0.0.0.0" && configuration.dataDirectory == "/tmp/x")
+        #expect(configuration.otp.codeLifetime == .seconds(120))
+        #expect(configuration.otp.maxAttempts == 3)
+        #expect(configuration.otp.resendCooldown == .seconds(10))
+        #expect(configuration.otp.perTargetHourlyLimit == 7)
+        #expect(configuration.otp.perIPHourlyLimit == 77)
+        #expect(configuration.otp.perClientHourlyLimit == 777)
+        #expect(configuration.otp.disposeTokenLifetime == .seconds(900))
+        #expect(configuration.bodyLimit == 2048)
+        #expect(configuration.emailDelivery == .smtp)
+        #expect(configuration.smtp?.port == 465 && configuration.smtp?.security == .implicitTLS)
+        #expect(configuration.courierPollInterval == .milliseconds(250))
+        #expect(configuration.logLevel == .debug)
+    }
+
+    @Test("documented environment variables")
+    func environment() throws {
+        let environment = [
+            "TESSERA_PORT": "9002", "TESSERA_OTP_PER_IP_HOURLY_LIMIT": "55", "TESSERA_OTP_CODE_LIFETIME": "60",
+            "TESSERA_SMS_URL": "https://sms.example.com/send", "TESSERA_SMS_FROM": "Tessera", "TESSERA_MASTER_KEY": "k",
+            "TESSERA_TEMPLATES_SIGNUP_SUBJECT": "Code {{code}}",
+        ]
+        let provider = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "tessera")
+        let configuration = try ServerConfiguration(reader: ConfigReader(provider: provider))
+        #expect(configuration.port == 9002)
+        #expect(configuration.otp.perIPHourlyLimit == 55)
+        #expect(configuration.otp.codeLifetime == .seconds(60))
+        #expect(configuration.smsDelivery == .http && configuration.sms?.url == "https://sms.example.com/send")
+        #expect(configuration.masterKey == "k")
+        #expect(configuration.templates.signup.subject == "Code {{code}}")
+    }
+
+    @Test("out-of-range values are refused with the key's name")
+    func ranges() {
+        for (flag, value) in [("--otp-code-lifetime", "5"), ("--otp-max-attempts", "0"), ("--http-body-limit", "10"), ("--smtp-security", "ssl")] {
+            var extra = [flag, value]
+            if flag == "--smtp-security" { extra += ["--smtp-host", "h", "--smtp-from", "a@b.co"] }
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration(reader: ConfigReader(provider: CommandLineArgumentsProvider(arguments: ["tessera"] + extra)))
+            }
+        }
+    }
+}
