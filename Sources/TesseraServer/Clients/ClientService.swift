@@ -8,8 +8,19 @@ public struct ClientService: Sendable {
     let hasher: SecretHasher
     let random: RandomSource
     let clock: WallClock
+    /// Lookups by client key are cached this long; a disabled client or a rotated secret takes
+    /// effect at once on this instance and within this time on the others.
+    let cache = ClientCache(ttlMillis: 5_000)
 
     static let secretDomain = "client-secret"
+
+    private func find(clientKey: String) async throws -> (client: Client, secretHash: String)? {
+        let now = clock.now()
+        if case .cached(let entry) = cache.lookup(clientKey, now: now) { return entry }
+        let found = try await repository.find(clientKey: clientKey)
+        cache.store(clientKey, found, now: now)
+        return found
+    }
 
     /// Creates a client; the secret is returned here once and stored only as a keyed hash.
     public func create(name: String, bundleIds: [String]) async throws -> ClientWithSecret {
@@ -32,6 +43,7 @@ public struct ClientService: Sendable {
     public func list() async throws -> [Client] { try await repository.list() }
 
     public func setEnabled(clientKey: String, _ enabled: Bool) async throws {
+        cache.remove(clientKey)
         guard try await repository.setEnabled(clientKey: clientKey, enabled: enabled, at: clock.now()) else {
             throw AppError(.clientUnknown, .notFound, "No such client")
         }
@@ -40,6 +52,7 @@ public struct ClientService: Sendable {
     /// Replaces the client secret; the old one stops working at once.
     public func rotateSecret(clientKey: String) async throws -> ClientWithSecret {
         let secret = random.token(prefix: "tcs_")
+        cache.remove(clientKey)
         guard let client = try await repository.replaceSecret(
             clientKey: clientKey, secretHash: hasher.hash(secret, domain: Self.secretDomain), at: clock.now()
         ) else {
@@ -53,7 +66,7 @@ public struct ClientService: Sendable {
         guard let clientKey, !clientKey.isEmpty else {
             throw AppError(.clientKeyMissing, .unauthorized, "Client key missing", detail: "Send the \(TesseraHeader.clientKey) header")
         }
-        guard clientKey.count <= 100, let (client, _) = try await repository.find(clientKey: clientKey) else {
+        guard clientKey.count <= 100, let (client, _) = try await find(clientKey: clientKey) else {
             throw AppError(.clientUnknown, .unauthorized, "Unknown client")
         }
         guard client.enabled else { throw AppError(.clientDisabled, .forbidden, "Client disabled") }
@@ -68,7 +81,7 @@ public struct ClientService: Sendable {
 
     /// Checks a relying-party call made with the client key and secret.
     public func authenticateBackend(clientKey: String, secret: String) async throws -> Client {
-        guard let (client, hash) = try await repository.find(clientKey: clientKey),
+        guard let (client, hash) = try await find(clientKey: clientKey),
               hasher.verify(secret, domain: Self.secretDomain, against: hash)
         else {
             throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid")

@@ -61,29 +61,38 @@ public final class CourierService: Service, Sendable {
             }
             if batch.isEmpty { return tried }
             tried += batch.count
-            await withTaskGroup(of: Void.self) { group in
+            let delivered = await withTaskGroup(of: String?.self) { group in
                 for item in batch {
-                    group.addTask { await self.deliver(item.message, attempts: item.attempts) }
+                    group.addTask { await self.deliver(item.message, attempts: item.attempts) ? item.message.id : nil }
                 }
+                return await group.reduce(into: [String]()) { ids, id in if let id { ids.append(id) } }
+            }
+            do {
+                try await outbox.markSent(ids: delivered)
+            } catch {
+                // The lease runs out and the messages are sent again: at-least-once, never lost.
+                logger.error("recording deliveries failed", metadata: ["error": .string(String(describing: error))])
             }
         }
     }
 
-    private func deliver(_ message: OutboundMessage, attempts: Int) async {
+    /// Sends one message; true when the sender accepted it. Failures are scheduled for a retry here.
+    private func deliver(_ message: OutboundMessage, attempts: Int) async -> Bool {
         var logger = logger
         logger[metadataKey: "message"] = .string(message.id)
         logger[metadataKey: "channel"] = .string(message.channel.rawValue)
         guard let sender = senders[message.channel] else {
             try? await outbox.markFailed(id: message.id, attempts: attempts, error: "no sender for channel")
-            return
+            return false
         }
         do {
             try await sender.send(message)
-            try await outbox.markSent(id: message.id)
             logger.info("message delivered", metadata: ["attempt": .stringConvertible(attempts)])
+            return true
         } catch {
             logger.warning("delivery failed", metadata: ["attempt": .stringConvertible(attempts), "error": .string(String(describing: error))])
             try? await outbox.markFailed(id: message.id, attempts: attempts, error: String(describing: error))
+            return false
         }
     }
 }

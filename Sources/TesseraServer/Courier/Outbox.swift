@@ -72,11 +72,16 @@ struct Outbox: Sendable {
         }
     }
 
-    func markSent(id: String) async throws {
+    /// Records deliveries, in one statement for the whole batch.
+    func markSent(ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        let now = clock.now()
         try await database.withSQL { sql in
-            try await sql.raw(
-                "UPDATE outbox SET status = 'sent', sent_at = \(bind: clock.now()), sealed_payload = NULL, locked_until = NULL, last_error = NULL WHERE id = \(bind: id)"
-            ).run()
+            try await sql.update("outbox")
+                .set("status", to: "sent").set("sent_at", to: now).set(SQLColumn("sealed_payload"), to: SQLLiteral.null)
+                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("last_error"), to: SQLLiteral.null)
+                .where("id", .in, ids)
+                .run()
         }
     }
 

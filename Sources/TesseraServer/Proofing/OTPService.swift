@@ -51,17 +51,20 @@ public struct OTPService: Sendable {
                     retryAfter: Int(max(1, (next - now + 999) / 1000))
                 )
             }
-            let hour = Duration.seconds(3600)
             let retry = Int(3600 - (now / 1000) % 3600)
-            if try await counters.increment("otp-target|\(client.id)|\(channel.rawValue)|\(target)", now: now, window: hour, in: sql)
-                > settings.perTargetHourlyLimit
-            {
+            let targetKey = "otp-target|\(client.id)|\(channel.rawValue)|\(target)"
+            let ipKey = ip.map { "otp-ip|\($0)" }
+            let clientKey = "otp-client|\(client.id)"
+            let counts = try await counters.increment(
+                [targetKey, clientKey] + (ipKey.map { [$0] } ?? []), now: now, window: .seconds(3600), in: sql
+            )
+            if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
                 throw AppError(.otpTargetRateLimited, .tooManyRequests, "Too many codes sent to this target", retryAfter: retry)
             }
-            if let ip, try await counters.increment("otp-ip|\(ip)", now: now, window: hour, in: sql) > settings.perIPHourlyLimit {
+            if let ipKey, counts[ipKey, default: 0] > settings.perIPHourlyLimit {
                 throw AppError(.otpIPRateLimited, .tooManyRequests, "Too many codes requested from this address", retryAfter: retry)
             }
-            if try await counters.increment("otp-client|\(client.id)", now: now, window: hour, in: sql) > settings.perClientHourlyLimit {
+            if counts[clientKey, default: 0] > settings.perClientHourlyLimit {
                 throw AppError(.otpClientRateLimited, .tooManyRequests, "Too many codes requested for this app", retryAfter: retry)
             }
             try await repository.supersede(binding, now: now, in: sql)
