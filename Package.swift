@@ -25,8 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
-        // Wire types and error codes shared by the SDK and the server. Foundation only.
-        .target(name: "TesseraCore"),
+        // Wire types, error codes and the request-signature format shared by the SDK and the server.
+        .target(name: "TesseraCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The SDK that apps embed. Builds for iOS: no server code.
         .target(
             name: "Tessera",

@@ -89,6 +89,25 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// The dispose token is unknown, expired, already used, or bound to something else.
     public static let disposeTokenInvalid = ErrorCode(rawValue: 2101)
 
+    // MARK: Signed device requests (3000–3099)
+    /// The request carries no `Signature`, `Signature-Input` or `Content-Digest` header.
+    public static let signatureMissing = ErrorCode(rawValue: 3001)
+    /// The signature headers cannot be parsed, or do not cover `@method`, `@path` and `content-digest`
+    /// with `ecdsa-p256-sha256`.
+    public static let signatureMalformed = ErrorCode(rawValue: 3002)
+    /// `created` is more than the allowed skew (5 minutes) from the server's clock.
+    public static let signatureExpired = ErrorCode(rawValue: 3003)
+    /// The nonce was used before by this key.
+    public static let nonceReplayed = ErrorCode(rawValue: 3004)
+    /// `Content-Digest` does not match the body received.
+    public static let contentDigestMismatch = ErrorCode(rawValue: 3005)
+    /// The signature does not verify with the device's key.
+    public static let signatureInvalid = ErrorCode(rawValue: 3006)
+    /// No device has this key id.
+    public static let deviceUnknown = ErrorCode(rawValue: 3007)
+    /// The device was revoked.
+    public static let deviceRevoked = ErrorCode(rawValue: 3008)
+
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
     public static let internalError = ErrorCode(rawValue: 9001)
@@ -114,6 +133,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         2013: "otp-client-rate-limited", 2014: "otp-channel-unavailable",
         2020: "otp-invalid", 2021: "otp-expired", 2022: "otp-too-many-attempts",
         2101: "dispose-token-invalid",
+        3001: "signature-missing", 3002: "signature-malformed", 3003: "signature-expired", 3004: "nonce-replayed",
+        3005: "content-digest-mismatch", 3006: "signature-invalid", 3007: "device-unknown", 3008: "device-revoked",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

@@ -7,6 +7,8 @@ public protocol TesseraContext: RequestContext {
     var remoteAddress: String? { get }
     var requestId: String { get }
     var client: Client? { get set }
+    /// The device whose signature a device endpoint verified.
+    var deviceId: String? { get set }
 }
 
 /// The request context of the Tessera server.
@@ -15,11 +17,13 @@ public struct TesseraRequestContext: TesseraContext {
     public let remoteAddress: String?
     public let requestId: String
     public var client: Client?
+    public var deviceId: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.requestId = RandomSource.system.identifier()
         self.client = nil
+        self.deviceId = nil
     }
 }

@@ -97,7 +97,18 @@ enum Migrator {
                 value TEXT NOT NULL
             )
             """,
-        ])
+        ]),
+        Migration(version: 2, name: "request-nonces", statements: [
+            """
+            CREATE TABLE request_nonces (
+                key_id TEXT NOT NULL,
+                nonce TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                PRIMARY KEY (key_id, nonce)
+            )
+            """,
+            "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
+        ]),
     ]
 
     /// Applies every migration not yet recorded. Returns the versions applied now.

@@ -1,0 +1,36 @@
+import Crypto
+import Foundation
+
+/// A device's signing key as the verifier needs it.
+public struct DeviceSigningKey: Sendable {
+    public var deviceId: String
+    public var publicKey: P256.Signing.PublicKey
+    public var revoked: Bool
+
+    public init(deviceId: String, publicKey: P256.Signing.PublicKey, revoked: Bool) {
+        self.deviceId = deviceId
+        self.publicKey = publicKey
+        self.revoked = revoked
+    }
+}
+
+/// Finds a device's public key by the signature's key id. The devices domain implements it over
+/// its tables; ``MemoryDeviceKeyLookup`` serves tests and tools.
+public protocol DeviceKeyLookup: Sendable {
+    func signingKey(for keyId: String) async throws -> DeviceSigningKey?
+}
+
+/// An in-memory ``DeviceKeyLookup``.
+public final class MemoryDeviceKeyLookup: DeviceKeyLookup, @unchecked Sendable {
+    private var keys: [String: DeviceSigningKey] = [:]
+    private let lock = NSLock()
+
+    public init() {}
+
+    public func add(_ key: DeviceSigningKey) { lock.withLock { keys[key.deviceId] = key } }
+
+    public func revoke(_ deviceId: String) { lock.withLock { keys[deviceId]?.revoked = true } }
+
+    public func signingKey(for keyId: String) async throws -> DeviceSigningKey? { lock.withLock { keys[keyId] } }
+}
+
