@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+
+/// RFC 6238 time-based one-time passwords (HMAC-SHA-1, the algorithm authenticator apps and
+/// `oathtool --totp` use by default). The device computes codes offline; the server checks them.
+public struct TOTP: Sendable, Equatable {
+    /// The shared secret (at least 20 bytes for Tessera's own secrets).
+    public let secret: [UInt8]
+    /// Digits in a code (6 by default, 8 for the RFC's test vectors).
+    public let digits: Int
+    /// Length of a time step in seconds.
+    public let period: Int64
+
+    /// Creates a generator.
+    public init(secret: [UInt8], digits: Int = 6, period: Int64 = 30) {
+        precondition((6...8).contains(digits), "TOTP codes have 6 to 8 digits")
+        precondition(period > 0, "the time step must be positive")
+        self.secret = secret
+        self.digits = digits
+        self.period = period
+    }
+
+    /// Creates a generator from a base32 secret (RFC 4648, case and padding ignored).
+    public init?(base32Secret: String, digits: Int = 6, period: Int64 = 30) {
+        guard let bytes = Base32.decode(base32Secret), !bytes.isEmpty else { return nil }
+        self.init(secret: bytes, digits: digits, period: period)
+    }
+
+    /// The time step that contains `date`.
+    public func step(at date: Date) -> Int64 {
+        Int64(floor(date.timeIntervalSince1970)) / period
+    }
+
+    /// The code for a time step (RFC 4226 HOTP with the step as counter).
+    public func code(forStep step: Int64) -> String {
+        var counter = UInt64(bitPattern: step).bigEndian
+        let message = withUnsafeBytes(of: &counter) { Array($0) }
+        let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
+        let offset = Int(mac[mac.count - 1] & 0x0f)
+        let binary = (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16)
+            | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
+        var modulus: UInt32 = 1
+        for _ in 0..<digits { modulus *= 10 }
+        let value = String(binary % modulus)
+        return String(repeating: "0", count: digits - value.count) + value
+    }
+
+    /// The code at `date`.
+    public func code(at date: Date = Date()) -> String { code(forStep: step(at: date)) }
+
+    /// The `otpauth://totp/…` URI authenticator apps read from a QR code.
+    public func provisioningURI(issuer: String, account: String) -> String {
+        var components = URLComponents()
+        components.scheme = "otpauth"
+        components.host = "totp"
+        components.path = "/" + issuer + ":" + account
+        components.queryItems = [
+            URLQueryItem(name: "secret", value: Base32.encode(secret)), URLQueryItem(name: "issuer", value: issuer),
+            URLQueryItem(name: "algorithm", value: "SHA1"), URLQueryItem(name: "digits", value: String(digits)),
+            URLQueryItem(name: "period", value: String(period)),
+        ]
+        return components.string ?? ""
+    }
+}
+
+/// RFC 4648 base32 (the alphabet TOTP secrets are exchanged in).
+public enum Base32 {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+
+    /// Encodes bytes without padding.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var output: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                output.append(alphabet[Int((buffer >> UInt32(bits - 5)) & 31)])
+                bits -= 5
+            }
+        }
+        if bits > 0 { output.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes base32, ignoring case, spaces and padding; nil for any other character.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var output: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in text.uppercased().utf8 where character != UInt8(ascii: "=") && character != UInt8(ascii: " ") {
+            guard let index = alphabet.firstIndex(of: character) else { return nil }
+            buffer = (buffer << 5) | UInt32(index)
+            bits += 5
+            if bits >= 8 {
+                output.append(UInt8((buffer >> UInt32(bits - 8)) & 0xff))
+                bits -= 8
+            }
+        }
+        return output
+    }
+}
