@@ -108,6 +108,18 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// The device was revoked.
     public static let deviceRevoked = ErrorCode(rawValue: 3008)
 
+    // MARK: Users and sign-up (4000–4099)
+    /// Another account of this app has this e-mail address.
+    public static let duplicateEmail = ErrorCode(rawValue: 4001)
+    /// Another account of this app has this phone number.
+    public static let duplicatePhoneNumber = ErrorCode(rawValue: 4002)
+    /// The user key is taken.
+    public static let userKeyTaken = ErrorCode(rawValue: 4003)
+    /// The three agreements must all be accepted.
+    public static let agreementsRequired = ErrorCode(rawValue: 4004)
+    /// The dispose token was verified for another e-mail address or phone number than the sign-up's.
+    public static let disposeTokenTargetMismatch = ErrorCode(rawValue: 4005)
+
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
     public static let internalError = ErrorCode(rawValue: 9001)
@@ -135,6 +147,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         2101: "dispose-token-invalid",
         3001: "signature-missing", 3002: "signature-malformed", 3003: "signature-expired", 3004: "nonce-replayed",
         3005: "content-digest-mismatch", 3006: "signature-invalid", 3007: "device-unknown", 3008: "device-revoked",
+        4001: "duplicate-email", 4002: "duplicate-phone-number", 4003: "user-key-taken", 4004: "agreements-required",
+        4005: "dispose-token-target-mismatch",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

@@ -49,6 +49,13 @@ public enum MessageSignature {
         public var description: String
     }
 
+    /// The key id a device uses before it has a device ID (sign-up): base64url (no padding) of the
+    /// SHA-256 of its public key's X9.63 bytes.
+    public static func thumbprint(ofX963 publicKey: some DataProtocol) -> String {
+        Data(SHA256.hash(data: Data(publicKey))).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
     /// The RFC 9530 `Content-Digest` value of a body (`sha-256=:base64:`).
     public static func contentDigest(of body: some DataProtocol) -> String {
         "sha-256=:" + Data(SHA256.hash(data: Data(body))).base64EncodedString() + ":"

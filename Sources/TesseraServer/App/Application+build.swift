@@ -11,6 +11,7 @@ extension TesseraRuntime {
 
         let app = router.group("v1").add(middleware: ClientMiddleware(clients: clients))
         OTPController(service: otp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
+        UserController(service: signUp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
         AdminController(clients: clients, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)

@@ -14,6 +14,7 @@ public final class TesseraRuntime: Sendable {
     public let clients: ClientService
     public let otp: OTPService
     public let courier: CourierService
+    public let signUp: SignUpService
     let outbox: Outbox
     let admin: AdminAuthenticator
     let janitor: JanitorService
@@ -57,6 +58,10 @@ public final class TesseraRuntime: Sendable {
         otp = OTPService(
             database: database, outbox: outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
+        )
+        signUp = SignUpService(
+            database: database, devices: SQLDeviceRepository(database: database), otp: otp, hasher: hasher, totpKey: keys.totpKey,
+            random: random, clock: clock
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, outbox: outbox, clock: clock, logger: logger)

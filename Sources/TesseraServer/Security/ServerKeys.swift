@@ -11,6 +11,8 @@ public struct ServerKeys: Sendable {
     public let hashKey: SymmetricKey
     /// Key that seals message payloads waiting in the outbox (they contain codes).
     public let outboxKey: SymmetricKey
+    /// Key that seals TOTP secrets at rest (the server must read them back to verify codes).
+    public let totpKey: SymmetricKey
 
     public var hasher: SecretHasher { SecretHasher(key: hashKey) }
 
@@ -44,7 +46,7 @@ public struct ServerKeys: Sendable {
             }
             return SymmetricKey(data: opened)
         }
-        return ServerKeys(hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"))
+        return ServerKeys(hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"), totpKey: try await key("totp-key"))
     }
 
     /// Reads the master key from configuration (base64, 32 bytes) or, in development, from

@@ -109,6 +109,51 @@ enum Migrator {
             """,
             "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
         ]),
+        Migration(version: 3, name: "users-devices-sessions", statements: [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                user_key TEXT NOT NULL,
+                name TEXT NOT NULL,
+                email TEXT NOT NULL,
+                phone TEXT NOT NULL,
+                local_auth_type TEXT NOT NULL,
+                agreed_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                CONSTRAINT users_user_key_unique UNIQUE (client_id, user_key),
+                CONSTRAINT users_email_unique UNIQUE (client_id, email),
+                CONSTRAINT users_phone_unique UNIQUE (client_id, phone)
+            )
+            """,
+            """
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                device_key TEXT NOT NULL,
+                uv_key TEXT NOT NULL,
+                os TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                push_token TEXT NOT NULL,
+                totp_secret_sealed TEXT NOT NULL,
+                status TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX devices_user ON devices (user_id)",
+            """
+            CREATE TABLE sessions (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                device_id TEXT REFERENCES devices(id),
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+        ]),
     ]
 
     /// Applies every migration not yet recorded. Returns the versions applied now.

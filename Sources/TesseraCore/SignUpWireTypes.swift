@@ -1,0 +1,141 @@
+/// What `checkDuplicateUserData` checks (the seed's `BSA.Enums.VerifyType`).
+public enum VerifyType: String, Codable, Sendable, CaseIterable {
+    /// An e-mail address.
+    case email = "Email"
+    /// A phone number.
+    case phoneNumber = "PhoneNumber"
+}
+
+/// `POST /v1/users/check-duplicate` body (the seed's `checkDuplicateUserData`).
+public struct CheckDuplicateRequest: Codable, Sendable, Equatable {
+    /// The e-mail address or phone number.
+    public var verifyData: String
+    /// Which of the two it is.
+    public var verifyType: VerifyType
+    /// Creates a request.
+    public init(verifyData: String, verifyType: VerifyType) {
+        self.verifyData = verifyData
+        self.verifyType = verifyType
+    }
+}
+
+/// `POST /v1/users/check-duplicate` answer.
+public struct CheckDuplicateResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success.
+    public var rtCode: Int
+    /// True when an account of this app already has it (the seed's `onDuplicateUser`).
+    public var duplicate: Bool
+    /// Creates an answer.
+    public init(rtCode: Int = 0, duplicate: Bool) {
+        self.rtCode = rtCode
+        self.duplicate = duplicate
+    }
+}
+
+/// `POST /v1/users/check-user-key` body (the seed's `checkUserKeyAvailable`).
+public struct CheckUserKeyRequest: Codable, Sendable, Equatable {
+    /// The user ID to check.
+    public var userKey: String
+    /// Creates a request.
+    public init(userKey: String) { self.userKey = userKey }
+}
+
+/// `POST /v1/users/check-user-key` answer.
+public struct CheckUserKeyResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success.
+    public var rtCode: Int
+    /// True when nobody of this app uses the key (the seed's `onUserKeyAvailable`).
+    public var available: Bool
+    /// Creates an answer.
+    public init(rtCode: Int = 0, available: Bool) {
+        self.rtCode = rtCode
+        self.available = available
+    }
+}
+
+/// `POST /v1/signup` body: the seed's `BSA.SignUpData.UserData` plus the two device public keys.
+/// The request must be signed (RFC 9421) by the device key given here, with `keyid` equal to
+/// ``MessageSignature/thumbprint(ofX963:)`` of that key: proof of possession.
+public struct SignUpRequest: Codable, Sendable, Equatable {
+    /// The app's bundle identifier.
+    public var appPackage: String
+    /// The client key.
+    public var clientKey: String
+    /// The app version (for example 1.1.1).
+    public var appVersion: String
+    /// The push token (FCM/APNs), may be empty.
+    public var token: String
+    /// E-mail address.
+    public var email: String
+    /// Phone number (E.164).
+    public var phoneNumber: String
+    /// The user ID.
+    public var userKey: String
+    /// The user's name.
+    public var name: String
+    /// Local authentication type (`NONE`, `BIOMETRIC`, `PASSCODE`, `PIN`, `PASSWORD`).
+    public var authType: String
+    /// Operating system (`iOS`, `macOS`, `Linux`, …).
+    public var os: String
+    /// The token from `verifyOTPNumber`, for the e-mail address or the phone number.
+    public var disposeToken: String
+    /// Terms of use accepted.
+    public var agreeGccs: Bool
+    /// Privacy policy accepted.
+    public var agreePerson: Bool
+    /// Device information policy accepted.
+    public var agreeDevice: Bool
+    /// The device key (P-256, X9.63 uncompressed point, base64).
+    public var devicePublicKey: String
+    /// The user-verification key (P-256, X9.63 uncompressed point, base64).
+    public var userVerificationPublicKey: String
+
+    /// Creates a request.
+    public init(
+        appPackage: String, clientKey: String, appVersion: String, token: String, email: String, phoneNumber: String,
+        userKey: String, name: String, authType: String, os: String, disposeToken: String, agreeGccs: Bool,
+        agreePerson: Bool, agreeDevice: Bool, devicePublicKey: String, userVerificationPublicKey: String
+    ) {
+        self.appPackage = appPackage
+        self.clientKey = clientKey
+        self.appVersion = appVersion
+        self.token = token
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.userKey = userKey
+        self.name = name
+        self.authType = authType
+        self.os = os
+        self.disposeToken = disposeToken
+        self.agreeGccs = agreeGccs
+        self.agreePerson = agreePerson
+        self.agreeDevice = agreeDevice
+        self.devicePublicKey = devicePublicKey
+        self.userVerificationPublicKey = userVerificationPublicKey
+    }
+}
+
+/// `POST /v1/signup` answer.
+public struct SignUpResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success.
+    public var rtCode: Int
+    /// The user ID.
+    public var userKey: String
+    /// The new device's ID (the `keyid` of its signed requests from now on).
+    public var deviceId: String
+    /// The TOTP secret (RFC 6238, base32, 160 bits).
+    public var totpSecret: String
+    /// An opaque session token.
+    public var sessionToken: String
+    /// Seconds until the session expires.
+    public var sessionExpiresIn: Int
+    /// Creates an answer.
+    public init(rtCode: Int = 0, userKey: String, deviceId: String, totpSecret: String, sessionToken: String, sessionExpiresIn: Int) {
+        self.rtCode = rtCode
+        self.userKey = userKey
+        self.deviceId = deviceId
+        self.totpSecret = totpSecret
+        self.sessionToken = sessionToken
+        self.sessionExpiresIn = sessionExpiresIn
+    }
+}

@@ -1,0 +1,43 @@
+import Crypto
+import Foundation
+import SQLKit
+
+/// A device as stored; the TOTP secret is sealed with the server's TOTP key.
+struct DeviceRecord: Sendable {
+    var id: String
+    var userId: String
+    var clientId: String
+    var deviceKey: String
+    var userVerificationKey: String
+    var os: String
+    var appVersion: String
+    var pushToken: String
+    var totpSecretSealed: String
+    var createdAt: Int64
+}
+
+/// Storage of devices; also the ``DeviceKeyLookup`` every signed device endpoint uses.
+struct SQLDeviceRepository: DeviceKeyLookup {
+    let database: any Database
+
+    func insert(_ device: DeviceRecord, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO devices (id, user_id, client_id, device_key, uv_key, os, app_version, push_token, totp_secret_sealed, status, created_at)
+            VALUES (\(bind: device.id), \(bind: device.userId), \(bind: device.clientId), \(bind: device.deviceKey),
+                    \(bind: device.userVerificationKey), \(bind: device.os), \(bind: device.appVersion), \(bind: device.pushToken),
+                    \(bind: device.totpSecretSealed), 'active', \(bind: device.createdAt))
+            """
+        ).run()
+    }
+
+    func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
+        let row = try await database.withSQL { sql in
+            try await sql.raw("SELECT device_key, status FROM devices WHERE id = \(bind: keyId)").first()
+        }
+        guard let row, let raw = Data(base64Encoded: try row.decode(column: "device_key", as: String.self)),
+              let key = try? P256.Signing.PublicKey(x963Representation: raw)
+        else { return nil }
+        return DeviceSigningKey(deviceId: keyId, publicKey: key, revoked: try row.decode(column: "status", as: String.self) != "active")
+    }
+}

@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import Logging
+import TesseraCore
+
+/// Sign-up (SPEC capability 2): duplicate checks, user-key availability, and the account creation
+/// itself — the dispose token is consumed in the same transaction that inserts the user, device
+/// and session, and uniqueness is left to the database's constraints.
+public struct SignUpService: Sendable {
+    let database: any Database
+    let users = SQLUserRepository()
+    let devices: SQLDeviceRepository
+    let sessions = SQLSessionRepository()
+    let otp: OTPService
+    let hasher: SecretHasher
+    let totpKey: SymmetricKey
+    let random: RandomSource
+    let clock: WallClock
+    var sessionLifetime: Duration = .seconds(30 * 86400)
+
+    static let sessionDomain = "session-token"
+    static let knownAuthTypes: Set<String> = ["NONE", "BIOMETRIC", "PASSCODE", "PIN", "PASSWORD"]
+
+    func isDuplicate(client: Client, type: VerifyType, data: String) async throws -> Bool {
+        let users = self.users
+        switch type {
+        case .email:
+            let email = try TargetNormalizer.normalize(data, channel: .email)
+            return try await database.withSQL { try await users.emailExists(clientId: client.id, email: email, in: $0) }
+        case .phoneNumber:
+            let phone = try TargetNormalizer.normalize(data, channel: .sms)
+            return try await database.withSQL { try await users.phoneExists(clientId: client.id, phone: phone, in: $0) }
+        }
+    }
+
+    func isUserKeyAvailable(client: Client, userKey: String) async throws -> Bool {
+        try Self.validateUserKey(userKey)
+        let users = self.users
+        return try await !database.withSQL { try await users.userKeyExists(clientId: client.id, userKey: userKey, in: $0) }
+    }
+
+    static func validateUserKey(_ userKey: String) throws {
+        guard (1...64).contains(userKey.count),
+              userKey.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-@".unicodeScalars.contains($0)) })
+        else { throw AppError.invalidField("userKey", "userKey must be 1–64 letters, digits, '.', '_', '-' or '@'") }
+    }
+
+    /// Checks the request apart from the signature (the controller verifies that first).
+    func validate(_ request: SignUpRequest, client: Client, bundleId: String?) throws -> (email: String, phone: String, deviceKey: P256.Signing.PublicKey) {
+        guard request.agreeGccs, request.agreePerson, request.agreeDevice else {
+            throw AppError(.agreementsRequired, .badRequest, "All three agreements must be accepted")
+        }
+        guard request.clientKey == client.clientKey else { throw AppError.invalidField("clientKey", "clientKey differs from the client key header") }
+        guard request.appPackage == bundleId else { throw AppError.invalidField("appPackage", "appPackage differs from the bundle identifier header") }
+        try Self.validateUserKey(request.userKey)
+        let name = request.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(name.count) else { throw AppError.invalidField("name", "name must be 1–100 characters") }
+        guard Self.knownAuthTypes.contains(request.authType) else {
+            throw AppError.invalidField("authType", "authType must be one of \(Self.knownAuthTypes.sorted().joined(separator: ", "))")
+        }
+        for (field, value, limit) in [("appVersion", request.appVersion, 32), ("os", request.os, 32), ("token", request.token, 4096)]
+        where value.count > limit {
+            throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
+        }
+        let email = try TargetNormalizer.normalize(request.email, channel: .email)
+        let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms)
+        guard let deviceKey = Self.publicKey(request.devicePublicKey) else {
+            throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
+        }
+        guard Self.publicKey(request.userVerificationPublicKey) != nil else {
+            throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
+        }
+        return (email, phone, deviceKey)
+    }
+
+    static func publicKey(_ base64: String) -> P256.Signing.PublicKey? {
+        Data(base64Encoded: base64).flatMap { try? P256.Signing.PublicKey(x963Representation: $0) }
+    }
+
+    /// Creates the account. Throws the duplicate codes when a constraint refuses the user.
+    func signUp(_ request: SignUpRequest, client: Client, email: String, phone: String) async throws -> SignUpResponse {
+        let now = clock.now()
+        let userId = random.identifier(prefix: "usr_")
+        let deviceId = random.identifier(prefix: "dev_")
+        let secret = random.bytes(20)
+        let sealed = try AES.GCM.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).combined!.base64EncodedString()
+        let sessionToken = random.token(prefix: "tss_")
+        let sessionHash = hasher.hash(sessionToken, domain: Self.sessionDomain)
+        let disposeHash = hasher.hash(request.disposeToken, domain: OTPService.disposeDomain)
+        let user = UserRecord(
+            id: userId, clientId: client.id, userKey: request.userKey, name: request.name.trimmingCharacters(in: .whitespacesAndNewlines),
+            email: email, phone: phone, localAuthType: request.authType, createdAt: now
+        )
+        let device = DeviceRecord(
+            id: deviceId, userId: userId, clientId: client.id, deviceKey: request.devicePublicKey,
+            userVerificationKey: request.userVerificationPublicKey, os: request.os, appVersion: request.appVersion,
+            pushToken: request.token, totpSecretSealed: sealed, createdAt: now
+        )
+        let users = self.users, devices = self.devices, sessions = self.sessions, expires = now + sessionLifetime.millis
+        do {
+            try await database.transaction { sql in
+                guard let bound = try await SQLOTPRepository().consumeDisposeToken(
+                    hash: disposeHash, clientId: client.id, purpose: .signup, now: now, in: sql
+                ) else {
+                    throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
+                }
+                guard (bound.channel == OTPChannel.email.rawValue && bound.target == email)
+                        || (bound.channel == OTPChannel.sms.rawValue && bound.target == phone)
+                else {
+                    throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another address or number")
+                }
+                try await users.insert(user, in: sql)
+                try await devices.insert(device, in: sql)
+                try await sessions.insert(tokenHash: sessionHash, userId: userId, deviceId: deviceId, now: now, expiresAt: expires, in: sql)
+            }
+        } catch let error where UniqueViolation.detail(of: error) != nil {
+            let detail = UniqueViolation.detail(of: error) ?? ""
+            if detail.contains("email") { throw AppError(.duplicateEmail, .conflict, "This e-mail address already has an account") }
+            if detail.contains("phone") { throw AppError(.duplicatePhoneNumber, .conflict, "This phone number already has an account") }
+            if detail.contains("user_key") { throw AppError(.userKeyTaken, .conflict, "This user key is taken") }
+            throw error
+        }
+        return SignUpResponse(
+            userKey: request.userKey, deviceId: deviceId, totpSecret: Base32.encode(secret), sessionToken: sessionToken,
+            sessionExpiresIn: Int(sessionLifetime.components.seconds)
+        )
+    }
+}
+
+/// The key lookup for a sign-up: the only key is the one in the request body, under its thumbprint.
+struct SignUpKeyLookup: DeviceKeyLookup {
+    let publicKey: P256.Signing.PublicKey
+
+    func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
+        guard keyId == MessageSignature.thumbprint(ofX963: publicKey.x963Representation) else { return nil }
+        return DeviceSigningKey(deviceId: keyId, publicKey: publicKey, revoked: false)
+    }
+}

@@ -1,0 +1,54 @@
+import HTTPTypes
+import Hummingbird
+import TesseraCore
+
+/// The seed's `checkDuplicateUserData`, `checkUserKeyAvailable` and `requestSignUp`.
+struct UserController<Context: TesseraContext> {
+    let service: SignUpService
+    let bodyLimit: Int
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.post("users/check-duplicate", use: checkDuplicate)
+        group.post("users/check-user-key", use: checkUserKey)
+        group.post("signup", use: signUp)
+    }
+
+    @Sendable func checkDuplicate(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body: CheckDuplicateRequest
+        do {
+            body = try await request.decodeJSON(CheckDuplicateRequest.self, limit: bodyLimit)
+        } catch var error as AppError where error.code == .fieldInvalid && error.field == "verifyType" {
+            error.title = "verifyType must be Email or PhoneNumber"
+            throw error
+        }
+        let duplicate = try await service.isDuplicate(client: try context.requireClient(), type: body.verifyType, data: body.verifyData)
+        return try .json(CheckDuplicateResponse(duplicate: duplicate))
+    }
+
+    @Sendable func checkUserKey(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(CheckUserKeyRequest.self, limit: bodyLimit)
+        return try .json(CheckUserKeyResponse(available: try await service.isUserKeyAvailable(client: try context.requireClient(), userKey: body.userKey)))
+    }
+
+    /// Sign-up is signed by the new device key (proof of possession): the body is read once, the
+    /// signature checked over those exact bytes with the key the body names, then the account created.
+    @Sendable func signUp(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let client = try context.requireClient()
+        let raw: ByteBuffer
+        do {
+            raw = try await request.collectBody(upTo: bodyLimit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
+        }
+        var replay = Request(head: request.head, body: .init(buffer: raw))
+        let body = try await replay.decodeJSON(SignUpRequest.self, limit: bodyLimit)
+        let checked = try service.validate(body, client: client, bundleId: request.headers[HTTPField.Name(TesseraHeader.bundleId)!])
+        let verifier = SignedRequestVerifier(database: service.database, keys: SignUpKeyLookup(publicKey: checked.deviceKey), clock: service.clock)
+        _ = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: raw)
+        let answer = try await service.signUp(body, client: client, email: checked.email, phone: checked.phone)
+        return try .json(answer, status: .created)
+    }
+}

@@ -1,0 +1,42 @@
+import SQLKit
+
+/// A user as stored.
+struct UserRecord: Sendable {
+    var id: String
+    var clientId: String
+    var userKey: String
+    var name: String
+    var email: String
+    var phone: String
+    var localAuthType: String
+    var createdAt: Int64
+}
+
+/// Storage of users. E-mail, phone and user key are unique per client by constraint.
+struct SQLUserRepository: Sendable {
+    func emailExists(clientId: String, email: String, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT 1 AS one FROM users WHERE client_id = \(bind: clientId) AND email = \(bind: email)").first() != nil
+    }
+
+    func phoneExists(clientId: String, phone: String, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT 1 AS one FROM users WHERE client_id = \(bind: clientId) AND phone = \(bind: phone)").first() != nil
+    }
+
+    func userKeyExists(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT 1 AS one FROM users WHERE client_id = \(bind: clientId) AND user_key = \(bind: userKey)").first() != nil
+    }
+
+    func insert(_ user: UserRecord, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO users (id, client_id, user_key, name, email, phone, local_auth_type, agreed_at, created_at)
+            VALUES (\(bind: user.id), \(bind: user.clientId), \(bind: user.userKey), \(bind: user.name), \(bind: user.email),
+                    \(bind: user.phone), \(bind: user.localAuthType), \(bind: user.createdAt), \(bind: user.createdAt))
+            """
+        ).run()
+    }
+
+    func count(clientId: String, in sql: any SQLDatabase) async throws -> Int {
+        try await sql.raw("SELECT COUNT(*) AS n FROM users WHERE client_id = \(bind: clientId)").first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+}
