@@ -39,15 +39,19 @@ public final class TesseraClient: Sendable {
 
     /// The configuration in use.
     public let configuration: Configuration
+    /// Where the device keys and state live.
+    public let keyStore: any DeviceKeyStore
     private let transport: any HTTPTransport
-    private let log: LogHandler?
+    let log: LogHandler?
 
     /// Creates a client.
     /// - Parameters:
     ///   - configuration: Server URL, client key and bundle identifier.
+    ///   - keyStore: Where device keys and state are kept (default: in memory).
     ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
-    public init(configuration: Configuration, onTotalLog: LogHandler? = nil) {
+    public init(configuration: Configuration, keyStore: any DeviceKeyStore = MemoryKeyStore(), onTotalLog: LogHandler? = nil) {
         self.configuration = configuration
+        self.keyStore = keyStore
         self.log = onTotalLog
         #if canImport(AsyncHTTPClient)
         self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
@@ -93,19 +97,30 @@ public final class TesseraClient: Sendable {
         }
     }
 
-    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
+    func call<Body: Encodable, Answer: Decodable>(
+        _ method: String, _ path: String, body: Body, signedBy keyId: String? = nil
+    ) async throws -> Answer {
         let url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
         log?("→ \(method) \(path)")
+        let bytes = try JSONEncoder().encode(body)
+        var headers = [
+            "Content-Type": "application/json", "Accept": "application/json",
+            TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
+        ]
+        if let keyId {
+            let store = keyStore
+            let signed = try MessageSignature.sign(
+                method: method, path: path, body: bytes, keyId: keyId, nonce: UUID().uuidString,
+                created: Int64(Date().timeIntervalSince1970)
+            ) { try store.signWithDeviceKey($0) }
+            headers["Content-Digest"] = signed.contentDigest
+            headers["Signature-Input"] = signed.signatureInput
+            headers["Signature"] = signed.signature
+            log?("  signed as \(keyId)")
+        }
         let answer: HTTPAnswer
         do {
-            answer = try await transport.send(
-                method: method, url: url,
-                headers: [
-                    "Content-Type": "application/json", "Accept": "application/json",
-                    TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
-                ],
-                body: try JSONEncoder().encode(body)
-            )
+            answer = try await transport.send(method: method, url: url, headers: headers, body: bytes)
         } catch {
             log?("✗ \(method) \(path): network error \(error)")
             throw TesseraError(code: .networkError, message: "Cannot reach \(configuration.serverURL.absoluteString): \(error)")

@@ -85,12 +85,22 @@ public enum MessageSignature {
         method: String, path: String, body: some DataProtocol, keyId: String, privateKey: P256.Signing.PrivateKey,
         nonce: String, created: Int64
     ) throws -> Headers {
+        try sign(method: method, path: path, body: body, keyId: keyId, nonce: nonce, created: created) {
+            try privateKey.signature(for: $0)
+        }
+    }
+
+    /// Signs a request with a key that never leaves its store: `signer` receives the signature base.
+    public static func sign(
+        method: String, path: String, body: some DataProtocol, keyId: String, nonce: String, created: Int64,
+        signer: (Data) throws -> P256.Signing.ECDSASignature
+    ) throws -> Headers {
         try validateToken(nonce, name: "nonce")
         try validateToken(keyId, name: "keyid")
         let digest = contentDigest(of: body)
         let params = signatureParams(created: created, nonce: nonce, keyId: keyId)
         let base = signatureBase(method: method, path: path, contentDigest: digest, signatureParams: params)
-        let signature = try privateKey.signature(for: Data(base.utf8)).rawRepresentation
+        let signature = try signer(Data(base.utf8)).rawRepresentation
         return Headers(
             contentDigest: digest, signatureInput: "\(label)=\(params)",
             signature: "\(label)=:\(signature.base64EncodedString()):"

@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// What the SDK keeps on the device after sign-up: the seed's `BSA.load…` values and the two keys.
+public struct DeviceState: Codable, Sendable, Equatable {
+    /// The device ID the server assigned.
+    public var deviceId: String
+    /// The user ID.
+    public var userKey: String
+    /// The TOTP secret (base32).
+    public var totpSecret: String
+    /// The push token registered with the server.
+    public var pushToken: String
+    /// The local authentication type chosen at sign-up.
+    public var localAuthType: LocalAuthType
+    /// The session token (kept private to the SDK).
+    var sessionToken: String?
+
+    /// Creates a state.
+    public init(deviceId: String, userKey: String, totpSecret: String, pushToken: String, localAuthType: LocalAuthType) {
+        self.deviceId = deviceId
+        self.userKey = userKey
+        self.totpSecret = totpSecret
+        self.pushToken = pushToken
+        self.localAuthType = localAuthType
+    }
+}
+
+/// Where the device key, the user-verification key and the device state live. Keys are generated in
+/// the store and never leave it: callers get signatures and public keys only.
+public protocol DeviceKeyStore: Sendable {
+    /// Creates fresh device and user-verification keys (replacing any), returning their public keys.
+    /// `unlockSecret` protects the user-verification key where the store supports it (PIN or password).
+    func generateKeys(unlockSecret: String?) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey)
+    /// Signs with the device key (possession).
+    func signWithDeviceKey(_ data: Data) throws -> P256.Signing.ECDSASignature
+    /// Signs with the user-verification key, which needs the secret local authentication yielded.
+    func signWithUserVerificationKey(_ data: Data, unlockSecret: String?) throws -> P256.Signing.ECDSASignature
+    /// The device key's public half, if keys exist.
+    func deviceKeyPublic() throws -> P256.Signing.PublicKey?
+    /// Saves the device state.
+    func saveState(_ state: DeviceState) throws
+    /// The saved state, if any.
+    func loadState() throws -> DeviceState?
+}
+
+/// Errors of a key store.
+public enum KeyStoreError: Error, Sendable, Equatable {
+    /// No keys have been generated yet.
+    case noKeys
+    /// The user-verification key cannot be unlocked with this secret.
+    case locked
+}
+
+/// A key store in memory, for tests and short-lived tools.
+public final class MemoryKeyStore: DeviceKeyStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var device: P256.Signing.PrivateKey?
+    private var userVerification: P256.Signing.PrivateKey?
+    private var state: DeviceState?
+
+    /// Creates an empty store.
+    public init() {}
+
+    public func generateKeys(unlockSecret: String?) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey) {
+        lock.withLock {
+            let device = P256.Signing.PrivateKey(), userVerification = P256.Signing.PrivateKey()
+            self.device = device
+            self.userVerification = userVerification
+            return (device.publicKey, userVerification.publicKey)
+        }
+    }
+
+    public func signWithDeviceKey(_ data: Data) throws -> P256.Signing.ECDSASignature {
+        guard let key = lock.withLock({ device }) else { throw KeyStoreError.noKeys }
+        return try key.signature(for: data)
+    }
+
+    public func signWithUserVerificationKey(_ data: Data, unlockSecret: String?) throws -> P256.Signing.ECDSASignature {
+        guard let key = lock.withLock({ userVerification }) else { throw KeyStoreError.noKeys }
+        return try key.signature(for: data)
+    }
+
+    public func deviceKeyPublic() throws -> P256.Signing.PublicKey? { lock.withLock { device?.publicKey } }
+    public func saveState(_ state: DeviceState) throws { lock.withLock { self.state = state } }
+    public func loadState() throws -> DeviceState? { lock.withLock { state } }
+}
+
+/// A key store in a directory (mode 0700, files 0600) for Linux devices and the CLI. The
+/// user-verification key is sealed (AES-GCM) under a key derived with scrypt from the PIN or
+/// password, so it cannot sign without local authentication.
+public struct FileKeyStore: DeviceKeyStore {
+    /// The directory.
+    public let directory: URL
+
+    /// Creates a store in `directory` (created if missing).
+    public init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    struct Keys: Codable {
+        var device: Data
+        var userVerificationSealed: Data
+        var userVerificationPublic: Data
+        var salt: Data
+    }
+
+    private var keysFile: URL { directory.appendingPathComponent("keys.json") }
+    private var stateFile: URL { directory.appendingPathComponent("device.json") }
+
+    private func write(_ data: Data, to url: URL) throws {
+        let temporary = url.path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        guard rename(temporary, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    private func loadKeys() throws -> Keys {
+        guard let data = FileManager.default.contents(atPath: keysFile.path) else { throw KeyStoreError.noKeys }
+        return try JSONDecoder().decode(Keys.self, from: data)
+    }
+
+    static func wrappingKey(_ secret: String?, salt: Data) throws -> SymmetricKey {
+        try KDF.Scrypt.deriveKey(from: Data((secret ?? "").utf8), salt: salt, outputByteCount: 32, rounds: 1 << 14, blockSize: 8, parallelism: 1)
+    }
+
+    public func generateKeys(unlockSecret: String?) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey) {
+        let device = P256.Signing.PrivateKey(), userVerification = P256.Signing.PrivateKey()
+        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let sealed = try AES.GCM.seal(userVerification.rawRepresentation, using: Self.wrappingKey(unlockSecret, salt: salt)).combined!
+        let keys = Keys(
+            device: device.rawRepresentation, userVerificationSealed: sealed,
+            userVerificationPublic: userVerification.publicKey.x963Representation, salt: salt
+        )
+        try write(try JSONEncoder().encode(keys), to: keysFile)
+        return (device.publicKey, userVerification.publicKey)
+    }
+
+    public func signWithDeviceKey(_ data: Data) throws -> P256.Signing.ECDSASignature {
+        try P256.Signing.PrivateKey(rawRepresentation: try loadKeys().device).signature(for: data)
+    }
+
+    public func signWithUserVerificationKey(_ data: Data, unlockSecret: String?) throws -> P256.Signing.ECDSASignature {
+        let keys = try loadKeys()
+        guard let box = try? AES.GCM.SealedBox(combined: keys.userVerificationSealed),
+              let raw = try? AES.GCM.open(box, using: Self.wrappingKey(unlockSecret, salt: keys.salt))
+        else { throw KeyStoreError.locked }
+        return try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: data)
+    }
+
+    public func deviceKeyPublic() throws -> P256.Signing.PublicKey? {
+        guard FileManager.default.fileExists(atPath: keysFile.path) else { return nil }
+        return try P256.Signing.PrivateKey(rawRepresentation: try loadKeys().device).publicKey
+    }
+
+    public func saveState(_ state: DeviceState) throws { try write(try JSONEncoder().encode(state), to: stateFile) }
+
+    public func loadState() throws -> DeviceState? {
+        guard let data = FileManager.default.contents(atPath: stateFile.path) else { return nil }
+        return try JSONDecoder().decode(DeviceState.self, from: data)
+    }
+}

@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// The seed's `BSA.SignUpData.UserData`. `appPackage` and `clientKey` come from the client's configuration.
+public struct UserData: Sendable, Equatable {
+    /// App version (for example 1.1.1).
+    public var appVersion: String
+    /// Push token (FCM/APNs), may be empty.
+    public var token: String
+    /// E-mail address.
+    public var email: String
+    /// Phone number (E.164).
+    public var phoneNumber: String
+    /// The user ID.
+    public var userKey: String
+    /// The user's name.
+    public var name: String
+    /// The local authentication type.
+    public var authType: LocalAuthType
+    /// Operating system name.
+    public var os: String
+    /// The token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)``.
+    public var disposeToken: String
+    /// Terms of use accepted.
+    public var agreeGccs: Bool
+    /// Privacy policy accepted.
+    public var agreePerson: Bool
+    /// Device information policy accepted.
+    public var agreeDevice: Bool
+
+    /// Creates user data.
+    public init(
+        appVersion: String, token: String, email: String, phoneNumber: String, userKey: String, name: String,
+        authType: LocalAuthType, os: String, disposeToken: String, agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
+    ) {
+        self.appVersion = appVersion
+        self.token = token
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.userKey = userKey
+        self.name = name
+        self.authType = authType
+        self.os = os
+        self.disposeToken = disposeToken
+        self.agreeGccs = agreeGccs
+        self.agreePerson = agreePerson
+        self.agreeDevice = agreeDevice
+    }
+}
+
+extension TesseraClient {
+    /// Whether an e-mail address or phone number already has an account (the seed's `checkDuplicateUserData`).
+    /// - Returns: true for the seed's `onDuplicateUser`, false for `onNotDuplicateUser`.
+    public func checkDuplicateUserData(verifyData: String, verifyType: VerifyType) async throws -> Bool {
+        let answer: CheckDuplicateResponse = try await call(
+            "POST", "/v1/users/check-duplicate", body: CheckDuplicateRequest(verifyData: verifyData, verifyType: verifyType)
+        )
+        return answer.duplicate
+    }
+
+    /// Whether a user key is free (the seed's `checkUserKeyAvailable`).
+    public func checkUserKeyAvailable(userKey: String) async throws -> Bool {
+        let answer: CheckUserKeyResponse = try await call("POST", "/v1/users/check-user-key", body: CheckUserKeyRequest(userKey: userKey))
+        return answer.available
+    }
+
+    /// Signs up (the seed's `requestSignUp`): verifies the user locally first, generates the device and
+    /// user-verification keys in the key store, sends the sign-up signed by the new device key, and
+    /// stores the device ID, TOTP secret, push token, user key and local-auth type.
+    /// - Throws: ``LocalAuthError`` when local authentication fails (nothing is sent), ``TesseraError`` with the server's code.
+    @discardableResult
+    public func requestSignUp(userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
+        log?("local authentication (\(userData.authType.rawValue))")
+        let verified = try await localAuthenticator.authenticate(
+            LocalAuthRequest(localAuthType: userData.authType, reason: reason, checkDomainStateChanged: false)
+        )
+        let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret)
+        let request = SignUpRequest(
+            appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
+            token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
+            name: userData.name, authType: userData.authType.rawValue, os: userData.os, disposeToken: userData.disposeToken,
+            agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson, agreeDevice: userData.agreeDevice,
+            devicePublicKey: keys.device.x963Representation.base64EncodedString(),
+            userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
+        )
+        let answer: SignUpResponse = try await call(
+            "POST", "/v1/signup", body: request, signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
+        )
+        var state = DeviceState(
+            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: userData.token,
+            localAuthType: userData.authType
+        )
+        state.sessionToken = answer.sessionToken
+        try keyStore.saveState(state)
+        log?("signed up as device \(answer.deviceId)")
+        return state
+    }
+
+    /// The stored TOTP secret (the seed's `BSA.loadTOTPSecretKey`).
+    public func loadTOTPSecretKey() throws -> String? { try keyStore.loadState()?.totpSecret }
+    /// The stored device ID (the seed's `BSA.loadDeviceID`).
+    public func loadDeviceID() throws -> String? { try keyStore.loadState()?.deviceId }
+    /// The stored push token (the seed's `BSA.loadFCMToken`).
+    public func loadFCMToken() throws -> String? { try keyStore.loadState()?.pushToken }
+    /// The stored user key (the seed's `BSA.loadUserKey`).
+    public func loadUserKey() throws -> String? { try keyStore.loadState()?.userKey }
+    /// The stored local-auth type (the seed's `BSA.loadLocalAuthType`).
+    public func loadLocalAuthType() throws -> LocalAuthType? { try keyStore.loadState()?.localAuthType }
+
+    /// The current TOTP code of this device (RFC 6238, 6 digits, 30 s), or nil before sign-up.
+    public func currentTOTPCode(at date: Date = Date()) throws -> String? {
+        guard let secret = try loadTOTPSecretKey() else { return nil }
+        return TOTP(base32Secret: secret)?.code(at: date)
+    }
+}

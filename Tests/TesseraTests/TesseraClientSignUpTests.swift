@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import Tessera
+import TesseraCore
+@testable import TesseraServer
+
+/// Sign-up through the SDK against a live server: OTP from the courier, local authentication with a
+/// software PIN, keys in a file key store, signed sign-up, stored device state, TOTP like oathtool.
+@Suite("SDK: sign-up")
+struct TesseraClientSignUpTests {
+    func withLiveServer(_ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void) async throws {
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sdk-\(UUID().uuidString)").path
+        configuration.createDemoClient = false
+        var logger = Logger(label: "sdk-test")
+        logger.logLevel = .warning
+        let database = try await SQLiteDatabase.open(path: nil, logger: logger)
+        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: logger)
+        let client = try await runtime.clients.create(name: "SDK test", bundleIds: ["com.example.sdk"]).client
+        let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await app.test(.live) { http in
+            try await body(runtime, client, URL(string: "http://127.0.0.1:\(http.port!)")!)
+        }
+        await runtime.shutdown()
+    }
+
+    static func oathtool(_ base32: String, at time: Int64) throws -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/oathtool") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
+        process.arguments = ["--totp", "-b", "-N", "@\(time)", base32]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("OTP, local PIN, signed sign-up; the device state is stored and its TOTP matches oathtool")
+    func signUp() async throws {
+        try await withLiveServer { runtime, client, url in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let tessera = TesseraClient(
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk"),
+                keyStore: try FileKeyStore(directory: directory)
+            )
+            #expect(try await tessera.checkDuplicateUserData(verifyData: "dev@example.com", verifyType: .email) == false)
+            #expect(try await tessera.checkUserKeyAvailable(userKey: "devuser") == true)
+            try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "dev@example.com")
+            await runtime.courier.drain()
+            let entry = try #require(try FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last)
+            let code = String(try #require(entry.body.firstMatch(of: /\b(\d{6})\b/)).1)
+            guard case .valid(let disposeToken) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: "dev@example.com", otpNumber: code) else {
+                Issue.record("code refused")
+                return
+            }
+            let userData = UserData(
+                appVersion: "1.0", token: "push-1", email: "dev@example.com", phoneNumber: "+41790001122", userKey: "devuser",
+                name: "Dev User", authType: .pin, os: "Linux", disposeToken: disposeToken, agreeGccs: true, agreePerson: true, agreeDevice: true
+            )
+            // A failed local authentication sends nothing.
+            let wrongPIN = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "000000" }
+            try wrongPIN.enroll(secret: "482913")
+            await #expect(throws: LocalAuthError(.authFailed)) {
+                try await tessera.requestSignUp(userData: userData, localAuthenticator: wrongPIN, reason: "Sign up")
+            }
+            #expect(try await tessera.checkUserKeyAvailable(userKey: "devuser") == true)
+
+            let pin = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "482913" }
+            try pin.enroll(secret: "482913")
+            let state = try await tessera.requestSignUp(userData: userData, localAuthenticator: pin, reason: "Sign up")
+            #expect(state.deviceId.hasPrefix("dev_"))
+            #expect(try tessera.loadDeviceID() == state.deviceId)
+            #expect(try tessera.loadUserKey() == "devuser")
+            #expect(try tessera.loadFCMToken() == "push-1")
+            #expect(try tessera.loadLocalAuthType() == .pin)
+            #expect(try await tessera.checkDuplicateUserData(verifyData: "dev@example.com", verifyType: .email) == true)
+
+            // The stored state survives a restart of the app (a new client over the same key store).
+            let reopened = TesseraClient(
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk"),
+                keyStore: try FileKeyStore(directory: directory)
+            )
+            let secret = try #require(try reopened.loadTOTPSecretKey())
+            let now = Int64(Date().timeIntervalSince1970)
+            let sdkCode = try reopened.currentTOTPCode(at: Date(timeIntervalSince1970: TimeInterval(now)))
+            if let reference = try Self.oathtool(secret, at: now) {
+                #expect(sdkCode == reference)
+            } else {
+                #expect(ProcessInfo.processInfo.environment["CI"] != "true", "oathtool is required in CI")
+            }
+            // The user-verification key only opens with the PIN.
+            let store = try FileKeyStore(directory: directory)
+            #expect(throws: KeyStoreError.locked) { try store.signWithUserVerificationKey(Data("x".utf8), unlockSecret: "111111") }
+            _ = try store.signWithUserVerificationKey(Data("x".utf8), unlockSecret: "482913")
+        }
+    }
+}
