@@ -1,0 +1,123 @@
+import Foundation
+import TesseraCore
+
+/// A handle on a call made through ``TesseraCallbacks``: the seed's `DisposeBag` role, without RxSwift.
+/// Cancelling stops the call and suppresses its remaining callbacks.
+public final class TesseraCancellable: Sendable {
+    private let task: Task<Void, Never>
+
+    init(_ task: Task<Void, Never>) { self.task = task }
+
+    /// Cancels the call; no callback runs after this returns, except one already running.
+    public func cancel() { task.cancel() }
+
+    /// Waits until the call and its callbacks have finished.
+    public func wait() async { await task.value }
+}
+
+/// The callback facade for apps migrating from the BSA SDK (`BSA.APICaller`): the same call names
+/// and callbacks (`onSuccess`, `onFailed(rtCode, message)`, `onError`, `onTotalLog`, `onCompleted`),
+/// over the `async` API of ``TesseraClient``. Server refusals go to `onFailed` with their code; local
+/// failures (network, local authentication, key store) go to `onError`. `onCompleted` runs last, always.
+public struct TesseraCallbacks: Sendable {
+    /// `(rtCode, resultMessage)`.
+    public typealias OnFailed = @Sendable (Int, String) -> Void
+    /// An invocation error.
+    public typealias OnError = @Sendable (any Error) -> Void
+    /// A log line.
+    public typealias OnTotalLog = @Sendable (String) -> Void
+    /// Called at the end.
+    public typealias OnCompleted = @Sendable () -> Void
+
+    /// The client calls go through.
+    public let client: TesseraClient
+
+    /// Creates a facade over `client`.
+    public init(client: TesseraClient) { self.client = client }
+
+    private func run(
+        _ name: String, onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog?,
+        onCompleted: OnCompleted?, _ body: @escaping @Sendable () async throws -> (@Sendable () -> Void)
+    ) -> TesseraCancellable {
+        TesseraCancellable(Task {
+            onTotalLog?("\(name) started")
+            do {
+                let deliver = try await body()
+                guard !Task.isCancelled else { return }
+                onTotalLog?("\(name) succeeded")
+                deliver()
+            } catch let error as TesseraError where error.code != .networkError && error.code != .invalidResponse {
+                guard !Task.isCancelled else { return }
+                onTotalLog?("\(name) failed: \(error.code.rawValue)")
+                onFailed(error.code.rawValue, error.message)
+            } catch {
+                guard !Task.isCancelled else { return }
+                onTotalLog?("\(name) error: \(error)")
+                onError(error)
+            }
+            onCompleted?()
+        })
+    }
+
+    /// The seed's `requestSendOTPNumber`.
+    @discardableResult
+    public func requestSendOTPNumber(
+        sendType: OTPChannel, sendTarget: String, purpose: OTPPurpose = .signup, onSuccess: @escaping @Sendable () -> Void,
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestSendOTPNumber", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestSendOTPNumber(sendType: sendType, sendTarget: sendTarget, purpose: purpose)
+            return onSuccess
+        }
+    }
+
+    /// The seed's `verifyOTPNumber`: `onValidOTPNumber(disposeToken)` or `onInvalidOTPNumber`.
+    @discardableResult
+    public func verifyOTPNumber(
+        sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose = .signup,
+        onValidOTPNumber: @escaping @Sendable (String) -> Void, onInvalidOTPNumber: @escaping @Sendable () -> Void,
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("verifyOTPNumber", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            switch try await client.verifyOTPNumber(sendType: sendType, sendTarget: sendTarget, otpNumber: otpNumber, purpose: purpose) {
+            case .valid(let token): return { onValidOTPNumber(token) }
+            case .invalid: return onInvalidOTPNumber
+            }
+        }
+    }
+
+    /// The seed's `checkDuplicateUserData`.
+    @discardableResult
+    public func checkDuplicateUserData(
+        verifyData: String, verifyType: VerifyType, onNotDuplicateUser: @escaping @Sendable () -> Void,
+        onDuplicateUser: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("checkDuplicateUserData", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.checkDuplicateUserData(verifyData: verifyData, verifyType: verifyType) ? onDuplicateUser : onNotDuplicateUser
+        }
+    }
+
+    /// The seed's `checkUserKeyAvailable`.
+    @discardableResult
+    public func checkUserKeyAvailable(
+        userKey: String, onUserKeyAvailable: @escaping @Sendable () -> Void, onUserKeyNotAvailable: @escaping @Sendable () -> Void,
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("checkUserKeyAvailable", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.checkUserKeyAvailable(userKey: userKey) ? onUserKeyAvailable : onUserKeyNotAvailable
+        }
+    }
+
+    /// The seed's `requestSignUp` (local authentication happens first, as in the seed).
+    @discardableResult
+    public func requestSignUp(
+        userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String, onSuccess: @escaping @Sendable () -> Void,
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestSignUp", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestSignUp(userData: userData, localAuthenticator: localAuthenticator, reason: reason)
+            return onSuccess
+        }
+    }
+}

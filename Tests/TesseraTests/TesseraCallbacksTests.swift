@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import Tessera
+import TesseraCore
+@testable import TesseraServer
+
+/// The seed-style callback facade over a live server.
+@Suite("SDK: callback facade")
+struct TesseraCallbacksTests {
+    final class Events: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func add(_ event: String) { lock.withLock { list.append(event) } }
+        var all: [String] { lock.withLock { list } }
+    }
+
+    @Test("onSuccess, onInvalidOTPNumber, onValidOTPNumber, onFailed(code), onError, each followed by onCompleted")
+    func callbacks() async throws {
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cb-\(UUID().uuidString)").path
+        configuration.createDemoClient = false
+        var logger = Logger(label: "cb-test")
+        logger.logLevel = .warning
+        let runtime = try await TesseraRuntime.bootstrap(
+            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger
+        )
+        let client = try await runtime.clients.create(name: "CB", bundleIds: ["com.example.cb"]).client
+        let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await app.test(.live) { http in
+            let url = URL(string: "http://127.0.0.1:\(http.port!)")!
+            let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.cb")))
+            let events = Events()
+            let failed: TesseraCallbacks.OnFailed = { code, _ in events.add("failed \(code)") }
+            let errored: TesseraCallbacks.OnError = { error in events.add("error \(type(of: error))") }
+            let completed: TesseraCallbacks.OnCompleted = { events.add("completed") }
+
+            await api.requestSendOTPNumber(sendType: .email, sendTarget: "cb@example.com", onSuccess: { events.add("success") },
+                                           onFailed: failed, onError: errored, onCompleted: completed).wait()
+            await runtime.courier.drain()
+            let entry = try #require(try FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last)
+            let code = String(try #require(entry.body.firstMatch(of: /\b(\d{6})\b/)).1)
+            let wrong = code == "111111" ? "222222" : "111111"
+            await api.verifyOTPNumber(sendType: .email, sendTarget: "cb@example.com", otpNumber: wrong, onValidOTPNumber: { _ in events.add("valid") },
+                                      onInvalidOTPNumber: { events.add("invalid") }, onFailed: failed, onError: errored, onCompleted: completed).wait()
+            await api.verifyOTPNumber(sendType: .email, sendTarget: "cb@example.com", otpNumber: code, onValidOTPNumber: { _ in events.add("valid") },
+                                      onInvalidOTPNumber: { events.add("invalid") }, onFailed: failed, onError: errored, onCompleted: completed).wait()
+            await api.requestSendOTPNumber(sendType: .sms, sendTarget: "not a number", onSuccess: { events.add("success") },
+                                           onFailed: failed, onError: errored, onCompleted: completed).wait()
+            let userData = UserData(appVersion: "1", token: "", email: "cb@example.com", phoneNumber: "+41790000001", userKey: "cb",
+                                    name: "CB", authType: .pin, os: "Linux", disposeToken: "x", agreeGccs: true, agreePerson: true, agreeDevice: true)
+            await api.requestSignUp(userData: userData, localAuthenticator: ScriptedLocalAuthenticator([.failure(LocalAuthError(.userCancel))]),
+                                    reason: "r", onSuccess: { events.add("success") }, onFailed: failed, onError: errored, onCompleted: completed).wait()
+            #expect(events.all == [
+                "success", "completed", "invalid", "completed", "valid", "completed",
+                "failed \(ErrorCode.invalidPhoneNumber.rawValue)", "completed", "error LocalAuthError", "completed",
+            ])
+        }
+        await runtime.shutdown()
+    }
+}
