@@ -69,6 +69,7 @@ let package = Package(
             name: "TesseraServerTests",
             dependencies: [
                 "TesseraServer",
+                "Tessera",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

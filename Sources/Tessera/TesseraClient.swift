@@ -100,13 +100,22 @@ public final class TesseraClient: Sendable {
     func call<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, body: Body, signedBy keyId: String? = nil
     ) async throws -> Answer {
+        try await exchange(method, path, bytes: try JSONEncoder().encode(body), signedBy: keyId)
+    }
+
+    /// A call without a body (GET), optionally signed.
+    func call<Answer: Decodable>(_ method: String, _ path: String, signedBy keyId: String? = nil) async throws -> Answer {
+        try await exchange(method, path, bytes: Data(), signedBy: keyId)
+    }
+
+    private func exchange<Answer: Decodable>(_ method: String, _ path: String, bytes: Data, signedBy keyId: String?) async throws -> Answer {
         let url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
         log?("→ \(method) \(path)")
-        let bytes = try JSONEncoder().encode(body)
         var headers = [
-            "Content-Type": "application/json", "Accept": "application/json",
+            "Accept": "application/json",
             TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
         ]
+        if !bytes.isEmpty { headers["Content-Type"] = "application/json" }
         if let keyId {
             let store = keyStore
             let signed = try MessageSignature.sign(
@@ -120,7 +129,7 @@ public final class TesseraClient: Sendable {
         }
         let answer: HTTPAnswer
         do {
-            answer = try await transport.send(method: method, url: url, headers: headers, body: bytes)
+            answer = try await transport.send(method: method, url: url, headers: headers, body: bytes.isEmpty ? nil : bytes)
         } catch {
             log?("✗ \(method) \(path): network error \(error)")
             throw TesseraError(code: .networkError, message: "Cannot reach \(configuration.serverURL.absoluteString): \(error)")

@@ -120,6 +120,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// The dispose token was verified for another e-mail address or phone number than the sign-up's.
     public static let disposeTokenTargetMismatch = ErrorCode(rawValue: 4005)
 
+    /// Re-registration: the user key, name and e-mail/phone do not match one account (which part is not said).
+    public static let identityNotMatched = ErrorCode(rawValue: 4006)
+
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
     public static let internalError = ErrorCode(rawValue: 9001)
@@ -148,7 +151,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         3001: "signature-missing", 3002: "signature-malformed", 3003: "signature-expired", 3004: "nonce-replayed",
         3005: "content-digest-mismatch", 3006: "signature-invalid", 3007: "device-unknown", 3008: "device-revoked",
         4001: "duplicate-email", 4002: "duplicate-phone-number", 4003: "user-key-taken", 4004: "agreements-required",
-        4005: "dispose-token-target-mismatch",
+        4005: "dispose-token-target-mismatch", 4006: "identity-not-matched",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

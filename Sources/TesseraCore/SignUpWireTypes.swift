@@ -139,3 +139,86 @@ public struct SignUpResponse: Codable, Sendable, Equatable {
         self.sessionExpiresIn = sessionExpiresIn
     }
 }
+
+/// `POST /v1/devices/recovery/send-otp` body (the seed's `requestSendOTPNumberForRegisterDevice`).
+public struct RecoveryOTPRequest: Codable, Sendable, Equatable {
+    /// The user ID.
+    public var userKey: String
+    /// The user's name as registered.
+    public var name: String
+    /// Channel of the registered address to send to.
+    public var sendType: OTPChannel
+    /// The registered e-mail address or phone number.
+    public var sendTarget: String
+    /// Creates a request.
+    public init(userKey: String, name: String, sendType: OTPChannel, sendTarget: String) {
+        self.userKey = userKey
+        self.name = name
+        self.sendType = sendType
+        self.sendTarget = sendTarget
+    }
+}
+
+/// `POST /v1/devices/recovery/send-otp` answer: the code was sent (purpose `recovery`).
+public struct RecoveryOTPResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success.
+    public var rtCode: Int
+    /// The local-auth type of the account's last device (the seed returns it).
+    public var lastLocalAuthType: String
+    /// Creates an answer.
+    public init(rtCode: Int = 0, lastLocalAuthType: String) {
+        self.rtCode = rtCode
+        self.lastLocalAuthType = lastLocalAuthType
+    }
+}
+
+/// `POST /v1/devices/register` body: the seed's `ExistingUserData` plus the new device's keys. Signed
+/// by the new device key like sign-up; the old device is revoked in the same transaction.
+public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
+    /// The user ID.
+    public var userKey: String
+    /// The recovery dispose token from `verifyOTPNumber` (purpose `recovery`).
+    public var disposeToken: String
+    /// App version.
+    public var appVersion: String
+    /// Push token, may be empty.
+    public var token: String
+    /// Local authentication type on the new device.
+    public var authType: String
+    /// Operating system.
+    public var os: String
+    /// The new device key (P-256, X9.63, base64).
+    public var devicePublicKey: String
+    /// The new user-verification key (P-256, X9.63, base64).
+    public var userVerificationPublicKey: String
+    /// Creates a request.
+    public init(
+        userKey: String, disposeToken: String, appVersion: String, token: String, authType: String, os: String,
+        devicePublicKey: String, userVerificationPublicKey: String
+    ) {
+        self.userKey = userKey
+        self.disposeToken = disposeToken
+        self.appVersion = appVersion
+        self.token = token
+        self.authType = authType
+        self.os = os
+        self.devicePublicKey = devicePublicKey
+        self.userVerificationPublicKey = userVerificationPublicKey
+    }
+}
+
+/// `GET /v1/devices/me` answer (a signed device call).
+public struct DeviceInfoResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success.
+    public var rtCode: Int
+    /// The calling device.
+    public var deviceId: String
+    /// Its user.
+    public var userKey: String
+    /// Creates an answer.
+    public init(rtCode: Int = 0, deviceId: String, userKey: String) {
+        self.rtCode = rtCode
+        self.deviceId = deviceId
+        self.userKey = userKey
+    }
+}

@@ -12,6 +12,13 @@ extension TesseraRuntime {
         let app = router.group("v1").add(middleware: ClientMiddleware(clients: clients))
         OTPController(service: otp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
         UserController(service: signUp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
+        let signedDevices = router.group("v1/devices").add(middleware: ClientMiddleware(clients: clients)).add(
+            middleware: SignedRequestMiddleware(
+                verifier: SignedRequestVerifier(database: database, keys: SQLDeviceRepository(database: database), clock: clock),
+                bodyLimit: configuration.bodyLimit
+            )
+        )
+        DeviceController(service: registration, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
         AdminController(clients: clients, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)

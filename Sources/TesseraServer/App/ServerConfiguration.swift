@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     /// Create a demo client at first start.
     public var createDemoClient = true
     public var bodyLimit = 64 * 1024
+    /// Active devices a user may have; registering one more revokes the oldest.
+    public var maxDevicesPerUser = 1
     public var otp = OTPSettings()
     public var templates = MessageTemplates()
     public enum EmailDelivery: String, Sendable { case file, smtp }
@@ -109,5 +111,6 @@ public struct ServerConfiguration: Sendable {
         if smsMode == .http && sms == nil { throw ConfigurationError("courier.sms=http needs sms.url and sms.from") }
         smsDelivery = smsMode
         courierPollInterval = .milliseconds(try count("courier.pollIntervalMs", 1000, range: 50...60000))
+        maxDevicesPerUser = try count("devices.maxPerUser", maxDevicesPerUser, range: 1...100)
     }
 }

@@ -15,10 +15,12 @@ public final class TesseraRuntime: Sendable {
     public let otp: OTPService
     public let courier: CourierService
     public let signUp: SignUpService
+    public let registration: DeviceRegistrationService
     let outbox: Outbox
     let admin: AdminAuthenticator
     let janitor: JanitorService
     let logger: Logger
+    let clock: WallClock
     private let httpClient: HTTPClient?
 
     /// What first start created and must be shown once (admin token, demo client).
@@ -37,6 +39,7 @@ public final class TesseraRuntime: Sendable {
         self.database = database
         self.keys = keys
         self.logger = logger
+        self.clock = clock
         self.httpClient = httpClient
         let hasher = keys.hasher
         clients = ClientService(repository: SQLClientRepository(database: database), hasher: hasher, random: random, clock: clock)
@@ -59,9 +62,10 @@ public final class TesseraRuntime: Sendable {
             database: database, outbox: outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
-        signUp = SignUpService(
-            database: database, devices: SQLDeviceRepository(database: database), otp: otp, hasher: hasher, totpKey: keys.totpKey,
-            random: random, clock: clock
+        let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), hasher: hasher, totpKey: keys.totpKey, random: random)
+        signUp = SignUpService(database: database, issuer: issuer, hasher: hasher, random: random, clock: clock)
+        registration = DeviceRegistrationService(
+            database: database, issuer: issuer, otp: otp, hasher: hasher, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, outbox: outbox, clock: clock, logger: logger)

@@ -31,6 +31,22 @@ struct SQLDeviceRepository: DeviceKeyLookup {
         ).run()
     }
 
+    /// Revokes the user's active devices beyond the newest `keep`, returning how many were revoked.
+    @discardableResult
+    func revokeActive(userId: String, keepNewest keep: Int, now: Int64, in sql: any SQLDatabase) async throws -> Int {
+        let active = try await sql.raw(
+            "SELECT id FROM devices WHERE user_id = \(bind: userId) AND status = 'active' ORDER BY created_at DESC, id DESC"
+        ).all().map { try $0.decode(column: "id", as: String.self) }
+        let victims = Array(active.dropFirst(keep))
+        for id in victims {
+            try await sql.raw(
+                "UPDATE devices SET status = 'revoked', revoked_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active'"
+            ).run()
+            try await sql.raw("UPDATE sessions SET revoked_at = \(bind: now) WHERE device_id = \(bind: id) AND revoked_at IS NULL").run()
+        }
+        return victims.count
+    }
+
     func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
         let row = try await database.withSQL { sql in
             try await sql.raw("SELECT device_key, status FROM devices WHERE id = \(bind: keyId)").first()

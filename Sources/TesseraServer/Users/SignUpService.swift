@@ -9,16 +9,10 @@ import TesseraCore
 public struct SignUpService: Sendable {
     let database: any Database
     let users = SQLUserRepository()
-    let devices: SQLDeviceRepository
-    let sessions = SQLSessionRepository()
-    let otp: OTPService
+    let issuer: DeviceIssuer
     let hasher: SecretHasher
-    let totpKey: SymmetricKey
     let random: RandomSource
     let clock: WallClock
-    var sessionLifetime: Duration = .seconds(30 * 86400)
-
-    static let sessionDomain = "session-token"
     static let knownAuthTypes: Set<String> = ["NONE", "BIOMETRIC", "PASSCODE", "PIN", "PASSWORD"]
 
     func isDuplicate(client: Client, type: VerifyType, data: String) async throws -> Bool {
@@ -81,24 +75,19 @@ public struct SignUpService: Sendable {
     func signUp(_ request: SignUpRequest, client: Client, email: String, phone: String) async throws -> SignUpResponse {
         let now = clock.now()
         let userId = random.identifier(prefix: "usr_")
-        let deviceId = random.identifier(prefix: "dev_")
-        let secret = random.bytes(20)
-        let sealed = try AES.GCM.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).combined!.base64EncodedString()
-        let sessionToken = random.token(prefix: "tss_")
-        let sessionHash = hasher.hash(sessionToken, domain: Self.sessionDomain)
         let disposeHash = hasher.hash(request.disposeToken, domain: OTPService.disposeDomain)
         let user = UserRecord(
             id: userId, clientId: client.id, userKey: request.userKey, name: request.name.trimmingCharacters(in: .whitespacesAndNewlines),
             email: email, phone: phone, localAuthType: request.authType, createdAt: now
         )
-        let device = DeviceRecord(
-            id: deviceId, userId: userId, clientId: client.id, deviceKey: request.devicePublicKey,
-            userVerificationKey: request.userVerificationPublicKey, os: request.os, appVersion: request.appVersion,
-            pushToken: request.token, totpSecretSealed: sealed, createdAt: now
+        let device = DeviceIssuer.NewDevice(
+            devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
+            appVersion: request.appVersion, pushToken: request.token
         )
-        let users = self.users, devices = self.devices, sessions = self.sessions, expires = now + sessionLifetime.millis
+        let users = self.users, issuer = self.issuer
+        let issued: DeviceIssuer.Issued
         do {
-            try await database.transaction { sql in
+            issued = try await database.transaction { sql in
                 guard let bound = try await SQLOTPRepository().consumeDisposeToken(
                     hash: disposeHash, clientId: client.id, purpose: .signup, now: now, in: sql
                 ) else {
@@ -110,8 +99,7 @@ public struct SignUpService: Sendable {
                     throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another address or number")
                 }
                 try await users.insert(user, in: sql)
-                try await devices.insert(device, in: sql)
-                try await sessions.insert(tokenHash: sessionHash, userId: userId, deviceId: deviceId, now: now, expiresAt: expires, in: sql)
+                return try await issuer.issue(device, userId: userId, clientId: client.id, now: now, in: sql)
             }
         } catch let error where UniqueViolation.detail(of: error) != nil {
             let detail = UniqueViolation.detail(of: error) ?? ""
@@ -121,8 +109,8 @@ public struct SignUpService: Sendable {
             throw error
         }
         return SignUpResponse(
-            userKey: request.userKey, deviceId: deviceId, totpSecret: Base32.encode(secret), sessionToken: sessionToken,
-            sessionExpiresIn: Int(sessionLifetime.components.seconds)
+            userKey: request.userKey, deviceId: issued.deviceId, totpSecret: issued.totpSecret, sessionToken: issued.sessionToken,
+            sessionExpiresIn: issued.sessionExpiresIn
         )
     }
 }

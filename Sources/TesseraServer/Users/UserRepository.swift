@@ -36,6 +36,37 @@ struct SQLUserRepository: Sendable {
         ).run()
     }
 
+    private struct Row: Decodable {
+        var id: String
+        var client_id: String
+        var user_key: String
+        var name: String
+        var email: String
+        var phone: String
+        var local_auth_type: String
+        var created_at: Int64
+    }
+
+    func find(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> UserRecord? {
+        guard let row = try await sql.raw(
+            "SELECT id, client_id, user_key, name, email, phone, local_auth_type, created_at FROM users WHERE client_id = \(bind: clientId) AND user_key = \(bind: userKey)"
+        ).first(decoding: Row.self) else { return nil }
+        return UserRecord(
+            id: row.id, clientId: row.client_id, userKey: row.user_key, name: row.name, email: row.email, phone: row.phone,
+            localAuthType: row.local_auth_type, createdAt: row.created_at
+        )
+    }
+
+    func updateLocalAuthType(userId: String, _ type: String, in sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE users SET local_auth_type = \(bind: type) WHERE id = \(bind: userId)").run()
+    }
+
+    func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw(
+            "SELECT users.user_key FROM devices JOIN users ON users.id = devices.user_id WHERE devices.id = \(bind: deviceId)"
+        ).first()?.decode(column: "user_key", as: String.self)
+    }
+
     func count(clientId: String, in sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT COUNT(*) AS n FROM users WHERE client_id = \(bind: clientId)").first()?.decode(column: "n", as: Int.self) ?? 0
     }

@@ -1,0 +1,47 @@
+import HTTPTypes
+import Hummingbird
+import TesseraCore
+
+/// Re-registration (app calls; the registration itself signed by the new device key) and the
+/// signed device calls.
+struct DeviceController<Context: TesseraContext> {
+    let service: DeviceRegistrationService
+    let bodyLimit: Int
+
+    func addRoutes(app: RouterGroup<Context>, signed: RouterGroup<Context>) {
+        app.post("devices/recovery/send-otp", use: sendRecoveryOTP)
+        app.post("devices/register", use: register)
+        signed.get("me", use: me)
+    }
+
+    @Sendable func sendRecoveryOTP(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await OTPController<Context>.decode(RecoveryOTPRequest.self, from: &request, limit: bodyLimit)
+        return try .json(try await service.sendRecoveryOTP(body, client: try context.requireClient(), ip: context.remoteAddress), status: .accepted)
+    }
+
+    /// Signed by the new device key (keyid = its thumbprint), exactly as sign-up.
+    @Sendable func register(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let client = try context.requireClient()
+        let raw: ByteBuffer
+        do {
+            raw = try await request.collectBody(upTo: bodyLimit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
+        }
+        var replay = Request(head: request.head, body: .init(buffer: raw))
+        let body = try await replay.decodeJSON(RegisterDeviceRequest.self, limit: bodyLimit)
+        guard let deviceKey = SignUpService.publicKey(body.devicePublicKey) else {
+            throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
+        }
+        let verifier = SignedRequestVerifier(database: service.database, keys: SignUpKeyLookup(publicKey: deviceKey), clock: service.clock)
+        _ = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: raw)
+        return try .json(try await service.register(body, client: client), status: .created)
+    }
+
+    @Sendable func me(_ request: Request, context: Context) async throws -> Response {
+        guard let deviceId = context.deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+        return try .json(try await service.info(deviceId: deviceId))
+    }
+}

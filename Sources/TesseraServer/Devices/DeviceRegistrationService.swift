@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import TesseraCore
+
+/// Device re-registration (SPEC capability 4): an identity check that never says which part was
+/// wrong, an OTP for purpose `recovery`, then the new device is registered and the old one revoked
+/// in one transaction.
+public struct DeviceRegistrationService: Sendable {
+    let database: any Database
+    let users = SQLUserRepository()
+    let issuer: DeviceIssuer
+    let otp: OTPService
+    let hasher: SecretHasher
+    let clock: WallClock
+    let maxDevicesPerUser: Int
+
+    /// Sends a recovery code when user key, name and the registered address all match; answers the
+    /// same ``ErrorCode/identityNotMatched`` whichever part is wrong.
+    func sendRecoveryOTP(_ request: RecoveryOTPRequest, client: Client, ip: String?) async throws -> RecoveryOTPResponse {
+        let notMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
+        guard let target = try? TargetNormalizer.normalize(request.sendTarget, channel: request.sendType) else { throw notMatched }
+        let users = self.users
+        let user = try await database.withSQL { try await users.find(clientId: client.id, userKey: request.userKey, in: $0) }
+        guard let user,
+              constantTimeEquals(Array(user.name.utf8), Array(request.name.trimmingCharacters(in: .whitespacesAndNewlines).utf8)),
+              target == (request.sendType == .email ? user.email : user.phone)
+        else { throw notMatched }
+        _ = try await otp.send(client: client, channel: request.sendType, target: target, purpose: .recovery, ip: ip)
+        return RecoveryOTPResponse(lastLocalAuthType: user.localAuthType)
+    }
+
+    /// Registers the new device: consumes the recovery dispose token, checks it was verified for the
+    /// account's address, revokes the old device(s) beyond the per-user limit, issues the new device.
+    func register(_ request: RegisterDeviceRequest, client: Client) async throws -> SignUpResponse {
+        guard SignUpService.knownAuthTypes.contains(request.authType) else {
+            throw AppError.invalidField("authType", "authType must be one of \(SignUpService.knownAuthTypes.sorted().joined(separator: ", "))")
+        }
+        guard SignUpService.publicKey(request.userVerificationPublicKey) != nil else {
+            throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
+        }
+        let now = clock.now()
+        let disposeHash = hasher.hash(request.disposeToken, domain: OTPService.disposeDomain)
+        let users = self.users, issuer = self.issuer, keep = maxDevicesPerUser - 1
+        let device = DeviceIssuer.NewDevice(
+            devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
+            appVersion: request.appVersion, pushToken: request.token
+        )
+        let issued = try await database.transaction { sql in
+            guard let bound = try await SQLOTPRepository().consumeDisposeToken(
+                hash: disposeHash, clientId: client.id, purpose: .recovery, now: now, in: sql
+            ) else {
+                throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
+            }
+            guard let user = try await users.find(clientId: client.id, userKey: request.userKey, in: sql),
+                  (bound.channel == OTPChannel.email.rawValue && bound.target == user.email)
+                    || (bound.channel == OTPChannel.sms.rawValue && bound.target == user.phone)
+            else {
+                throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another account")
+            }
+            try await issuer.devices.revokeActive(userId: user.id, keepNewest: keep, now: now, in: sql)
+            try await users.updateLocalAuthType(userId: user.id, request.authType, in: sql)
+            return try await issuer.issue(device, userId: user.id, clientId: client.id, now: now, in: sql)
+        }
+        return SignUpResponse(
+            userKey: request.userKey, deviceId: issued.deviceId, totpSecret: issued.totpSecret, sessionToken: issued.sessionToken,
+            sessionExpiresIn: issued.sessionExpiresIn
+        )
+    }
+
+    /// What `GET /v1/devices/me` answers for a verified device.
+    func info(deviceId: String) async throws -> DeviceInfoResponse {
+        let users = self.users
+        guard let userKey = try await database.withSQL({ try await users.userKey(ofDevice: deviceId, in: $0) }) else {
+            throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
+        }
+        return DeviceInfoResponse(deviceId: deviceId, userKey: userKey)
+    }
+}
