@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import Tessera
+import TesseraCore
+
+/// `tessera device …`: a real device on Linux, built only on the public SDK (file key store,
+/// software PIN). State lives in `--device-dir`.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Act as a device against any Tessera server (built on the public SDK).",
+        subcommands: [Signup.self, Recover.self, TOTPCode.self, Show.self]
+    )
+
+    /// Where to find the server, saved in the device directory at sign-up.
+    struct Connection: Codable {
+        var server: String
+        var clientKey: String
+        var bundleId: String
+    }
+
+    struct DeviceOptions: ParsableArguments {
+        @Option(help: "Directory holding this device's keys and state.") var deviceDir = "./.tessera-device"
+        @Option(help: "Server URL (saved at sign-up).") var server: String?
+        @Option(help: "Client key (saved at sign-up).") var clientKey: String?
+        @Option(help: "Bundle identifier (saved at sign-up).") var bundleId: String?
+        @Option(help: "Read the OTP from this server data directory's development outbox instead of asking.") var otpFromOutbox: String?
+        @Option(help: "The PIN (otherwise asked; TESSERA_DEVICE_PIN also works).") var pin: String?
+
+        var directory: URL { URL(fileURLWithPath: deviceDir) }
+
+        func connection() throws -> Connection {
+            let saved = (try? Data(contentsOf: directory.appendingPathComponent("connection.json")))
+                .flatMap { try? JSONDecoder().decode(Connection.self, from: $0) }
+            guard let server = server ?? saved?.server, let clientKey = clientKey ?? saved?.clientKey,
+                  let bundleId = bundleId ?? saved?.bundleId
+            else { throw ValidationError("give --server, --client-key and --bundle-id (they are saved after sign-up)") }
+            return Connection(server: server, clientKey: clientKey, bundleId: bundleId)
+        }
+
+        func client(_ connection: Connection) throws -> TesseraClient {
+            guard let url = URL(string: connection.server) else { throw ValidationError("--server is not a URL") }
+            return TesseraClient(
+                configuration: .init(serverURL: url, clientKey: connection.clientKey, bundleIdentifier: connection.bundleId),
+                keyStore: try FileKeyStore(directory: directory), onTotalLog: { print("  · \($0)") }
+            )
+        }
+
+        func save(_ connection: Connection) throws {
+            let data = try JSONEncoder().encode(connection)
+            FileManager.default.createFile(
+                atPath: directory.appendingPathComponent("connection.json").path, contents: data, attributes: [.posixPermissions: 0o600]
+            )
+        }
+
+        func readPIN(confirm: Bool) throws -> String {
+            if let pin = pin ?? ProcessInfo.processInfo.environment["TESSERA_DEVICE_PIN"] { return pin }
+            print("PIN: ", terminator: "")
+            guard let first = readLine(), !first.isEmpty else { throw ValidationError("no PIN given") }
+            if confirm {
+                print("PIN again: ", terminator: "")
+                guard readLine() == first else { throw ValidationError("the PINs differ") }
+            }
+            return first
+        }
+
+        /// The code from the dev outbox (waiting up to 10 s for the courier) or typed by the user.
+        func readCode(to target: String, after count: Int) async throws -> String {
+            if let dataDir = otpFromOutbox {
+                let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
+                for _ in 0..<100 {
+                    let entries = (try? outboxEntries(path: path)) ?? []
+                    let mine = entries.filter { $0.to == target }
+                    if mine.count > count, let code = mine.last?.body.firstMatch(of: /\b(\d{6})\b/) {
+                        print("  code read from the development outbox")
+                        return String(code.1)
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                throw ValidationError("no new code for \(target) in \(path)")
+            }
+            print("Code sent to \(target): ", terminator: "")
+            guard let code = readLine()?.trimmingCharacters(in: .whitespaces), !code.isEmpty else { throw ValidationError("no code given") }
+            return code
+        }
+
+        func outboxCount(to target: String) -> Int {
+            guard let dataDir = otpFromOutbox else { return 0 }
+            let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
+            return ((try? outboxEntries(path: path)) ?? []).filter { $0.to == target }.count
+        }
+
+        struct OutboxEntry: Decodable { var to: String; var body: String }
+
+        func outboxEntries(path: String) throws -> [OutboxEntry] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+                .compactMap { try? JSONDecoder().decode(OutboxEntry.self, from: Data($0.utf8)) }
+        }
+
+        func authenticator(pin: String) -> SoftwareSecretAuthenticator {
+            SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: directory.appendingPathComponent("pin.json").path)) { _ in pin }
+        }
+    }
+
+    struct Signup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign up: OTP to the e-mail address, PIN, signed sign-up.")
+        @OptionGroup var options: DeviceOptions
+        @Option(help: "E-mail address (the OTP goes there).") var email: String
+        @Option(help: "Phone number, E.164.") var phone: String
+        @Option(help: "User ID.") var userKey: String
+        @Option(help: "Your name.") var name: String
+
+        func run() async throws {
+            let connection = try options.connection()
+            let tessera = try options.client(connection)
+            print("1. checking that \(email) and \(userKey) are free")
+            guard try await !tessera.checkDuplicateUserData(verifyData: email, verifyType: .email) else { throw ValidationError("\(email) already has an account") }
+            guard try await tessera.checkUserKeyAvailable(userKey: userKey) else { throw ValidationError("user key \(userKey) is taken") }
+            print("2. sending a code to \(email)")
+            let before = options.outboxCount(to: email.lowercased())
+            let sent = try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: email)
+            let code = try await options.readCode(to: sent.sendTarget, after: before)
+            print("3. verifying the code")
+            guard case .valid(let token) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: sent.sendTarget, otpNumber: code) else {
+                throw ValidationError("the code does not match")
+            }
+            print("4. setting the PIN (local authentication)")
+            let pin = try options.readPIN(confirm: true)
+            let verifier = options.authenticator(pin: pin)
+            try verifier.enroll(secret: pin)
+            print("5. signing up with a new device key")
+            let state = try await tessera.requestSignUp(userData: UserData(
+                appVersion: "tessera-cli", token: "", email: email, phoneNumber: phone, userKey: userKey, name: name, authType: .pin,
+                os: "Linux", disposeToken: token, agreeGccs: true, agreePerson: true, agreeDevice: true
+            ), localAuthenticator: verifier, reason: "Sign up")
+            try options.save(connection)
+            print("signed up: device \(state.deviceId), user \(state.userKey)")
+        }
+    }
+
+    struct Recover: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move an account to this device (the old device is revoked).")
+        @OptionGroup var options: DeviceOptions
+        @Option(help: "Registered e-mail address.") var email: String
+        @Option(help: "User ID.") var userKey: String
+        @Option(help: "Name as registered.") var name: String
+
+        func run() async throws {
+            let connection = try options.connection()
+            let tessera = try options.client(connection)
+            print("1. checking the identity and sending a recovery code to \(email)")
+            let before = options.outboxCount(to: email.lowercased())
+            let last = try await tessera.requestSendOTPNumberForRegisterDevice(userKey: userKey, name: name, sendType: .email, sendTarget: email)
+            print("  last local authentication: \(last?.rawValue ?? "unknown")")
+            let code = try await options.readCode(to: email.lowercased(), after: before)
+            print("2. verifying the code")
+            guard case .valid(let token) = try await tessera.verifyOTPNumber(
+                sendType: .email, sendTarget: email, otpNumber: code, purpose: .recovery
+            ) else { throw ValidationError("the code does not match") }
+            print("3. setting the PIN on this device")
+            let pin = try options.readPIN(confirm: true)
+            let verifier = options.authenticator(pin: pin)
+            try verifier.enroll(secret: pin)
+            print("4. registering this device")
+            let state = try await tessera.requestRegisterDevice(existingUserData: ExistingUserData(
+                userKey: userKey, disposeToken: token, appVersion: "tessera-cli", token: "", authType: .pin, os: "Linux"
+            ), localAuthenticator: verifier, reason: "Move account")
+            try options.save(connection)
+            print("recovered: device \(state.deviceId), user \(state.userKey); the previous device is revoked")
+        }
+    }
+
+    struct TOTPCode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "totp", abstract: "Print the current TOTP code (offline).")
+        @Option(help: "Directory holding this device's keys and state.") var deviceDir = "./.tessera-device"
+        @Option(help: "Unix time to compute the code for (default now).") var at: Int64?
+
+        func run() async throws {
+            guard let state = try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState(),
+                  let totp = TOTP(base32Secret: state.totpSecret)
+            else { throw ValidationError("this device has not signed up (\(deviceDir))") }
+            let date = at.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+            print(totp.code(at: date))
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show this device's state (no secrets) and ask the server who it is.")
+        @OptionGroup var options: DeviceOptions
+
+        func run() async throws {
+            let store = try FileKeyStore(directory: options.directory)
+            guard let state = try store.loadState() else { throw ValidationError("this device has not signed up (\(options.deviceDir))") }
+            print("device id:   \(state.deviceId)")
+            print("user key:    \(state.userKey)")
+            print("local auth:  \(state.localAuthType.rawValue)")
+            print("push token:  \(state.pushToken.isEmpty ? "(none)" : state.pushToken)")
+            let tessera = try options.client(try options.connection())
+            do {
+                let info = try await tessera.deviceInfo()
+                print("server:      active (device \(info.deviceId) of \(info.userKey))")
+            } catch let error as TesseraError {
+                print("server:      refused, code \(error.code.rawValue) \(error.code.name)")
+                throw ExitCode(3)
+            }
+        }
+    }
+}

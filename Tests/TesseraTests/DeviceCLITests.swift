@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import Tessera
+import TesseraCore
+@testable import TesseraServer
+
+/// `tessera device` as a third party would run it: the built executable against a live server.
+@Suite("CLI: tessera device")
+struct DeviceCLITests {
+    static var binary: URL? {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tessera"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/tessera"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test("signup with the dev outbox, then `tessera device totp`, the SDK and oathtool print the same code")
+    func signupAndTOTP() async throws {
+        let tessera = try #require(Self.binary, "build the tessera executable first (swift build --build-tests builds it)")
+        let oathtool = URL(fileURLWithPath: "/usr/bin/oathtool")
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)").path
+        configuration.createDemoClient = false
+        configuration.courierPollInterval = .milliseconds(100)
+        var logger = Logger(label: "cli-test")
+        logger.logLevel = .warning
+        let runtime = try await TesseraRuntime.bootstrap(
+            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger
+        )
+        let client = try await runtime.clients.create(name: "CLI", bundleIds: ["com.example.cli"]).client
+        let deviceDir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-device-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: deviceDir) }
+        let app = Application(
+            router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: [runtime.courier],
+            logger: logger
+        )
+        let dataDirectory = configuration.dataDirectory
+        try await app.test(.live) { http in
+            let signup = try Self.run(tessera, [
+                "device", "signup", "--device-dir", deviceDir, "--server", "http://127.0.0.1:\(http.port!)", "--client-key", client.clientKey,
+                "--bundle-id", "com.example.cli", "--otp-from-outbox", dataDirectory, "--pin", "5555",
+                "--email", "cli@example.com", "--phone", "+41795550000", "--user-key", "cli-user", "--name", "CLI User",
+            ])
+            #expect(signup.status == 0, "\(signup.output)")
+            #expect(signup.output.contains("signed up: device dev_"))
+        }
+        let state = try #require(try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState())
+        let time: Int64 = 1_900_000_000 + Int64.random(in: 0..<1_000_000)
+        let cli = try Self.run(tessera, ["device", "totp", "--device-dir", deviceDir, "--at", "\(time)"])
+        #expect(cli.status == 0)
+        let sdk = TOTP(base32Secret: state.totpSecret)?.code(at: Date(timeIntervalSince1970: TimeInterval(time)))
+        #expect(cli.output.trimmingCharacters(in: .whitespacesAndNewlines) == sdk)
+        if FileManager.default.isExecutableFile(atPath: oathtool.path) {
+            let reference = try Self.run(oathtool, ["--totp", "-b", "-N", "@\(time)", state.totpSecret])
+            #expect(reference.output.trimmingCharacters(in: .whitespacesAndNewlines) == sdk)
+        } else {
+            #expect(ProcessInfo.processInfo.environment["CI"] != "true", "oathtool is required in CI")
+        }
+        await runtime.shutdown()
+    }
+}
