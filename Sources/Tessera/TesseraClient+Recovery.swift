@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TesseraCore
 
@@ -44,28 +45,17 @@ extension TesseraClient {
     /// server revokes the old device in the same step.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
-        log?("local authentication (\(existingUserData.authType.rawValue))")
-        let verified = try await localAuthenticator.authenticate(
-            LocalAuthRequest(localAuthType: existingUserData.authType, reason: reason, checkDomainStateChanged: false)
-        )
-        let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret)
-        let request = RegisterDeviceRequest(
-            userKey: existingUserData.userKey, disposeToken: existingUserData.disposeToken, appVersion: existingUserData.appVersion,
-            token: existingUserData.token, authType: existingUserData.authType.rawValue, os: existingUserData.os,
-            devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-            userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
-        )
-        let answer: SignUpResponse = try await call(
-            "POST", "/v1/devices/register", body: request, signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
-        )
-        var state = DeviceState(
-            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: existingUserData.token,
-            localAuthType: existingUserData.authType
-        )
-        state.sessionToken = answer.sessionToken
-        try keyStore.saveState(state)
-        log?("registered as device \(answer.deviceId)")
-        return state
+        try await enrolDevice(
+            path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token,
+            localAuthenticator: localAuthenticator, reason: reason
+        ) { keys in
+            RegisterDeviceRequest(
+                userKey: existingUserData.userKey, disposeToken: existingUserData.disposeToken, appVersion: existingUserData.appVersion,
+                token: existingUserData.token, authType: existingUserData.authType.rawValue, os: existingUserData.os,
+                devicePublicKey: keys.device.x963Representation.base64EncodedString(),
+                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
+            )
+        }
     }
 
     /// Asks the server who this device is, with a signed request. A revoked device gets

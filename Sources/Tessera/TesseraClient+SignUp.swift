@@ -71,29 +71,40 @@ extension TesseraClient {
     /// - Throws: ``LocalAuthError`` when local authentication fails (nothing is sent), ``TesseraError`` with the server's code.
     @discardableResult
     public func requestSignUp(userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
-        log?("local authentication (\(userData.authType.rawValue))")
+        try await enrolDevice(
+            path: "/v1/signup", authType: userData.authType, pushToken: userData.token, localAuthenticator: localAuthenticator, reason: reason
+        ) { keys in
+            SignUpRequest(
+                appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
+                token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
+                name: userData.name, authType: userData.authType.rawValue, os: userData.os, disposeToken: userData.disposeToken,
+                agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson, agreeDevice: userData.agreeDevice,
+                devicePublicKey: keys.device.x963Representation.base64EncodedString(),
+                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
+            )
+        }
+    }
+
+    /// What sign-up and re-registration share: local authentication first, fresh keys in the key
+    /// store, a request signed by the new device key (proof of possession), the answer stored.
+    func enrolDevice<Body: Encodable>(
+        path: String, authType: LocalAuthType, pushToken: String, localAuthenticator: any LocalAuthenticator, reason: String,
+        body: (_ keys: (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey)) -> Body
+    ) async throws -> DeviceState {
+        log?("local authentication (\(authType.rawValue))")
         let verified = try await localAuthenticator.authenticate(
-            LocalAuthRequest(localAuthType: userData.authType, reason: reason, checkDomainStateChanged: false)
+            LocalAuthRequest(localAuthType: authType, reason: reason, checkDomainStateChanged: false)
         )
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret)
-        let request = SignUpRequest(
-            appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
-            token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
-            name: userData.name, authType: userData.authType.rawValue, os: userData.os, disposeToken: userData.disposeToken,
-            agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson, agreeDevice: userData.agreeDevice,
-            devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-            userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
-        )
         let answer: SignUpResponse = try await call(
-            "POST", "/v1/signup", body: request, signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
+            "POST", path, body: body(keys), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
         )
         var state = DeviceState(
-            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: userData.token,
-            localAuthType: userData.authType
+            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType
         )
         state.sessionToken = answer.sessionToken
         try keyStore.saveState(state)
-        log?("signed up as device \(answer.deviceId)")
+        log?("enrolled as device \(answer.deviceId)")
         return state
     }
 

@@ -11,20 +11,7 @@ import TesseraCore
 @Suite("SDK: OTP")
 struct TesseraClientOTPTests {
     func withLiveServer(_ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void) async throws {
-        var configuration = ServerConfiguration()
-        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sdk-\(UUID().uuidString)").path
-        configuration.createDemoClient = false
-        configuration.port = 0
-        var logger = Logger(label: "sdk-test")
-        logger.logLevel = .warning
-        let database = try await SQLiteDatabase.open(path: nil, logger: logger)
-        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: logger)
-        let client = try await runtime.clients.create(name: "SDK test", bundleIds: ["com.example.sdk"]).client
-        let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { http in
-            try await body(runtime, client, URL(string: "http://127.0.0.1:\(http.port!)")!)
-        }
-        await runtime.shutdown()
+        try await LiveServer.run(bundleId: "com.example.sdk", body)
     }
 
     @Test("send, wrong code is .invalid, right code gives a dispose token, then failures carry codes")
@@ -37,9 +24,7 @@ struct TesseraClientOTPTests {
             )
             let sent = try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "Sdk@Example.com")
             #expect(sent.sendTarget == "sdk@example.com")
-            await runtime.courier.drain()
-            let entry = try #require(try FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last)
-            let code = String(try #require(entry.body.firstMatch(of: /\b(\d{6})\b/)).1)
+            let code = try await LiveServer.latestCode(runtime, to: "sdk@example.com")
             let wrong = code == "000001" ? "000002" : "000001"
 
             let miss = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: "sdk@example.com", otpNumber: wrong)

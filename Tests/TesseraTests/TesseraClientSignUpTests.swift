@@ -12,19 +12,7 @@ import TesseraCore
 @Suite("SDK: sign-up")
 struct TesseraClientSignUpTests {
     func withLiveServer(_ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void) async throws {
-        var configuration = ServerConfiguration()
-        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sdk-\(UUID().uuidString)").path
-        configuration.createDemoClient = false
-        var logger = Logger(label: "sdk-test")
-        logger.logLevel = .warning
-        let database = try await SQLiteDatabase.open(path: nil, logger: logger)
-        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: logger)
-        let client = try await runtime.clients.create(name: "SDK test", bundleIds: ["com.example.sdk"]).client
-        let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { http in
-            try await body(runtime, client, URL(string: "http://127.0.0.1:\(http.port!)")!)
-        }
-        await runtime.shutdown()
+        try await LiveServer.run(bundleId: "com.example.sdk", body)
     }
 
     static func oathtool(_ base32: String, at time: Int64) throws -> String? {
@@ -52,9 +40,7 @@ struct TesseraClientSignUpTests {
             #expect(try await tessera.checkDuplicateUserData(verifyData: "dev@example.com", verifyType: .email) == false)
             #expect(try await tessera.checkUserKeyAvailable(userKey: "devuser") == true)
             try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "dev@example.com")
-            await runtime.courier.drain()
-            let entry = try #require(try FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last)
-            let code = String(try #require(entry.body.firstMatch(of: /\b(\d{6})\b/)).1)
+            let code = try await LiveServer.latestCode(runtime, to: "dev@example.com")
             guard case .valid(let disposeToken) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: "dev@example.com", otpNumber: code) else {
                 Issue.record("code refused")
                 return

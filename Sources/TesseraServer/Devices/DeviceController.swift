@@ -24,19 +24,14 @@ struct DeviceController<Context: TesseraContext> {
     @Sendable func register(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let client = try context.requireClient()
-        let raw: ByteBuffer
-        do {
-            raw = try await request.collectBody(upTo: bodyLimit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
+        let body = try await request.decodeSelfSigned(
+            RegisterDeviceRequest.self, limit: bodyLimit, database: service.database, clock: service.clock
+        ) { body in
+            guard let key = SignUpService.publicKey(body.devicePublicKey) else {
+                throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
+            }
+            return key
         }
-        var replay = Request(head: request.head, body: .init(buffer: raw))
-        let body = try await replay.decodeJSON(RegisterDeviceRequest.self, limit: bodyLimit)
-        guard let deviceKey = SignUpService.publicKey(body.devicePublicKey) else {
-            throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
-        }
-        let verifier = SignedRequestVerifier(database: service.database, keys: SignUpKeyLookup(publicKey: deviceKey), clock: service.clock)
-        _ = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: raw)
         return try .json(try await service.register(body, client: client), status: .created)
     }
 

@@ -79,6 +79,27 @@ struct SignedRequestVerifier: Sendable {
     }
 }
 
+extension Request {
+    /// Reads a JSON body that is signed by a key it carries itself (sign-up and re-registration:
+    /// proof of possession of a new device key). The body is read once; the signature is checked
+    /// over those exact bytes with the key `publicKey` extracts, under that key's thumbprint.
+    mutating func decodeSelfSigned<T: Decodable>(
+        _ type: T.Type, limit: Int, database: any Database, clock: WallClock, publicKey: (T) throws -> P256.Signing.PublicKey
+    ) async throws -> T {
+        let raw: ByteBuffer
+        do {
+            raw = try await collectBody(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
+        }
+        var replay = Request(head: head, body: .init(buffer: raw))
+        let body = try await replay.decodeJSON(T.self, limit: limit)
+        let verifier = SignedRequestVerifier(database: database, keys: SignUpKeyLookup(publicKey: try publicKey(body)), clock: clock)
+        _ = try await verifier.verify(method: method.rawValue, path: uri.path, headers: headers, body: raw)
+        return body
+    }
+}
+
 /// Middleware for device endpoints: verifies the signature over the exact body received and puts
 /// the device ID in the context.
 struct SignedRequestMiddleware<Context: TesseraContext>: RouterMiddleware {

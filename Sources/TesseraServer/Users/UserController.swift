@@ -1,3 +1,4 @@
+import Crypto
 import HTTPTypes
 import Hummingbird
 import TesseraCore
@@ -37,17 +38,16 @@ struct UserController<Context: TesseraContext> {
     @Sendable func signUp(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let client = try context.requireClient()
-        let raw: ByteBuffer
-        do {
-            raw = try await request.collectBody(upTo: bodyLimit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
+        let bundleId = request.headers[HTTPField.Name(TesseraHeader.bundleId)!]
+        var checked: (email: String, phone: String, deviceKey: P256.Signing.PublicKey)?
+        let body = try await request.decodeSelfSigned(
+            SignUpRequest.self, limit: bodyLimit, database: service.database, clock: service.clock
+        ) { body in
+            let validated = try service.validate(body, client: client, bundleId: bundleId)
+            checked = validated
+            return validated.deviceKey
         }
-        var replay = Request(head: request.head, body: .init(buffer: raw))
-        let body = try await replay.decodeJSON(SignUpRequest.self, limit: bodyLimit)
-        let checked = try service.validate(body, client: client, bundleId: request.headers[HTTPField.Name(TesseraHeader.bundleId)!])
-        let verifier = SignedRequestVerifier(database: service.database, keys: SignUpKeyLookup(publicKey: checked.deviceKey), clock: service.clock)
-        _ = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: raw)
+        guard let checked else { throw AppError.internalError }
         let answer = try await service.signUp(body, client: client, email: checked.email, phone: checked.phone)
         return try .json(answer, status: .created)
     }
