@@ -120,4 +120,30 @@ public struct TesseraCallbacks: Sendable {
             return onSuccess
         }
     }
+
+    /// The seed's `requestSendOTPNumberForRegisterDevice`: `onSuccess(lastLocalAuthType)`.
+    @discardableResult
+    public func requestSendOTPNumberForRegisterDevice(
+        userKey: String, name: String, sendType: OTPChannel, sendTarget: String,
+        onSuccess: @escaping @Sendable (LocalAuthType?) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestSendOTPNumberForRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            let last = try await client.requestSendOTPNumberForRegisterDevice(userKey: userKey, name: name, sendType: sendType, sendTarget: sendTarget)
+            return { onSuccess(last) }
+        }
+    }
+
+    /// The seed's `requestRegisterDevice` (local authentication first; the old device is revoked).
+    @discardableResult
+    public func requestRegisterDevice(
+        existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String,
+        onSuccess: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestRegisterDevice(existingUserData: existingUserData, localAuthenticator: localAuthenticator, reason: reason)
+            return onSuccess
+        }
+    }
 }

@@ -122,6 +122,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 
     /// Re-registration: the user key, name and e-mail/phone do not match one account (which part is not said).
     public static let identityNotMatched = ErrorCode(rawValue: 4006)
+    /// Too many re-registration identity checks from this address or for this user key in the last hour.
+    public static let identityCheckRateLimited = ErrorCode(rawValue: 4007)
 
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
@@ -151,7 +153,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         3001: "signature-missing", 3002: "signature-malformed", 3003: "signature-expired", 3004: "nonce-replayed",
         3005: "content-digest-mismatch", 3006: "signature-invalid", 3007: "device-unknown", 3008: "device-revoked",
         4001: "duplicate-email", 4002: "duplicate-phone-number", 4003: "user-key-taken", 4004: "agreements-required",
-        4005: "dispose-token-target-mismatch", 4006: "identity-not-matched",
+        4005: "dispose-token-target-mismatch", 4006: "identity-not-matched", 4007: "identity-check-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

@@ -53,9 +53,13 @@ struct TesseraCallbacksTests {
                                     name: "CB", authType: .pin, os: "Linux", disposeToken: "x", agreeGccs: true, agreePerson: true, agreeDevice: true)
             await api.requestSignUp(userData: userData, localAuthenticator: ScriptedLocalAuthenticator([.failure(LocalAuthError(.userCancel))]),
                                     reason: "r", onSuccess: { events.add("success") }, onFailed: failed, onError: errored, onCompleted: completed).wait()
+            await api.requestSendOTPNumberForRegisterDevice(userKey: "nobody", name: "No Body", sendType: .email, sendTarget: "cb@example.com",
+                                                            onSuccess: { _ in events.add("success") }, onFailed: failed, onError: errored,
+                                                            onCompleted: completed).wait()
             #expect(events.all == [
                 "success", "completed", "invalid", "completed", "valid", "completed",
                 "failed \(ErrorCode.invalidPhoneNumber.rawValue)", "completed", "error LocalAuthError", "completed",
+                "failed \(ErrorCode.identityNotMatched.rawValue)", "completed",
             ])
         }
         await runtime.shutdown()

@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     public var bodyLimit = 64 * 1024
     /// Active devices a user may have; registering one more revokes the oldest.
     public var maxDevicesPerUser = 1
+    /// Re-registration identity checks per IP address and per user key per hour.
+    public var identityChecksPerHour = 20
     public var otp = OTPSettings()
     public var templates = MessageTemplates()
     public enum EmailDelivery: String, Sendable { case file, smtp }
@@ -112,5 +114,6 @@ public struct ServerConfiguration: Sendable {
         smsDelivery = smsMode
         courierPollInterval = .milliseconds(try count("courier.pollIntervalMs", 1000, range: 50...60000))
         maxDevicesPerUser = try count("devices.maxPerUser", maxDevicesPerUser, range: 1...100)
+        identityChecksPerHour = try count("devices.identityChecksPerHour", identityChecksPerHour, range: 1...1_000_000)
     }
 }

@@ -65,7 +65,8 @@ public final class TesseraRuntime: Sendable {
         let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), hasher: hasher, totpKey: keys.totpKey, random: random)
         signUp = SignUpService(database: database, issuer: issuer, hasher: hasher, random: random, clock: clock)
         registration = DeviceRegistrationService(
-            database: database, issuer: issuer, otp: otp, hasher: hasher, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser
+            database: database, issuer: issuer, otp: otp, hasher: hasher, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser,
+            identityChecksPerHour: configuration.identityChecksPerHour
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, outbox: outbox, clock: clock, logger: logger)

@@ -13,11 +13,25 @@ public struct DeviceRegistrationService: Sendable {
     let hasher: SecretHasher
     let clock: WallClock
     let maxDevicesPerUser: Int
+    /// Identity checks allowed per IP address and per user key per hour (matching or not), so
+    /// user keys and names cannot be guessed at speed.
+    var identityChecksPerHour = 20
 
     /// Sends a recovery code when user key, name and the registered address all match; answers the
     /// same ``ErrorCode/identityNotMatched`` whichever part is wrong.
     func sendRecoveryOTP(_ request: RecoveryOTPRequest, client: Client, ip: String?) async throws -> RecoveryOTPResponse {
         let notMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
+        let now = clock.now()
+        let keys = ["recovery-user|\(client.id)|\(request.userKey)"] + (ip.map { ["recovery-ip|\($0)"] } ?? [])
+        let counts = try await database.transaction { sql in
+            try await RateCounters().increment(keys, now: now, window: .seconds(3600), in: sql)
+        }
+        if counts.values.contains(where: { $0 > identityChecksPerHour }) {
+            throw AppError(
+                .identityCheckRateLimited, .tooManyRequests, "Too many identity checks; try again later",
+                retryAfter: Int(3600 - (now / 1000) % 3600)
+            )
+        }
         guard let target = try? TargetNormalizer.normalize(request.sendTarget, channel: request.sendType) else { throw notMatched }
         let users = self.users
         let user = try await database.withSQL { try await users.find(clientId: client.id, userKey: request.userKey, in: $0) }
