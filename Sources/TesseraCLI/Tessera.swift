@@ -5,6 +5,6 @@ struct TesseraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Tessera: passwordless identity and device authentication.",
-        subcommands: [ServeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self]
+        subcommands: [ServeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self, BenchCommand.self]
     )
 }
