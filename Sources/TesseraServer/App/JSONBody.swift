@@ -3,19 +3,22 @@ import Hummingbird
 import TesseraCore
 
 extension Request {
+    /// Collects the body, answering 413 with code 1002 when it is larger than `limit`.
+    mutating func collectBody(limit: Int) async throws -> ByteBuffer {
+        do {
+            return try await collectBody(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
+        }
+    }
+
     /// Decodes a JSON body, answering each kind of bad input with its own code:
     /// too large (1002), not JSON (1001), a field of the wrong type (1003), a missing field (1004).
     mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
         if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/json")
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await collectBody(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
-        }
-        let data = Data(buffer: buffer)
+        let data = Data(buffer: try await collectBody(limit: limit))
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {

@@ -63,9 +63,9 @@ public final class TesseraRuntime: Sendable {
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
         let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), hasher: hasher, totpKey: keys.totpKey, random: random)
-        signUp = SignUpService(database: database, issuer: issuer, hasher: hasher, random: random, clock: clock)
+        signUp = SignUpService(database: database, issuer: issuer, otp: otp, random: random, clock: clock)
         registration = DeviceRegistrationService(
-            database: database, issuer: issuer, otp: otp, hasher: hasher, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser,
+            database: database, issuer: issuer, otp: otp, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser,
             identityChecksPerHour: configuration.identityChecksPerHour
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)

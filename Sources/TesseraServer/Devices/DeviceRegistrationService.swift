@@ -10,7 +10,6 @@ public struct DeviceRegistrationService: Sendable {
     let users = SQLUserRepository()
     let issuer: DeviceIssuer
     let otp: OTPService
-    let hasher: SecretHasher
     let clock: WallClock
     let maxDevicesPerUser: Int
     /// Identity checks allowed per IP address and per user key per hour (matching or not), so
@@ -53,21 +52,15 @@ public struct DeviceRegistrationService: Sendable {
             throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
         }
         let now = clock.now()
-        let disposeHash = hasher.hash(request.disposeToken, domain: OTPService.disposeDomain)
-        let users = self.users, issuer = self.issuer, keep = maxDevicesPerUser - 1
+        let users = self.users, issuer = self.issuer, otp = self.otp, keep = maxDevicesPerUser - 1
         let device = DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token
         )
         let issued = try await database.transaction { sql in
-            guard let bound = try await SQLOTPRepository().consumeDisposeToken(
-                hash: disposeHash, clientId: client.id, purpose: .recovery, now: now, in: sql
-            ) else {
-                throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
-            }
+            let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .recovery, now: now, in: sql)
             guard let user = try await users.find(clientId: client.id, userKey: request.userKey, in: sql),
-                  (bound.channel == OTPChannel.email.rawValue && bound.target == user.email)
-                    || (bound.channel == OTPChannel.sms.rawValue && bound.target == user.phone)
+                  verified.matches(email: user.email, phone: user.phone)
             else {
                 throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another account")
             }

@@ -86,12 +86,7 @@ extension Request {
     mutating func decodeSelfSigned<T: Decodable>(
         _ type: T.Type, limit: Int, database: any Database, clock: WallClock, publicKey: (T) throws -> P256.Signing.PublicKey
     ) async throws -> T {
-        let raw: ByteBuffer
-        do {
-            raw = try await collectBody(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
-        }
+        let raw = try await collectBody(limit: limit)
         var replay = Request(head: head, body: .init(buffer: raw))
         let body = try await replay.decodeJSON(T.self, limit: limit)
         let verifier = SignedRequestVerifier(database: database, keys: SignUpKeyLookup(publicKey: try publicKey(body)), clock: clock)
@@ -108,12 +103,7 @@ struct SignedRequestMiddleware<Context: TesseraContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: bodyLimit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
-        }
+        let body = try await request.collectBody(limit: bodyLimit)
         let verified = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: body)
         var context = context
         context.deviceId = verified.deviceId

@@ -1,4 +1,5 @@
 import Logging
+import SQLKit
 import TesseraCore
 
 /// Identity proofing by OTP (SPEC capability 1): send a code, verify it, hand out a single-use
@@ -126,18 +127,34 @@ public struct OTPService: Sendable {
         }
     }
 
-    /// Uses a dispose token once for `purpose`. Returns the verified channel and target.
-    /// (Sign-up and recovery call this inside their own flows.)
-    func consumeDisposeToken(_ token: String, client: Client, purpose: OTPPurpose) async throws -> (channel: OTPChannel, target: String) {
-        let hash = hasher.hash(token, domain: Self.disposeDomain)
-        let now = clock.now()
-        let repository = self.repository
-        let record = try await database.transaction { sql in
-            try await repository.consumeDisposeToken(hash: hash, clientId: client.id, purpose: purpose, now: now, in: sql)
+    /// What a consumed dispose token proved: this channel and target were verified.
+    struct VerifiedTarget: Sendable, Equatable {
+        var channel: OTPChannel
+        var target: String
+
+        /// Whether the verified target is this e-mail address (e-mail channel) or phone number (SMS).
+        func matches(email: String, phone: String) -> Bool {
+            target == (channel == .email ? email : phone)
         }
-        guard let record, let channel = OTPChannel(rawValue: record.channel) else {
+    }
+
+    /// Uses a dispose token once for `purpose`, inside the caller's transaction (sign-up and
+    /// re-registration consume it in the transaction that creates the account or device).
+    func consumeDisposeToken(_ token: String, client: Client, purpose: OTPPurpose, now: Int64, in sql: any SQLDatabase) async throws -> VerifiedTarget {
+        let hash = hasher.hash(token, domain: Self.disposeDomain)
+        guard let record = try await repository.consumeDisposeToken(hash: hash, clientId: client.id, purpose: purpose, now: now, in: sql),
+              let channel = OTPChannel(rawValue: record.channel)
+        else {
             throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
         }
-        return (channel, record.target)
+        return VerifiedTarget(channel: channel, target: record.target)
+    }
+
+    /// Uses a dispose token once for `purpose`, in a transaction of its own.
+    func consumeDisposeToken(_ token: String, client: Client, purpose: OTPPurpose) async throws -> VerifiedTarget {
+        let now = clock.now()
+        return try await database.transaction { sql in
+            try await self.consumeDisposeToken(token, client: client, purpose: purpose, now: now, in: sql)
+        }
     }
 }

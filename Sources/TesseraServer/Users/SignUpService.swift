@@ -10,7 +10,7 @@ public struct SignUpService: Sendable {
     let database: any Database
     let users = SQLUserRepository()
     let issuer: DeviceIssuer
-    let hasher: SecretHasher
+    let otp: OTPService
     let random: RandomSource
     let clock: WallClock
     static let knownAuthTypes: Set<String> = ["NONE", "BIOMETRIC", "PASSCODE", "PIN", "PASSWORD"]
@@ -75,7 +75,6 @@ public struct SignUpService: Sendable {
     func signUp(_ request: SignUpRequest, client: Client, email: String, phone: String) async throws -> SignUpResponse {
         let now = clock.now()
         let userId = random.identifier(prefix: "usr_")
-        let disposeHash = hasher.hash(request.disposeToken, domain: OTPService.disposeDomain)
         let user = UserRecord(
             id: userId, clientId: client.id, userKey: request.userKey, name: request.name.trimmingCharacters(in: .whitespacesAndNewlines),
             email: email, phone: phone, localAuthType: request.authType, createdAt: now
@@ -84,18 +83,12 @@ public struct SignUpService: Sendable {
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token
         )
-        let users = self.users, issuer = self.issuer
+        let users = self.users, issuer = self.issuer, otp = self.otp
         let issued: DeviceIssuer.Issued
         do {
             issued = try await database.transaction { sql in
-                guard let bound = try await SQLOTPRepository().consumeDisposeToken(
-                    hash: disposeHash, clientId: client.id, purpose: .signup, now: now, in: sql
-                ) else {
-                    throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
-                }
-                guard (bound.channel == OTPChannel.email.rawValue && bound.target == email)
-                        || (bound.channel == OTPChannel.sms.rawValue && bound.target == phone)
-                else {
+                let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .signup, now: now, in: sql)
+                guard verified.matches(email: email, phone: phone) else {
                     throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another address or number")
                 }
                 try await users.insert(user, in: sql)
