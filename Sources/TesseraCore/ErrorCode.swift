@@ -125,6 +125,52 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// Too many re-registration identity checks from this address or for this user key in the last hour.
     public static let identityCheckRateLimited = ErrorCode(rawValue: 4007)
 
+    // MARK: Authentication channels (5000–5099)
+    /// No such authentication channel for this device or client.
+    public static let authChannelUnknown = ErrorCode(rawValue: 5001)
+    /// The channel expired before it was completed (default lifetime 2 min).
+    public static let authChannelExpired = ErrorCode(rawValue: 5002)
+    /// The call does not fit the channel's state (for example, completing before the nodes attested).
+    public static let authChannelState = ErrorCode(rawValue: 5003)
+    /// Fewer nodes than the quorum attested in time; the authentication failed closed.
+    public static let authQuorumNotReached = ErrorCode(rawValue: 5004)
+    /// The device reported that the secondary (local) verification failed.
+    public static let authSecondaryFailed = ErrorCode(rawValue: 5005)
+    /// The user-verification signature over the challenge does not verify.
+    public static let authUserVerificationInvalid = ErrorCode(rawValue: 5006)
+    /// The channel was cancelled by the device or the relying party.
+    public static let authChannelCancelled = ErrorCode(rawValue: 5007)
+    /// The user declined the relying party's request on the device.
+    public static let authDeclined = ErrorCode(rawValue: 5008)
+    /// The device signature over the challenge does not verify.
+    public static let authChallengeSignatureInvalid = ErrorCode(rawValue: 5009)
+    /// Relying party: no such user, or the user has no active device.
+    public static let authUserUnknown = ErrorCode(rawValue: 5010)
+
+    // MARK: Verifier nodes (5100–5199)
+    /// The node's registry has no such device; it refuses to attest.
+    public static let nodeDeviceUnknown = ErrorCode(rawValue: 5101)
+    /// The node's registry marks the device revoked; it refuses to attest.
+    public static let nodeDeviceRevoked = ErrorCode(rawValue: 5102)
+    /// The device signature the node was asked to check does not verify against its registry.
+    public static let nodeSignatureInvalid = ErrorCode(rawValue: 5103)
+    /// No such node (admin calls).
+    public static let nodeUnknown = ErrorCode(rawValue: 5104)
+    /// The device keys sent to the node differ from the ones it already holds for that device.
+    public static let nodeKeyConflict = ErrorCode(rawValue: 5105)
+
+    // MARK: TOTP verification and tokens (6000–6199)
+    /// The TOTP code does not match (±1 step).
+    public static let totpInvalid = ErrorCode(rawValue: 6001)
+    /// The code's time step was already used for this user.
+    public static let totpStepReused = ErrorCode(rawValue: 6002)
+    /// Too many failed TOTP verifications; an admin must reset the user.
+    public static let totpLocked = ErrorCode(rawValue: 6003)
+    /// No such user, or the user has no active device with a TOTP secret.
+    public static let totpUserUnknown = ErrorCode(rawValue: 6004)
+    /// The bearer token is missing, malformed, expired or not issued by this server.
+    public static let tokenInvalid = ErrorCode(rawValue: 6101)
+
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
     public static let internalError = ErrorCode(rawValue: 9001)
@@ -154,6 +200,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         3005: "content-digest-mismatch", 3006: "signature-invalid", 3007: "device-unknown", 3008: "device-revoked",
         4001: "duplicate-email", 4002: "duplicate-phone-number", 4003: "user-key-taken", 4004: "agreements-required",
         4005: "dispose-token-target-mismatch", 4006: "identity-not-matched", 4007: "identity-check-rate-limited",
+        5001: "auth-channel-unknown", 5002: "auth-channel-expired", 5003: "auth-channel-state",
+        5004: "auth-quorum-not-reached", 5005: "auth-secondary-failed", 5006: "auth-user-verification-invalid",
+        5007: "auth-channel-cancelled", 5008: "auth-declined", 5009: "auth-challenge-signature-invalid",
+        5010: "auth-user-unknown",
+        5101: "node-device-unknown", 5102: "node-device-revoked", 5103: "node-signature-invalid", 5104: "node-unknown",
+        5105: "node-key-conflict",
+        6001: "totp-invalid", 6002: "totp-step-reused", 6003: "totp-locked", 6004: "totp-user-unknown",
+        6101: "token-invalid",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

@@ -1,10 +1,32 @@
 import Hummingbird
 import TesseraCore
 
-/// The admin HTTP API (admin token): clients.
+/// The admin HTTP API (admin token): clients, verifier nodes, result-token keys, TOTP lock-outs.
 struct AdminController<Context: TesseraContext> {
     let clients: ClientService
+    let nodes: NodeAdminService
+    let tokens: ResultTokens
+    let totp: TOTPVerifier
     let bodyLimit: Int
+
+    struct AddNodeRequest: Decodable {
+        var url: String
+        var publicKey: String
+        var name: String?
+    }
+
+    struct NodeList: Encodable {
+        /// The key every `tessera node` must trust (`--server-key`).
+        var serverKey: String
+        var nodes: [NodeEntry]
+    }
+
+    struct TOTPResetRequest: Decodable {
+        var clientKey: String
+        var userKey: String
+    }
+
+    struct RotatedKey: Encodable { var kid: String }
 
     struct CreateClientRequest: Decodable {
         var name: String
@@ -21,6 +43,27 @@ struct AdminController<Context: TesseraContext> {
         group.post("clients/{clientKey}/disable", use: disable)
         group.post("clients/{clientKey}/enable", use: enable)
         group.post("clients/{clientKey}/rotate-secret", use: rotate)
+        group.get("nodes") { _, _ in try Response.json(NodeList(serverKey: nodes.serverKey, nodes: try await nodes.list())) }
+        group.post("nodes") { request, _ in
+            var request = request
+            let body = try await request.decodeJSON(AddNodeRequest.self, limit: bodyLimit)
+            return try Response.json(try await nodes.add(url: body.url, publicKey: body.publicKey, name: body.name), status: .created)
+        }
+        group.post("nodes/{nodeId}/disable") { _, context in
+            try await nodes.setEnabled(nodeId: try context.parameters.require("nodeId"), false)
+            return Response(status: .noContent)
+        }
+        group.post("nodes/{nodeId}/enable") { _, context in
+            try await nodes.setEnabled(nodeId: try context.parameters.require("nodeId"), true)
+            return Response(status: .noContent)
+        }
+        group.post("keys/rotate") { _, _ in try Response.json(RotatedKey(kid: try await tokens.rotate())) }
+        group.post("totp/reset") { request, _ in
+            var request = request
+            let body = try await request.decodeJSON(TOTPResetRequest.self, limit: bodyLimit)
+            try await totp.reset(clientKey: body.clientKey, userKey: body.userKey)
+            return Response(status: .noContent)
+        }
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {

@@ -20,8 +20,24 @@ extension TesseraRuntime {
         )
         DeviceController(service: registration, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
 
+        let signedAuth = router.group("v1/auth").add(middleware: ClientMiddleware(clients: clients)).add(
+            middleware: SignedRequestMiddleware(
+                verifier: SignedRequestVerifier(database: database, keys: SQLDeviceRepository(database: database), clock: clock),
+                bodyLimit: configuration.bodyLimit
+            )
+        )
+        AuthController(auth: auth, tokens: tokens, bodyLimit: configuration.bodyLimit)
+            .addRoutes(signed: signedAuth, open: router.group("v1/auth"), root: router)
+        let relyingParty = router.group("v1/rp").add(middleware: BackendAuthMiddleware(clients: clients))
+        RelyingPartyController(
+            auth: auth, totp: totp, introspection: Introspection(database: database, tokens: tokens, hasher: keys.hasher, clock: clock),
+            bodyLimit: configuration.bodyLimit
+        ).addRoutes(to: relyingParty)
+
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
-        AdminController(clients: clients, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        AdminController(
+            clients: clients, nodes: nodeAdmin, tokens: tokens, totp: totp, bodyLimit: configuration.bodyLimit
+        ).addRoutes(to: admin)
         routes.fill(from: router.routes)
         return router
     }
@@ -31,7 +47,7 @@ extension TesseraRuntime {
         Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
-            services: [courier, janitor],
+            services: [courier, janitor, nodeSync, ChannelExpiryService(auth: auth, logger: logger)],
             logger: logger
         )
     }

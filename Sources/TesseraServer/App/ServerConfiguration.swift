@@ -32,6 +32,22 @@ public struct ServerConfiguration: Sendable {
     public var sms: HTTPSMSSender.Settings?
     public var courierPollInterval: Duration = .seconds(1)
     public var logLevel: Logger.Level = .info
+    /// The `iss` of result tokens (default `http://<host>:<port>`).
+    public var issuer: String?
+    /// Verifier nodes started inside this server (default 3; 0 when remote nodes are registered).
+    public var embeddedNodes = 3
+    /// Nodes asked per authentication.
+    public var nodesPerAuthentication = 3
+    /// Attestations needed.
+    public var nodeQuorum = 2
+    /// How long the server waits for one node.
+    public var nodeTimeout: Duration = .milliseconds(2000)
+    /// Lifetime of an authentication channel.
+    public var channelLifetime: Duration = .seconds(120)
+    /// Lifetime of a result token.
+    public var resultTokenLifetime: Duration = .seconds(300)
+    /// Failed TOTP verifications before a user is locked.
+    public var totpMaxFailures = 10
 
     public init() {}
 
@@ -115,5 +131,14 @@ public struct ServerConfiguration: Sendable {
         courierPollInterval = .milliseconds(try count("courier.pollIntervalMs", 1000, range: 50...60000))
         maxDevicesPerUser = try count("devices.maxPerUser", maxDevicesPerUser, range: 1...100)
         identityChecksPerHour = try count("devices.identityChecksPerHour", identityChecksPerHour, range: 1...1_000_000)
+        issuer = config.string(forKey: "auth.issuer")
+        embeddedNodes = try count("nodes.embedded", embeddedNodes, range: 0...9)
+        nodesPerAuthentication = try count("nodes.perAuthentication", nodesPerAuthentication, range: 1...15)
+        nodeQuorum = try count("nodes.quorum", nodeQuorum, range: 1...15)
+        guard nodeQuorum <= nodesPerAuthentication else { throw ConfigurationError("nodes.quorum must not exceed nodes.perAuthentication") }
+        nodeTimeout = .milliseconds(try count("nodes.timeoutMs", 2000, range: 50...60000))
+        channelLifetime = try seconds("auth.channelLifetime", channelLifetime, range: 10...3600)
+        resultTokenLifetime = try seconds("auth.resultTokenLifetime", resultTokenLifetime, range: 30...86400)
+        totpMaxFailures = try count("totp.maxFailures", totpMaxFailures, range: 1...1000)
     }
 }

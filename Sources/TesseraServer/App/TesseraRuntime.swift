@@ -16,12 +16,18 @@ public final class TesseraRuntime: Sendable {
     public let courier: CourierService
     public let signUp: SignUpService
     public let registration: DeviceRegistrationService
+    let nodes: NodeDirectory
+    let nodeSync: NodeSyncService
+    let embeddedNodes: [NodeService]
+    let tokens: ResultTokens
+    let auth: AuthService
+    let totp: TOTPVerifier
     let outbox: Outbox
     let admin: AdminAuthenticator
     let janitor: JanitorService
     let logger: Logger
     let clock: WallClock
-    private let httpClient: HTTPClient?
+    private let httpClient: HTTPClient
 
     /// What first start created and must be shown once (admin token, demo client).
     public let firstStart: FirstStart?
@@ -33,7 +39,7 @@ public final class TesseraRuntime: Sendable {
 
     init(
         configuration: ServerConfiguration, database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource,
-        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient?
+        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient
     ) async throws {
         self.configuration = configuration
         self.database = database
@@ -54,7 +60,7 @@ public final class TesseraRuntime: Sendable {
         switch configuration.smsDelivery {
         case .file: senders[.sms] = fileSender
         case .http:
-            if let sms = configuration.sms, let httpClient { senders[.sms] = HTTPSMSSender(settings: sms, httpClient: httpClient) }
+            if let sms = configuration.sms { senders[.sms] = HTTPSMSSender(settings: sms, httpClient: httpClient) }
         case .none: break
         }
         courier = CourierService(outbox: outbox, senders: senders, logger: logger, pollInterval: configuration.courierPollInterval)
@@ -62,12 +68,39 @@ public final class TesseraRuntime: Sendable {
             database: database, outbox: outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
+        nodes = NodeDirectory(
+            database: database, httpClient: httpClient, signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
+        )
+        var embedded: [NodeService] = []
+        for index in 0..<configuration.embeddedNodes {
+            let directory = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index + 1)")
+            embedded.append(try await NodeService.open(directory: directory, clock: clock, logger: logger))
+        }
+        embeddedNodes = embedded
+        try await nodes.registerEmbedded(embedded)
+        nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
         let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), hasher: hasher, totpKey: keys.totpKey, random: random)
-        signUp = SignUpService(database: database, issuer: issuer, otp: otp, random: random, clock: clock)
+        signUp = SignUpService(database: database, issuer: issuer, otp: otp, random: random, clock: clock, nodeSync: nodeSync)
         registration = DeviceRegistrationService(
             database: database, issuer: issuer, otp: otp, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser,
-            identityChecksPerHour: configuration.identityChecksPerHour
+            identityChecksPerHour: configuration.identityChecksPerHour, nodeSync: nodeSync
         )
+        tokens = ResultTokens(
+            database: database, sealKey: keys.tokenSealKey,
+            issuer: configuration.issuer ?? "http://\(configuration.host):\(configuration.port)",
+            lifetime: configuration.resultTokenLifetime, clock: clock
+        )
+        try await tokens.load()
+        auth = AuthService(
+            database: database, channels: AuthChannelStore(database: database), directory: nodes, tokens: tokens, hub: AuthEventHub(),
+            sealKey: keys.tokenSealKey, random: random, clock: clock,
+            settings: .init(
+                nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
+                nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime
+            ),
+            logger: logger
+        )
+        totp = TOTPVerifier(database: database, totpKey: keys.totpKey, clock: clock, maxFailures: configuration.totpMaxFailures)
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, outbox: outbox, clock: clock, logger: logger)
 
@@ -100,6 +133,7 @@ public final class TesseraRuntime: Sendable {
         configuration: ServerConfiguration, database: any Database, logger: Logger, clock: WallClock = .system,
         random: RandomSource = .system
     ) async throws -> TesseraRuntime {
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             try FileManager.default.createDirectory(
                 atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
@@ -113,12 +147,12 @@ public final class TesseraRuntime: Sendable {
             let adminToken = try await AdminAuthenticator.createTokenIfMissing(
                 database: database, hasher: keys.hasher, random: random, configured: configuration.adminToken
             )
-            let needsHTTP = configuration.smsDelivery == .http
             return try await TesseraRuntime(
                 configuration: configuration, database: database, keys: keys, clock: clock, random: random, logger: logger,
-                firstStartAdminToken: adminToken, httpClient: needsHTTP ? HTTPClient(eventLoopGroupProvider: .singleton) : nil
+                firstStartAdminToken: adminToken, httpClient: httpClient
             )
         } catch {
+            try? await httpClient.shutdown()
             await database.close()
             throw error
         }
@@ -126,12 +160,22 @@ public final class TesseraRuntime: Sendable {
 
     /// Closes connections. Call after the application stopped.
     public func shutdown() async {
-        try? await httpClient?.shutdown()
+        try? await httpClient.shutdown()
+        for node in embeddedNodes { await node.close() }
         await database.close()
     }
 }
 
 extension TesseraRuntime {
+    /// Verifier-node management (admin).
+    public var nodeAdmin: NodeAdminService { NodeAdminService(database: database, directory: nodes, clock: clock) }
+
+    /// Makes a new result-token signing key; returns its `kid`.
+    public func rotateResultTokenKey() async throws -> String { try await tokens.rotate() }
+
+    /// Clears a user's TOTP failure count.
+    public func resetTOTP(clientKey: String, userKey: String) async throws { try await totp.reset(clientKey: clientKey, userKey: userKey) }
+
     /// Replaces the admin token and returns the new one.
     public func resetAdminToken() async throws -> String {
         try await AdminAuthenticator.resetToken(database: database, hasher: keys.hasher, random: .system)

@@ -15,6 +15,8 @@ public struct DeviceRegistrationService: Sendable {
     /// Identity checks allowed per IP address and per user key per hour (matching or not), so
     /// user keys and names cannot be guessed at speed.
     var identityChecksPerHour = 20
+    /// Tells the verifier nodes about the new device and the revoked ones right after the commit.
+    var nodeSync: NodeSyncService?
 
     /// Sends a recovery code when user key, name and the registered address all match; answers the
     /// same ``ErrorCode/identityNotMatched`` whichever part is wrong.
@@ -64,13 +66,14 @@ public struct DeviceRegistrationService: Sendable {
             else {
                 throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another account")
             }
-            try await issuer.devices.revokeActive(userId: user.id, keepNewest: keep, now: now, in: sql)
+            let revoked = try await issuer.devices.revokeActive(userId: user.id, keepNewest: keep, now: now, in: sql)
             try await users.updateLocalAuthType(userId: user.id, request.authType, in: sql)
-            return try await issuer.issue(device, userId: user.id, clientId: client.id, now: now, in: sql)
+            return (try await issuer.issue(device, userId: user.id, clientId: client.id, now: now, in: sql), revoked)
         }
+        await nodeSync?.flush(deviceIds: [issued.0.deviceId] + issued.1)
         return SignUpResponse(
-            userKey: request.userKey, deviceId: issued.deviceId, totpSecret: issued.totpSecret, sessionToken: issued.sessionToken,
-            sessionExpiresIn: issued.sessionExpiresIn
+            userKey: request.userKey, deviceId: issued.0.deviceId, totpSecret: issued.0.totpSecret, sessionToken: issued.0.sessionToken,
+            sessionExpiresIn: issued.0.sessionExpiresIn
         )
     }
 

@@ -29,11 +29,13 @@ struct SQLDeviceRepository: DeviceKeyLookup {
                     \(bind: device.totpSecretSealed), 'active', \(bind: device.createdAt))
             """
         ).run()
+        try await NodeSyncService.enqueue(deviceId: device.id, now: device.createdAt, in: sql)
     }
 
-    /// Revokes the user's active devices beyond the newest `keep`, returning how many were revoked.
+    /// Revokes the user's active devices beyond the newest `keep` (queuing the revocation for the
+    /// verifier nodes), returning their IDs.
     @discardableResult
-    func revokeActive(userId: String, keepNewest keep: Int, now: Int64, in sql: any SQLDatabase) async throws -> Int {
+    func revokeActive(userId: String, keepNewest keep: Int, now: Int64, in sql: any SQLDatabase) async throws -> [String] {
         let active = try await sql.raw(
             "SELECT id FROM devices WHERE user_id = \(bind: userId) AND status = 'active' ORDER BY created_at DESC, id DESC"
         ).all().map { try $0.decode(column: "id", as: String.self) }
@@ -43,8 +45,9 @@ struct SQLDeviceRepository: DeviceKeyLookup {
                 "UPDATE devices SET status = 'revoked', revoked_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active'"
             ).run()
             try await sql.raw("UPDATE sessions SET revoked_at = \(bind: now) WHERE device_id = \(bind: id) AND revoked_at IS NULL").run()
+            try await NodeSyncService.enqueue(deviceId: id, now: now, in: sql)
         }
-        return victims.count
+        return victims
     }
 
     func signingKey(for keyId: String) async throws -> DeviceSigningKey? {

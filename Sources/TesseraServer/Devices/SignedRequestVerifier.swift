@@ -89,7 +89,7 @@ extension Request {
         let raw = try await collectBody(limit: limit)
         var replay = Request(head: head, body: .init(buffer: raw))
         let body = try await replay.decodeJSON(T.self, limit: limit)
-        let verifier = SignedRequestVerifier(database: database, keys: SignUpKeyLookup(publicKey: try publicKey(body)), clock: clock)
+        let verifier = SignedRequestVerifier(database: database, keys: SingleKeyLookup(publicKey: try publicKey(body)), clock: clock)
         _ = try await verifier.verify(method: method.rawValue, path: uri.path, headers: headers, body: raw)
         return body
     }

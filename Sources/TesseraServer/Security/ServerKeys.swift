@@ -13,6 +13,10 @@ public struct ServerKeys: Sendable {
     public let outboxKey: SymmetricKey
     /// Key that seals TOTP secrets at rest (the server must read them back to verify codes).
     public let totpKey: SymmetricKey
+    /// Key that seals the result-token signing keys and the tokens kept for relying parties.
+    public let tokenSealKey: SymmetricKey
+    /// P-256 key the server signs its calls to verifier nodes with.
+    public let nodeControlKey: P256.Signing.PrivateKey
 
     public var hasher: SecretHasher { SecretHasher(key: hashKey) }
 
@@ -46,7 +50,11 @@ public struct ServerKeys: Sendable {
             }
             return SymmetricKey(data: opened)
         }
-        return ServerKeys(hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"), totpKey: try await key("totp-key"))
+        let control = try await key("node-control-key").withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: Data($0)) }
+        return ServerKeys(
+            hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"), totpKey: try await key("totp-key"),
+            tokenSealKey: try await key("token-seal-key"), nodeControlKey: control
+        )
     }
 
     /// Reads the master key from configuration (base64, 32 bytes) or, in development, from

@@ -154,6 +154,82 @@ enum Migrator {
             )
             """,
         ]),
+        Migration(version: 4, name: "nodes-auth-channels-tokens-totp", statements: [
+            """
+            CREATE TABLE nodes (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                url TEXT NOT NULL,
+                public_key TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                enabled INTEGER NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE node_sync (
+                node_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT NOT NULL,
+                PRIMARY KEY (node_id, device_id)
+            )
+            """,
+            "CREATE INDEX node_sync_due ON node_sync (next_attempt_at)",
+            """
+            CREATE TABLE node_receipts (
+                node_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                keys_digest TEXT NOT NULL,
+                signed_at BIGINT NOT NULL,
+                signature TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                PRIMARY KEY (node_id, device_id)
+            )
+            """,
+            """
+            CREATE TABLE auth_channels (
+                id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                device_id TEXT,
+                initiator TEXT NOT NULL,
+                challenge TEXT NOT NULL,
+                connect_ip TEXT NOT NULL,
+                message TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                step TEXT NOT NULL,
+                code INTEGER,
+                nodes TEXT NOT NULL,
+                token_sealed TEXT,
+                created_at BIGINT NOT NULL,
+                verify_started_at BIGINT,
+                attested_at BIGINT,
+                ended_at BIGINT,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX auth_channels_user ON auth_channels (user_id, created_at)",
+            "CREATE INDEX auth_channels_open ON auth_channels (outcome, expires_at)",
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                sealed TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                retired_at BIGINT
+            )
+            """,
+            """
+            CREATE TABLE totp_state (
+                user_id TEXT PRIMARY KEY REFERENCES users(id),
+                last_step BIGINT NOT NULL,
+                failures INTEGER NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Applies every migration not yet recorded. Returns the versions applied now.

@@ -13,6 +13,8 @@ public struct SignUpService: Sendable {
     let otp: OTPService
     let random: RandomSource
     let clock: WallClock
+    /// Tells the verifier nodes about the new device right after the commit.
+    var nodeSync: NodeSyncService?
     static let knownAuthTypes: Set<String> = ["NONE", "BIOMETRIC", "PASSCODE", "PIN", "PASSWORD"]
 
     func isDuplicate(client: Client, type: VerifyType, data: String) async throws -> Bool {
@@ -101,6 +103,7 @@ public struct SignUpService: Sendable {
             if detail.contains("user_key") { throw AppError(.userKeyTaken, .conflict, "This user key is taken") }
             throw error
         }
+        await nodeSync?.flush(deviceIds: [issued.deviceId])
         return SignUpResponse(
             userKey: request.userKey, deviceId: issued.deviceId, totpSecret: issued.totpSecret, sessionToken: issued.sessionToken,
             sessionExpiresIn: issued.sessionExpiresIn
@@ -109,7 +112,7 @@ public struct SignUpService: Sendable {
 }
 
 /// The key lookup for a sign-up: the only key is the one in the request body, under its thumbprint.
-struct SignUpKeyLookup: DeviceKeyLookup {
+struct SingleKeyLookup: DeviceKeyLookup {
     let publicKey: P256.Signing.PublicKey
 
     func signingKey(for keyId: String) async throws -> DeviceSigningKey? {

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TesseraCore
+
+/// Device routes of the node-quorum authentication (signed), the progress stream, the history
+/// (result token) and the published result-token keys.
+struct AuthController<Context: TesseraContext> {
+    let auth: AuthService
+    let tokens: ResultTokens
+    let bodyLimit: Int
+
+    /// `signed`: client headers and RFC 9421 device signature; `open`: no authentication
+    /// (the stream: the unguessable channel ID is the capability; the history: a result token).
+    func addRoutes(signed: RouterGroup<Context>, open: RouterGroup<Context>, root: Router<Context>) {
+        signed.post("channels", use: openChannel)
+        signed.get("pending", use: pending)
+        signed.post("channels/{channelId}/start", use: start)
+        signed.post("channels/{channelId}/result", use: result)
+        signed.post("channels/{channelId}/cancel", use: cancel)
+        signed.post("channels/{channelId}/decline", use: decline)
+        open.get("channels/{channelId}/events", use: events)
+        open.get("history", use: history)
+        root.get(".well-known/jwks.json", use: jwks)
+    }
+
+    private func deviceId(_ context: Context) throws -> String {
+        guard let id = context.deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+        return id
+    }
+
+    @Sendable func openChannel(_ request: Request, context: Context) async throws -> Response {
+        try .json(try await auth.open(deviceId: try deviceId(context), client: try context.requireClient(), ip: context.remoteAddress), status: .created)
+    }
+
+    @Sendable func pending(_ request: Request, context: Context) async throws -> Response {
+        try .json(try await auth.pending(deviceId: try deviceId(context), client: try context.requireClient()))
+    }
+
+    @Sendable func start(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(AuthStartRequest.self, limit: bodyLimit)
+        return try .json(try await auth.start(
+            channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
+            request: body
+        ))
+    }
+
+    @Sendable func result(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(AuthResultRequest.self, limit: bodyLimit)
+        return try .json(try await auth.complete(
+            channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
+            request: body
+        ))
+    }
+
+    @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
+        try await auth.end(
+            channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
+            outcome: .cancelled
+        )
+        return try .json(RtResponse(rtMsg: "cancelled"))
+    }
+
+    @Sendable func decline(_ request: Request, context: Context) async throws -> Response {
+        try await auth.end(
+            channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
+            outcome: .declined
+        )
+        return try .json(RtResponse(rtMsg: "declined"))
+    }
+
+    /// Server-sent events: `event: status` for each step, then `event: outcome`, then the stream ends.
+    @Sendable func events(_ request: Request, context: Context) async throws -> Response {
+        let stream = try await auth.events(channelId: try context.parameters.require("channelId"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": tessera authentication progress\n\n"))
+            for await event in stream {
+                let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "event: \(event.outcome == nil ? "status" : "outcome")\ndata: \(data)\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"],
+            body: body
+        )
+    }
+
+    /// `Authorization: Bearer <result token>`; `limit` (1–100, default 20) and `before` (a `nextCursor`).
+    @Sendable func history(_ request: Request, context: Context) async throws -> Response {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            var response = AppError(.tokenInvalid, .unauthorized, "Result token required", detail: "Send Authorization: Bearer <result token>")
+                .response(requestId: context.requestId)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        let claims = try await tokens.verify(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        var limit = 20
+        if let text = request.uri.queryParameters.get("limit") {
+            guard let value = Int(text), (1...100).contains(value) else { throw AppError.invalidField("limit", "limit must be 1–100") }
+            limit = value
+        }
+        let before = request.uri.queryParameters.get("before")
+        if let before, before.count > 200 { throw AppError.invalidField("before", "before must be a nextCursor value") }
+        return try .json(try await auth.history(claims: claims, limit: limit, before: before))
+    }
+
+    struct JWKSDocument: Encodable { var keys: [PublishedJWK] }
+
+    @Sendable func jwks(_ request: Request, context: Context) async throws -> Response {
+        var response = try Response.json(JWKSDocument(keys: try await tokens.jwks))
+        response.headers[.cacheControl] = "public, max-age=300"
+        return response
+    }
+}

@@ -1,0 +1,176 @@
+import Crypto
+import Foundation
+import JWTKit
+import Logging
+import SQLKit
+import TesseraCore
+
+/// The claims of a result token.
+struct ResultClaims: JWTPayload, Equatable {
+    var iss: IssuerClaim
+    /// The user key.
+    var sub: SubjectClaim
+    /// The client key of the app.
+    var aud: AudienceClaim
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+    /// The channel ID: each authentication yields one token.
+    var jti: IDClaim
+    var clientId: String
+    var deviceId: String
+    /// RFC 8176 methods: `hwk` (device key) plus the local verification (`pin`, `pwd`, `face`, `user`).
+    var amr: [String]
+    /// IDs of the nodes whose attestations made the quorum.
+    var nodes: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, iat, exp, jti, amr, nodes
+        case clientId = "client_id"
+        case deviceId = "device_id"
+    }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+
+    /// RFC 8176 method for a local-auth type.
+    static func method(forLocalAuth type: String) -> String {
+        switch type {
+        case "PIN": "pin"
+        case "PASSWORD": "pwd"
+        case "BIOMETRIC": "user"
+        case "PASSCODE": "pin"
+        default: "user"
+        }
+    }
+}
+
+/// A JSON Web Key as published at `/.well-known/jwks.json` (with `use` and `alg`, which jwt-kit's JWK lacks).
+struct PublishedJWK: Codable, Sendable, Equatable {
+    var kty = "EC"
+    var crv = "P-256"
+    var x: String
+    var y: String
+    var kid: String
+    var use = "sig"
+    var alg = "ES256"
+}
+
+/// The result-token keys (ES256): created at first start, sealed in the database, rotated by the
+/// admin. The newest key signs; the one before it stays published so tokens it signed still verify.
+final class ResultTokens: @unchecked Sendable {
+    let database: any Database
+    let sealKey: SymmetricKey
+    let issuer: String
+    let lifetime: Duration
+    let clock: WallClock
+    private let lock = NSLock()
+    private var collection = JWTKeyCollection()
+    private var activeKid = ""
+    private var published: [PublishedJWK] = []
+    private var loadedAt: Int64 = 0
+
+    init(database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock) {
+        self.database = database
+        self.sealKey = sealKey
+        self.issuer = issuer
+        self.lifetime = lifetime
+        self.clock = clock
+    }
+
+    /// Loads the keys, creating the first one if there is none.
+    func load() async throws {
+        var rows = try await Self.liveKeys(database)
+        if rows.isEmpty {
+            try await insertKey(now: clock.now())
+            rows = try await Self.liveKeys(database)
+        }
+        let fresh = JWTKeyCollection()
+        var jwks: [PublishedJWK] = []
+        for (kid, sealed) in rows {
+            guard let combined = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: combined),
+                  let raw = try? AES.GCM.open(box, using: sealKey, authenticating: Data(kid.utf8)),
+                  let key = try? P256.Signing.PrivateKey(rawRepresentation: raw)
+            else { throw ConfigurationError("cannot unseal result-token key \(kid): the master key differs") }
+            await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+            let point = key.publicKey.x963Representation
+            jwks.append(PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid))
+        }
+        let now = clock.now()
+        lock.withLock {
+            collection = fresh
+            activeKid = rows.first!.kid
+            published = jwks
+            loadedAt = now
+        }
+    }
+
+    /// Newest first: the active key and the one before it.
+    private static func liveKeys(_ database: any Database) async throws -> [(kid: String, sealed: String)] {
+        try await database.withSQL { sql in
+            try await sql.raw("SELECT kid, sealed FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 2").all()
+                .map { (try $0.decode(column: "kid", as: String.self), try $0.decode(column: "sealed", as: String.self)) }
+        }
+    }
+
+    private func insertKey(now: Int64) async throws {
+        let key = P256.Signing.PrivateKey()
+        let kid = "rk_" + MessageSignature.thumbprint(ofX963: key.publicKey.x963Representation).prefix(16)
+        let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined!.base64EncodedString()
+        try await database.transaction { sql in
+            try await sql.raw("INSERT INTO signing_keys (kid, sealed, created_at) VALUES (\(bind: kid), \(bind: sealed), \(bind: now))").run()
+        }
+    }
+
+    /// Makes a new key the signing key. The previous one stays published; older ones are retired.
+    @discardableResult
+    func rotate() async throws -> String {
+        let now = clock.now()
+        try await insertKey(now: now)
+        try await database.transaction { sql in
+            let keep = try await sql.raw("SELECT kid FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 2").all()
+                .map { try $0.decode(column: "kid", as: String.self) }
+            try await sql.update("signing_keys").set("retired_at", to: now).where("retired_at", .is, SQLLiteral.null)
+                .where("kid", .notIn, keep).run()
+        }
+        try await load()
+        return lock.withLock { activeKid }
+    }
+
+    /// Other instances pick up a rotation within a minute.
+    private func refreshIfStale() async throws {
+        if lock.withLock({ clock.now() - loadedAt > 60_000 }) { try await load() }
+    }
+
+    var jwks: [PublishedJWK] {
+        get async throws {
+            try await refreshIfStale()
+            return lock.withLock { published }
+        }
+    }
+
+    /// Signs a result token.
+    func issue(userKey: String, clientKey: String, clientId: String, deviceId: String, channelId: String, amr: [String], nodes: [String])
+        async throws -> String
+    {
+        try await refreshIfStale()
+        let now = Date(timeIntervalSince1970: TimeInterval(clock.now() / 1000))
+        let claims = ResultClaims(
+            iss: .init(value: issuer), sub: .init(value: userKey), aud: .init(value: [clientKey]), iat: .init(value: now),
+            exp: .init(value: now.addingTimeInterval(TimeInterval(lifetime.components.seconds))), jti: .init(value: channelId),
+            clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes
+        )
+        let (keys, kid) = lock.withLock { (collection, activeKid) }
+        return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
+    }
+
+    /// Verifies signature, issuer and expiry; throws code 6101 otherwise.
+    func verify(_ token: String) async throws -> ResultClaims {
+        try await refreshIfStale()
+        let keys = lock.withLock { collection }
+        guard token.count < 8192, let claims = try? await keys.verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
+            throw AppError(.tokenInvalid, .unauthorized, "Invalid token", detail: "The token is malformed, expired or not issued by this server")
+        }
+        return claims
+    }
+}

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import TesseraCore
+
+/// How the server talks to one verifier node. ``LocalNodeClient`` calls an embedded node in
+/// process; ``HTTPNodeClient`` calls a `tessera node` process, signing every call.
+protocol NodeClient: Sendable {
+    var nodeId: String { get }
+    func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt
+    func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation
+}
+
+/// A node's refusal or failure, as the server sees it.
+struct NodeCallError: Error, CustomStringConvertible {
+    var nodeId: String
+    /// The node's problem code when it answered with one.
+    var code: ErrorCode?
+    var message: String
+    var description: String { "node \(nodeId): \(code.map { "\($0) " } ?? "")\(message)" }
+}
+
+/// An embedded node (inside `tessera serve`): same service, no network hop.
+struct LocalNodeClient: NodeClient {
+    let service: NodeService
+    var nodeId: String { service.identity.nodeId }
+
+    func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
+        do { return try await service.store(record) } catch let error as AppError {
+            throw NodeCallError(nodeId: nodeId, code: error.code, message: error.title)
+        }
+    }
+
+    func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
+        do { return try await service.attest(request) } catch let error as AppError {
+            throw NodeCallError(nodeId: nodeId, code: error.code, message: error.title)
+        }
+    }
+}
+
+/// A remote node over HTTP. Every call is an RFC 9421 signed request under the server's
+/// node-control key (P-256), which the node was configured to trust (`--server-key`).
+struct HTTPNodeClient: NodeClient {
+    let nodeId: String
+    let baseURL: String
+    let httpClient: HTTPClient
+    let signingKey: P256.Signing.PrivateKey
+    let timeout: Duration
+
+    func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
+        try await call("PUT", "/v1/node/devices/\(record.deviceId)", body: record)
+    }
+
+    func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
+        try await call("POST", "/v1/node/attest", body: request)
+    }
+
+    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
+        let bytes = try JSONEncoder().encode(body)
+        let signed = try MessageSignature.sign(
+            method: method, path: path, body: bytes, keyId: MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation),
+            privateKey: signingKey, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)
+        )
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Digest", value: signed.contentDigest)
+        request.headers.add(name: "Signature-Input", value: signed.signatureInput)
+        request.headers.add(name: "Signature", value: signed.signature)
+        request.body = .bytes(ByteBuffer(bytes: bytes))
+        let response: HTTPClientResponse
+        let buffer: ByteBuffer
+        do {
+            response = try await httpClient.execute(request, timeout: .milliseconds(timeout.millis))
+            buffer = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw NodeCallError(nodeId: nodeId, code: nil, message: "unreachable: \(error)")
+        }
+        let data = Data(buffer.readableBytesView)
+        guard (200..<300).contains(Int(response.status.code)) else {
+            let problem = try? JSONDecoder().decode(Problem.self, from: data)
+            throw NodeCallError(nodeId: nodeId, code: problem?.errorCode, message: problem?.title ?? "HTTP \(response.status.code)")
+        }
+        do { return try JSONDecoder().decode(Answer.self, from: data) } catch {
+            throw NodeCallError(nodeId: nodeId, code: nil, message: "unreadable answer")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// A verifier node as the server knows it.
+public struct NodeEntry: Codable, Sendable, Equatable {
+    public var nodeId: String
+    public var name: String
+    /// `http(s)://host:port` of a `tessera node`, or `embedded:N` for a node inside this server.
+    public var url: String
+    /// Ed25519 public key (raw, base64) the node's receipts and attestations are checked with.
+    public var publicKey: String
+    public var enabled: Bool
+    public var createdAt: Int64
+}
+
+/// The nodes this server may ask, with a client for each, and which of them failed lately.
+/// Read from the `nodes` table (refreshed every few seconds, and at once after an admin change here);
+/// embedded nodes are added by this process at start.
+final class NodeDirectory: @unchecked Sendable {
+    struct Node: Sendable {
+        var entry: NodeEntry
+        var publicKey: Curve25519.Signing.PublicKey
+        var client: any NodeClient
+    }
+
+    let database: any Database
+    let httpClient: HTTPClient
+    let signingKey: P256.Signing.PrivateKey
+    let timeout: Duration
+    let clock: WallClock
+    private(set) var embedded: [String: LocalNodeClient] = [:]
+    private let lock = NSLock()
+    private var nodes: [Node] = []
+    private var loadedAt: Int64 = 0
+    private var failedAt: [String: Int64] = [:]
+    /// A node that failed within this window is asked only when too few others are available.
+    let penaltyMillis: Int64 = 10_000
+
+    init(database: any Database, httpClient: HTTPClient, signingKey: P256.Signing.PrivateKey, timeout: Duration, clock: WallClock) {
+        self.database = database
+        self.httpClient = httpClient
+        self.signingKey = signingKey
+        self.timeout = timeout
+        self.clock = clock
+    }
+
+    /// The public half of the key the server signs node calls with: what `tessera node --server-key` needs.
+    var serverKey: String { signingKey.publicKey.x963Representation.base64EncodedString() }
+
+    /// Registers this process's embedded nodes (and disables embedded nodes it no longer runs).
+    func registerEmbedded(_ services: [NodeService]) async throws {
+        let now = clock.now()
+        let ids = services.map(\.identity.nodeId)
+        try await database.transaction { sql in
+            for (index, service) in services.enumerated() {
+                try await sql.raw(
+                    """
+                    INSERT INTO nodes (id, name, url, public_key, kind, enabled, created_at)
+                    VALUES (\(bind: service.identity.nodeId), \(bind: "embedded-\(index + 1)"), \(bind: "embedded:\(index + 1)"),
+                            \(bind: service.identity.publicKeyBase64), 'embedded', 1, \(bind: now))
+                    ON CONFLICT (id) DO UPDATE SET enabled = 1
+                    """
+                ).run()
+            }
+            let rows = try await sql.raw("SELECT id FROM nodes WHERE kind = 'embedded' AND enabled = 1").all()
+            for row in rows {
+                let id = try row.decode(column: "id", as: String.self)
+                if !ids.contains(id) { try await sql.raw("UPDATE nodes SET enabled = 0 WHERE id = \(bind: id)").run() }
+            }
+        }
+        lock.withLock { embedded = Dictionary(uniqueKeysWithValues: services.map { ($0.identity.nodeId, LocalNodeClient(service: $0)) }) }
+        try await reload()
+    }
+
+    /// Re-reads the enabled nodes.
+    func reload() async throws {
+        let rows = try await database.withSQL { sql in
+            try await sql.raw("SELECT id, name, url, public_key, enabled, created_at FROM nodes WHERE enabled = 1 ORDER BY created_at, id").all()
+        }
+        var loaded: [Node] = []
+        for row in rows {
+            let entry = try Self.entry(row)
+            guard let raw = Data(base64Encoded: entry.publicKey), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { continue }
+            let client: (any NodeClient)?
+            if entry.url.hasPrefix("embedded:") {
+                client = lock.withLock { embedded[entry.nodeId] }
+            } else {
+                client = HTTPNodeClient(nodeId: entry.nodeId, baseURL: entry.url, httpClient: httpClient, signingKey: signingKey, timeout: timeout)
+            }
+            if let client { loaded.append(Node(entry: entry, publicKey: key, client: client)) }
+        }
+        let now = clock.now()
+        lock.withLock {
+            nodes = loaded
+            loadedAt = now
+        }
+    }
+
+    /// The nodes this instance can reach now (refreshed from the database at most every 5 s).
+    func current() async throws -> [Node] {
+        let (list, stale) = lock.withLock { (nodes, clock.now() - loadedAt > 5_000) }
+        if stale { try await reload(); return lock.withLock { nodes } }
+        return list
+    }
+
+    func node(_ id: String) async throws -> Node? { try await current().first { $0.entry.nodeId == id } }
+
+    /// Up to `count` nodes, healthy ones first, in random order among equals.
+    func select(_ count: Int) async throws -> [Node] {
+        let all = try await current().shuffled()
+        let now = clock.now()
+        let recent = lock.withLock { failedAt.filter { now - $0.value < penaltyMillis } }
+        let healthy = all.filter { recent[$0.entry.nodeId] == nil }
+        let penalised = all.filter { recent[$0.entry.nodeId] != nil }
+        return Array((healthy + penalised).prefix(count))
+    }
+
+    func markFailed(_ id: String) { let now = clock.now(); lock.withLock { failedAt[id] = now } }
+    func markHealthy(_ id: String) { lock.withLock { _ = failedAt.removeValue(forKey: id) } }
+
+    static func entry(_ row: any SQLRow) throws -> NodeEntry {
+        NodeEntry(
+            nodeId: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+            url: try row.decode(column: "url", as: String.self), publicKey: try row.decode(column: "public_key", as: String.self),
+            enabled: try row.decode(column: "enabled", as: Int.self) != 0, createdAt: try row.decode(column: "created_at", as: Int64.self)
+        )
+    }
+}

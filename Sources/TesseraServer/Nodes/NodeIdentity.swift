@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// A verifier node's Ed25519 key pair, kept in `<dataDir>/node.key` (mode 0600). The node's ID is
+/// derived from the public key, so a node cannot be impersonated by reusing its name.
+struct NodeIdentity: Sendable {
+    let privateKey: Curve25519.Signing.PrivateKey
+    var publicKey: Curve25519.Signing.PublicKey { privateKey.publicKey }
+    var publicKeyBase64: String { publicKey.rawRepresentation.base64EncodedString() }
+    var nodeId: String { Self.nodeId(publicKey: publicKey.rawRepresentation) }
+
+    /// `nd_` and the first 16 characters of the base64url SHA-256 of the raw public key.
+    static func nodeId(publicKey raw: Data) -> String {
+        "nd_" + MessageSignature.thumbprint(ofX963: raw).prefix(16)
+    }
+
+    func sign(_ data: Data) throws -> String { try privateKey.signature(for: data).base64EncodedString() }
+
+    /// Loads the key from `directory`, creating it on first start.
+    static func loadOrCreate(directory: String) throws -> NodeIdentity {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = (directory as NSString).appendingPathComponent("node.key")
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            guard let raw = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                  let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+            else { throw ConfigurationError("\(path) is not an Ed25519 private key in base64") }
+            return NodeIdentity(privateKey: key)
+        }
+        let key = Curve25519.Signing.PrivateKey()
+        guard FileManager.default.createFile(
+            atPath: path, contents: Data(key.rawRepresentation.base64EncodedString().utf8), attributes: [.posixPermissions: 0o600]
+        ) else { throw ConfigurationError("cannot write \(path)") }
+        return NodeIdentity(privateKey: key)
+    }
+}
+
+/// base64url SHA-256 of a string, for digests that appear in signed statements.
+enum MessageSignatureDigest {
+    static func of(_ text: String) -> String { MessageSignature.thumbprint(ofX963: Data(text.utf8)) }
+}

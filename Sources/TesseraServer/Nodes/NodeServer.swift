@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import TesseraCore
+
+/// `tessera node`: a verifier node as its own process.
+///
+/// Trust: the node accepts only calls signed (RFC 9421, `ecdsa-p256-sha256`) by the server's
+/// node-control key, whose public half it is given with `--server-key` (`tessera admin node
+/// server-key` prints it). Nonces are recorded in the node's own database, so a captured call
+/// cannot be replayed. The server in turn knows the node by its Ed25519 public key and checks every
+/// receipt and attestation with it.
+public struct NodeServer: Sendable {
+    /// The node's settings.
+    public struct Configuration: Sendable {
+        public var dataDirectory: String
+        public var host: String
+        public var port: Int
+        /// The server's node-control public key (P-256, X9.63, base64).
+        public var serverKey: String
+        public var bodyLimit: Int = 64 * 1024
+
+        public init(dataDirectory: String, host: String, port: Int, serverKey: String) {
+            self.dataDirectory = dataDirectory
+            self.host = host
+            self.port = port
+            self.serverKey = serverKey
+        }
+    }
+
+    let service: NodeService
+    let serverKey: P256.Signing.PublicKey
+    let configuration: Configuration
+    let logger: Logger
+
+    /// The node's ID and public key (raw Ed25519, base64), creating the key on first use.
+    public static func identity(dataDirectory: String) throws -> (nodeId: String, publicKey: String) {
+        let identity = try NodeIdentity.loadOrCreate(directory: dataDirectory)
+        return (identity.nodeId, identity.publicKeyBase64)
+    }
+
+    /// Opens the node's key and registry.
+    public static func open(configuration: Configuration, logger: Logger) async throws -> NodeServer {
+        guard let raw = Data(base64Encoded: configuration.serverKey.trimmingCharacters(in: .whitespacesAndNewlines)),
+              let key = try? P256.Signing.PublicKey(x963Representation: raw)
+        else {
+            throw ConfigurationError("--server-key must be the server's node-control key (P-256, X9.63, base64): see `tessera admin node server-key`")
+        }
+        let service = try await NodeService.open(directory: configuration.dataDirectory, logger: logger)
+        return NodeServer(service: service, serverKey: key, configuration: configuration, logger: logger)
+    }
+
+    public var nodeId: String { service.identity.nodeId }
+    public var publicKey: String { service.identity.publicKeyBase64 }
+
+    func makeRouter() -> Router<TesseraRequestContext> {
+        let router = Router(context: TesseraRequestContext.self)
+        let routes = RouteTable()
+        router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
+        let service = self.service, limit = configuration.bodyLimit
+        router.get("healthz") { _, _ in try Response.json(try await service.info) }
+        let signed = router.group("v1/node").add(
+            middleware: SignedRequestMiddleware(
+                verifier: SignedRequestVerifier(database: service.database, keys: SingleKeyLookup(publicKey: serverKey), clock: service.clock),
+                bodyLimit: limit
+            )
+        )
+        signed.put("devices/{deviceId}") { request, context in
+            var request = request
+            let record = try await request.decodeJSON(NodeDeviceRecord.self, limit: limit)
+            guard record.deviceId == context.parameters.get("deviceId") else {
+                throw AppError.invalidField("deviceId", "deviceId must match the path")
+            }
+            return try Response.json(try await service.store(record))
+        }
+        signed.post("attest") { request, _ in
+            var request = request
+            return try Response.json(try await service.attest(try await request.decodeJSON(NodeAttestRequest.self, limit: limit)))
+        }
+        routes.fill(from: router.routes)
+        return router
+    }
+
+    /// Serves until SIGTERM/SIGINT.
+    public func run() async throws {
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera node"),
+            logger: logger
+        )
+        try await app.runService()
+        await service.close()
+    }
+}

@@ -1,0 +1,133 @@
+import Crypto
+import Foundation
+import Logging
+import SQLKit
+import TesseraCore
+
+/// A verifier node: its own key, its own registry of device public keys, and the two things it
+/// does — store what the server tells it about a device (with a signed receipt) and attest that a
+/// device signed a channel's challenge, checked against its own registry only.
+///
+/// The same type runs inside `tessera node` (over HTTP) and as an embedded node inside `tessera serve`.
+struct NodeService: Sendable {
+    let identity: NodeIdentity
+    let database: any Database
+    let clock: WallClock
+
+    static let migrations: [Migration] = [
+        Migrator.all.first { $0.version == 2 }!,  // request_nonces: the server's signed calls are replay-checked here too
+        Migration(version: 100, name: "node-registry", statements: [
+            """
+            CREATE TABLE node_devices (
+                device_id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                device_key TEXT NOT NULL,
+                uv_key TEXT NOT NULL,
+                status TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// Opens the node's registry in `directory` (`registry.sqlite`; in memory when `nil`).
+    static func open(directory: String, inMemory: Bool = false, clock: WallClock = .system, logger: Logger) async throws -> NodeService {
+        let identity = try NodeIdentity.loadOrCreate(directory: directory)
+        let database = try await SQLiteDatabase.open(
+            path: inMemory ? nil : (directory as NSString).appendingPathComponent("registry.sqlite"), logger: logger
+        )
+        try await Migrator.migrate(database, migrations: migrations)
+        return NodeService(identity: identity, database: database, clock: clock)
+    }
+
+    var info: NodeInfo {
+        get async throws {
+            let count = try await database.withSQL { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM node_devices").first()?.decode(column: "n", as: Int.self) ?? 0
+            }
+            return NodeInfo(nodeId: identity.nodeId, publicKey: identity.publicKeyBase64, devices: count)
+        }
+    }
+
+    /// Stores a device's keys or its revocation. A revocation is permanent: replaying an older
+    /// enrolment cannot bring the device back. Different keys for a known device are refused.
+    func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
+        guard record.status == "active" || record.status == "revoked" else {
+            throw AppError.invalidField("status", "status must be active or revoked")
+        }
+        guard Self.p256(record.deviceKey) != nil, Self.p256(record.userVerificationKey) != nil else {
+            throw AppError.invalidField("deviceKey", "deviceKey and userVerificationKey must be P-256 public keys (X9.63, base64)")
+        }
+        let now = clock.now()
+        let stored: (status: String, digest: String) = try await database.transaction { sql in
+            if record.status == "revoked" {
+                try await sql.raw(
+                    """
+                    INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
+                    VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
+                            \(bind: record.userVerificationKey), 'revoked', \(bind: now))
+                    ON CONFLICT (device_id) DO UPDATE SET status = 'revoked', updated_at = \(bind: now)
+                    """
+                ).run()
+            } else {
+                try await sql.raw(
+                    """
+                    INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
+                    VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
+                            \(bind: record.userVerificationKey), 'active', \(bind: now))
+                    ON CONFLICT (device_id) DO NOTHING
+                    """
+                ).run()
+            }
+            guard let row = try await sql.raw(
+                "SELECT device_key, uv_key, status FROM node_devices WHERE device_id = \(bind: record.deviceId)"
+            ).first() else { throw AppError.internalError }
+            let deviceKey = try row.decode(column: "device_key", as: String.self)
+            let uvKey = try row.decode(column: "uv_key", as: String.self)
+            guard deviceKey == record.deviceKey, uvKey == record.userVerificationKey else {
+                throw AppError(.nodeKeyConflict, .conflict, "This node holds other keys for that device")
+            }
+            return (try row.decode(column: "status", as: String.self), record.keysDigest)
+        }
+        let statement = AuthStatement.receipt(
+            nodeId: identity.nodeId, deviceId: record.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now
+        )
+        return NodeReceipt(
+            nodeId: identity.nodeId, deviceId: record.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now,
+            signature: try identity.sign(statement)
+        )
+    }
+
+    /// Checks the device's signature over the channel's challenge against this node's registry and,
+    /// if it holds, signs an attestation.
+    func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
+        let row = try await database.withSQL { sql in
+            try await sql.raw("SELECT device_key, status FROM node_devices WHERE device_id = \(bind: request.deviceId)").first()
+        }
+        guard let row, let key = Self.p256(try row.decode(column: "device_key", as: String.self)) else {
+            throw AppError(.nodeDeviceUnknown, .notFound, "This node does not know the device")
+        }
+        guard try row.decode(column: "status", as: String.self) == "active" else {
+            throw AppError(.nodeDeviceRevoked, .forbidden, "The device is revoked in this node's registry")
+        }
+        let message = AuthStatement.challenge(channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge)
+        guard let raw = Data(base64Encoded: request.challengeSignature),
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+              key.isValidSignature(signature, for: message)
+        else {
+            throw AppError(.nodeSignatureInvalid, .unauthorized, "The device signature does not verify against this node's registry")
+        }
+        let now = clock.now()
+        let statement = AuthStatement.attestation(
+            nodeId: identity.nodeId, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge, signedAt: now
+        )
+        return NodeAttestation(nodeId: identity.nodeId, signedAt: now, signature: try identity.sign(statement))
+    }
+
+    static func p256(_ base64: String) -> P256.Signing.PublicKey? {
+        Data(base64Encoded: base64).flatMap { try? P256.Signing.PublicKey(x963Representation: $0) }
+    }
+
+    func close() async { await database.close() }
+}

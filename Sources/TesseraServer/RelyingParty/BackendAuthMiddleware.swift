@@ -1,0 +1,29 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TesseraCore
+
+/// Relying-party calls: HTTP Basic with the client key and client secret (RFC 7617; the
+/// `client_secret_basic` of RFC 6749 §2.3.1, which RFC 7662 introspection expects).
+struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
+    let clients: ClientService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+              let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
+        else {
+            var response = AppError(
+                .clientSecretInvalid, .unauthorized, "Client credentials required",
+                detail: "Send Authorization: Basic base64(clientKey:clientSecret)"
+            ).response(requestId: context.requestId)
+            response.headers[.wwwAuthenticate] = "Basic realm=\"tessera\""
+            return response
+        }
+        let clientKey = String(pair[..<colon]), secret = String(pair[pair.index(after: colon)...])
+        guard clientKey.count <= 100, secret.count <= 200 else { throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid") }
+        var context = context
+        context.client = try await clients.authenticateBackend(clientKey: clientKey, secret: secret)
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import TesseraCore
+
+/// The relying party's server-to-server API (client key + secret): authentication requests with
+/// long-poll, TOTP verification, and RFC 7662 introspection.
+struct RelyingPartyController<Context: TesseraContext> {
+    let auth: AuthService
+    let totp: TOTPVerifier
+    let introspection: Introspection
+    let bodyLimit: Int
+    /// Longest long-poll the server holds.
+    let maxWait = 60
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.post("auth-requests", use: create)
+        group.get("auth-requests/{requestId}", use: state)
+        group.delete("auth-requests/{requestId}", use: cancel)
+        group.post("totp/verify", use: verifyTOTP)
+        group.post("introspect", use: introspect)
+    }
+
+    @Sendable func create(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(RPAuthRequest.self, limit: bodyLimit)
+        return try .json(try await auth.rpCreate(client: try context.requireClient(), request: body), status: .created)
+    }
+
+    @Sendable func state(_ request: Request, context: Context) async throws -> Response {
+        var wait = 0
+        if let text = request.uri.queryParameters.get("wait") {
+            guard let value = Int(text), (0...maxWait).contains(value) else {
+                throw AppError.invalidField("wait", "wait must be 0–\(maxWait) seconds")
+            }
+            wait = value
+        }
+        let id = try context.parameters.require("requestId")
+        return try .json(try await auth.rpState(client: try context.requireClient(), id: id, wait: .seconds(wait)))
+    }
+
+    @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
+        try await auth.rpCancel(client: try context.requireClient(), id: try context.parameters.require("requestId"))
+        return try .json(RtResponse(rtMsg: "cancelled"))
+    }
+
+    @Sendable func verifyTOTP(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(TOTPVerifyRequest.self, limit: bodyLimit)
+        return try .json(try await totp.verify(client: try context.requireClient(), request: body))
+    }
+
+    /// RFC 7662: form-encoded `token` (and optional `token_type_hint`).
+    @Sendable func introspect(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        let raw = try await request.collectBody(limit: bodyLimit)
+        let fields: [String: String]
+        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+            fields = Self.form(String(buffer: raw))
+        } else if contentType.hasPrefix("application/json") {
+            fields = (try? JSONDecoder().decode([String: String].self, from: Data(buffer: raw))) ?? [:]
+        } else {
+            throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
+        }
+        guard let token = fields["token"], !token.isEmpty else { throw AppError(.fieldMissing, .badRequest, "token is required", field: "token") }
+        return try .json(try await introspection.introspect(token: token, client: try context.requireClient()))
+    }
+
+    static func form(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// Verifies a user's TOTP code for the relying party (SPEC capability 8): ±1 step around the
+/// server's clock, a step once used is refused, and after `maxFailures` failures the user is
+/// locked until an admin resets it.
+///
+/// Each try is counted *before* the code is compared (one conditional upsert), so concurrent
+/// guesses cannot get past the limit; a success resets the count.
+struct TOTPVerifier: Sendable {
+    let database: any Database
+    let totpKey: SymmetricKey
+    let clock: WallClock
+    let maxFailures: Int
+
+    func verify(client: Client, request: TOTPVerifyRequest) async throws -> TOTPVerifyResponse {
+        guard request.code.count == 6, request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw AppError.invalidField("code", "code must be 6 digits")
+        }
+        guard request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
+        let rows = try await database.withSQL { sql in
+            try await sql.raw(
+                """
+                SELECT u.id AS user_id, d.id AS device_id, d.totp_secret_sealed FROM users u
+                JOIN devices d ON d.user_id = u.id AND d.status = 'active'
+                WHERE u.client_id = \(bind: client.id) AND u.user_key = \(bind: request.userKey)
+                """
+            ).all()
+        }
+        guard let first = rows.first else { throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device") }
+        let userId = try first.decode(column: "user_id", as: String.self)
+        let now = clock.now(), max = maxFailures
+        let counted = try await database.withSQL { sql in
+            try await sql.raw(
+                """
+                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
+                ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
+                WHERE totp_state.failures < \(bind: max)
+                RETURNING failures
+                """
+            ).first()?.decode(column: "failures", as: Int.self)
+        }
+        guard let failures = counted else {
+            throw AppError(.totpLocked, .init(code: 423, reasonPhrase: "Locked"), "Too many failed codes", detail: "An admin must reset this user (tessera admin totp reset)")
+        }
+        let current = now / 1000 / 30
+        var matched: (step: Int64, device: String)?
+        for row in rows {
+            let deviceId = try row.decode(column: "device_id", as: String.self)
+            guard let combined = Data(base64Encoded: try row.decode(column: "totp_secret_sealed", as: String.self)),
+                  let box = try? AES.GCM.SealedBox(combined: combined),
+                  let secret = try? AES.GCM.open(box, using: totpKey, authenticating: Data(deviceId.utf8))
+            else { continue }
+            let totp = TOTP(secret: Array(secret))
+            for step in (current - 1)...(current + 1)
+            where constantTimeEquals(Array(totp.code(forStep: step).utf8), Array(request.code.utf8)) {
+                matched = (step, deviceId)
+            }
+        }
+        guard let matched else {
+            throw AppError(
+                .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left",
+                remainingAttempts: max - failures
+            )
+        }
+        let fresh = try await database.withSQL { sql in
+            try await sql.raw(
+                """
+                UPDATE totp_state SET last_step = \(bind: matched.step), failures = 0, updated_at = \(bind: now)
+                WHERE user_id = \(bind: userId) AND last_step < \(bind: matched.step)
+                RETURNING user_id
+                """
+            ).first() != nil
+        }
+        guard fresh else { throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code") }
+        return TOTPVerifyResponse(deviceId: matched.device)
+    }
+
+    /// Clears a user's failure count (admin).
+    func reset(clientKey: String, userKey: String) async throws {
+        let done = try await database.withSQL { sql in
+            try await sql.raw(
+                """
+                UPDATE totp_state SET failures = 0, updated_at = \(bind: clock.now())
+                WHERE user_id = (SELECT u.id FROM users u JOIN clients c ON c.id = u.client_id
+                                 WHERE c.client_key = \(bind: clientKey) AND u.user_key = \(bind: userKey))
+                RETURNING user_id
+                """
+            ).first() != nil
+        }
+        guard done else { throw AppError(.totpUserUnknown, .notFound, "No such user, or it never failed a TOTP verification") }
+    }
+}
