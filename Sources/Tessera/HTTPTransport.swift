@@ -17,6 +17,8 @@ struct HTTPAnswer: Sendable {
 /// (FoundationNetworking cannot stream server-sent events, which later calls need).
 protocol HTTPTransport: Sendable {
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer
+    /// A streamed GET: the answer's status, then its body line by line as it arrives (server-sent events).
+    func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>)
 }
 
 #if canImport(AsyncHTTPClient)
@@ -33,6 +35,34 @@ struct AsyncHTTPClientTransport: HTTPTransport {
         let buffer = try await response.body.collect(upTo: 4 << 20)
         return HTTPAnswer(status: Int(response.status.code), body: Data(buffer.readableBytesView))
     }
+
+    func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, deadline: .now() + .seconds(3600))
+        let body = response.body
+        let stream = AsyncThrowingStream<String, any Error> { continuation in
+            let task = Task {
+                do {
+                    var pending = [UInt8]()
+                    for try await chunk in body {
+                        pending.append(contentsOf: chunk.readableBytesView)
+                        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                            var line = Array(pending[..<newline])
+                            if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                            continuation.yield(String(decoding: line, as: UTF8.self))
+                            pending.removeSubrange(...newline)
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return (Int(response.status.code), stream)
+    }
 }
 #else
 struct URLSessionTransport: HTTPTransport {
@@ -47,6 +77,25 @@ struct URLSessionTransport: HTTPTransport {
         request.httpBody = body
         let (data, response) = try await session.data(for: request)
         return HTTPAnswer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    }
+
+    func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 3600
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (bytes, response) = try await session.bytes(for: request)
+        let stream = AsyncThrowingStream<String, any Error> { continuation in
+            let task = Task {
+                do {
+                    for try await line in bytes.lines { continuation.yield(line) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, stream)
     }
 }
 #endif

@@ -41,8 +41,10 @@ public final class TesseraClient: Sendable {
     public let configuration: Configuration
     /// Where the device keys and state live.
     public let keyStore: any DeviceKeyStore
-    private let transport: any HTTPTransport
+    let transport: any HTTPTransport
     let log: LogHandler?
+    /// The authentication in progress and the last result token (the seed keeps both inside the SDK).
+    let authState = LockedValue(AuthState())
 
     /// Creates a client.
     /// - Parameters:
@@ -108,14 +110,25 @@ public final class TesseraClient: Sendable {
         try await exchange(method, path, bytes: Data(), signedBy: keyId)
     }
 
-    private func exchange<Answer: Decodable>(_ method: String, _ path: String, bytes: Data, signedBy keyId: String?) async throws -> Answer {
-        let url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
+    /// A GET authorised by a bearer token (a result token).
+    func call<Answer: Decodable>(_ method: String, _ path: String, bearer: String) async throws -> Answer {
+        try await exchange(method, path, bytes: Data(), signedBy: nil, bearer: bearer)
+    }
+
+    private func exchange<Answer: Decodable>(
+        _ method: String, _ fullPath: String, bytes: Data, signedBy keyId: String?, bearer: String? = nil
+    ) async throws -> Answer {
+        let parts = fullPath.split(separator: "?", maxSplits: 1)
+        let path = String(parts[0])
+        var url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
+        if parts.count == 2, let withQuery = URL(string: url.absoluteString + "?" + parts[1]) { url = withQuery }
         log?("→ \(method) \(path)")
         var headers = [
             "Accept": "application/json",
             TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
         ]
         if !bytes.isEmpty { headers["Content-Type"] = "application/json" }
+        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         if let keyId {
             let store = keyStore
             let signed = try MessageSignature.sign(

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 extension TesseraRuntime {
     /// The router with every route; also used by tests to compare with the OpenAPI document.
@@ -42,12 +43,15 @@ extension TesseraRuntime {
         return router
     }
 
-    /// The HTTP application with its background services (courier, janitor).
+    /// The services that deliver and clean up: courier, node sync, channel expiry.
+    public var backgroundServices: [any Service] { [courier, nodeSync, ChannelExpiryService(auth: auth, logger: logger)] }
+
+    /// The HTTP application with its background services (those above and the janitor).
     public func makeApplication() -> some ApplicationProtocol {
         Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
-            services: [courier, janitor, nodeSync, ChannelExpiryService(auth: auth, logger: logger)],
+            services: backgroundServices + [janitor],
             logger: logger
         )
     }

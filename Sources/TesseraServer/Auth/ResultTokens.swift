@@ -118,7 +118,10 @@ final class ResultTokens: @unchecked Sendable {
         let kid = "rk_" + MessageSignature.thumbprint(ofX963: key.publicKey.x963Representation).prefix(16)
         let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined!.base64EncodedString()
         try await database.transaction { sql in
-            try await sql.raw("INSERT INTO signing_keys (kid, sealed, created_at) VALUES (\(bind: kid), \(bind: sealed), \(bind: now))").run()
+            // Strictly newer than every key so far, so "newest" is never a tie.
+            let newest = try await sql.raw("SELECT MAX(created_at) AS newest FROM signing_keys").first()?.decode(column: "newest", as: Int64?.self)
+            let at = max(now, (newest ?? 0) + 1)
+            try await sql.raw("INSERT INTO signing_keys (kid, sealed, created_at) VALUES (\(bind: kid), \(bind: sealed), \(bind: at))").run()
         }
     }
 

@@ -58,7 +58,8 @@ struct RelyingPartyController<Context: TesseraContext> {
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             fields = Self.form(String(buffer: raw))
         } else if contentType.hasPrefix("application/json") {
-            fields = (try? JSONDecoder().decode([String: String].self, from: Data(buffer: raw))) ?? [:]
+            let body = try? JSONDecoder().decode(IntrospectionJSONBody.self, from: Data(buffer: raw))
+            fields = body?.token.map { ["token": $0] } ?? [:]
         } else {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
         }
@@ -76,4 +77,10 @@ struct RelyingPartyController<Context: TesseraContext> {
         }
         return fields
     }
+}
+
+/// The JSON form of an introspection request (the form-encoded one is standard).
+struct IntrospectionJSONBody: Decodable {
+    var token: String?
+    var token_type_hint: String?
 }

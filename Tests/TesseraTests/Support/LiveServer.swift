@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Tessera
 @testable import TesseraServer
 
 /// A Tessera server on a real loopback socket (in-memory SQLite, file outbox, courier running),
@@ -14,18 +15,20 @@ enum LiveServer {
     }()
 
     static func run(
-        bundleId: String, _ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void
+        bundleId: String, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void
     ) async throws {
         var configuration = ServerConfiguration()
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sdk-\(UUID().uuidString)").path
         configuration.createDemoClient = false
         configuration.courierPollInterval = .milliseconds(100)
+        configure(&configuration)
         let runtime = try await TesseraRuntime.bootstrap(
             configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger
         )
         let client = try await runtime.clients.create(name: "SDK test", bundleIds: [bundleId]).client
         let app = Application(
-            router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: [runtime.courier],
+            router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: runtime.backgroundServices,
             logger: logger
         )
         do {
@@ -40,12 +43,45 @@ enum LiveServer {
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
     }
 
+    /// Signs up `userKey` through the SDK (PIN `482913`) and returns the enrolled client.
+    static func enrol(
+        _ runtime: TesseraRuntime, _ client: Client, _ url: URL, userKey: String, bundleId: String, keyStore: any DeviceKeyStore = MemoryKeyStore()
+    ) async throws -> TesseraClient {
+        let tessera = TesseraClient(
+            configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: bundleId), keyStore: keyStore
+        )
+        let email = "\(userKey)@example.com"
+        try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: email)
+        guard case .valid(let disposeToken) = try await tessera.verifyOTPNumber(
+            sendType: .email, sendTarget: email, otpNumber: try await latestCode(runtime, to: email)
+        ) else { throw ConfigurationError("code refused") }
+        let userData = UserData(
+            appVersion: "1.0", token: "push", email: email, phoneNumber: "+4179\(Int.random(in: 1_000_000...9_999_999))", userKey: userKey,
+            name: "User \(userKey)", authType: .pin, os: "Linux", disposeToken: disposeToken, agreeGccs: true, agreePerson: true, agreeDevice: true
+        )
+        try await tessera.requestSignUp(userData: userData, localAuthenticator: pin, reason: "Sign up")
+        return tessera
+    }
+
+    /// A software PIN verifier that always enters `482913`.
+    static var pin: SoftwareSecretAuthenticator {
+        let pin = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "482913" }
+        try? pin.enroll(secret: "482913")
+        return pin
+    }
+
     /// The newest code the file outbox holds for `target`.
     static func latestCode(_ runtime: TesseraRuntime, to target: String) async throws -> String {
-        await runtime.courier.drain()
-        guard let entry = try FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last(where: { $0.to == target }),
-              let match = entry.body.firstMatch(of: /\b(\d{6})\b/)
-        else { throw ConfigurationError("no code for \(target)") }
-        return String(match.1)
+        // The background courier may hold the message under its lease for a moment: look a few times.
+        for _ in 0..<50 {
+            await runtime.courier.drain()
+            if let entry = try? FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last(where: { $0.to == target }),
+               let match = entry.body.firstMatch(of: /\b(\d{6})\b/)
+            {
+                return String(match.1)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ConfigurationError("no code for \(target)")
     }
 }

@@ -1,0 +1,223 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// A value behind a lock, for the little state the SDK keeps between calls.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// What the SDK remembers of the current authentication.
+struct AuthState: Sendable {
+    var channel: AuthChannelResponse?
+    var token: String?
+}
+
+/// An authentication whose nodes have attested: what ``TesseraClient/requestAuthRequest(channel:onProcess:)`` returns.
+public struct AuthSession: Sendable, Equatable {
+    /// The channel (for a relying party's request: who asks, from where, and why).
+    public var channel: AuthChannelResponse
+    /// The secondary verification to perform now (the seed's `authType`).
+    public var authType: LocalAuthType
+    /// The nodes whose attestations made the quorum.
+    public var nodes: [String]
+}
+
+extension TesseraClient {
+    private func signingDeviceId() throws -> String {
+        guard let deviceId = try keyStore.loadState()?.deviceId else {
+            throw TesseraError(code: .deviceUnknown, message: "This device is not enrolled: sign up or re-register first")
+        }
+        return deviceId
+    }
+
+    /// Opens an authentication channel for this device (`CreateChannel`).
+    public func openAuthChannel() async throws -> AuthChannelResponse {
+        let channel: AuthChannelResponse = try await call("POST", "/v1/auth/channels", signedBy: try signingDeviceId())
+        authState.withLock { $0 = AuthState(channel: channel, token: nil) }
+        return channel
+    }
+
+    /// Relying-party requests waiting for this device's user (poll this; push delivery comes later).
+    public func pendingAuthRequests() async throws -> [AuthChannelResponse] {
+        let answer: PendingAuthResponse = try await call("GET", "/v1/auth/pending", signedBy: try signingDeviceId())
+        return answer.requests
+    }
+
+    /// The channel's progress as it happens, from its server-sent-events stream: each
+    /// ``AuthStatus`` once, in order. The stream ends when the channel reaches its outcome.
+    public func authProgress(channelId: String) -> AsyncStream<AuthStatus> {
+        AsyncStream { continuation in
+            let task = Task {
+                for await event in authEvents(channelId: channelId) {
+                    if let status = event.status { continuation.yield(status) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Every event of the channel's stream, the closing outcome included.
+    public func authEvents(channelId: String) -> AsyncStream<AuthEvent> {
+        let url = configuration.serverURL.appendingPathComponent("v1/auth/channels/\(channelId)/events")
+        let transport = self.transport, log = self.log
+        return AsyncStream { continuation in
+            let task = Task {
+                do {
+                    let (status, lines) = try await transport.lines(url: url, headers: ["Accept": "text/event-stream"])
+                    guard status == 200 else {
+                        log?("✗ progress stream: HTTP \(status)")
+                        continuation.finish()
+                        return
+                    }
+                    var data = ""
+                    for try await line in lines {
+                        if line.hasPrefix("data:") {
+                            data += line.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                        } else if line.isEmpty, !data.isEmpty {
+                            if let event = try? JSONDecoder().decode(AuthEvent.self, from: Data(data.utf8)) {
+                                continuation.yield(event)
+                                if event.outcome != nil { break }
+                            }
+                            data = ""
+                        }
+                    }
+                } catch {
+                    log?("✗ progress stream: \(error)")
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The seed's `requestAuthRequest` and start: opens a channel (or takes a relying party's pending
+    /// request), follows its progress, signs the challenge with the device key and waits until a
+    /// quorum of nodes attested.
+    /// - Parameters:
+    ///   - channel: A request from ``pendingAuthRequests()`` to approve; `nil` opens a new channel.
+    ///   - onProcess: Receives `CreateChannel`, `SelectNodes`, `StartVerificationOfNodes`,
+    ///     `CompleteVerificationOfNodes` as they happen.
+    /// - Returns: The session, with the secondary verification (`authType`) to perform next.
+    /// - Throws: ``TesseraError``: `authQuorumNotReached` when too few nodes attested, channel errors, signature errors.
+    public func requestAuthRequest(
+        channel: AuthChannelResponse? = nil, onProcess: (@Sendable (AuthStatus) -> Void)? = nil
+    ) async throws -> AuthSession {
+        let deviceId = try signingDeviceId()
+        let opened: AuthChannelResponse
+        if let channel { opened = channel } else { opened = try await openAuthChannel() }
+        let channel = opened
+        authState.withLock { $0 = AuthState(channel: channel, token: nil) }
+        let progress = Task {
+            var seen: [AuthStatus] = []
+            for await status in authProgress(channelId: channel.channelId) {
+                seen.append(status)
+                onProcess?(status)
+                if status == .completeVerificationOfNodes { break }
+            }
+            return seen
+        }
+        let statement = AuthStatement.challenge(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
+        let signature = try keyStore.signWithDeviceKey(statement).rawRepresentation.base64EncodedString()
+        let started: AuthStartResponse
+        do {
+            started = try await call(
+                "POST", "/v1/auth/channels/\(channel.channelId)/start", body: AuthStartRequest(challengeSignature: signature), signedBy: deviceId
+            )
+        } catch {
+            progress.cancel()
+            throw error
+        }
+        // The stream reports the last status within moments; don't let a slow proxy hold the flow.
+        let waiter = Task {
+            try? await Task.sleep(for: .seconds(3))
+            progress.cancel()
+        }
+        _ = await progress.value
+        waiter.cancel()
+        let stored = try keyStore.loadState()?.localAuthType ?? LocalAuthType.none
+        let authType = LocalAuthType(rawValue: started.authType) ?? stored
+        return AuthSession(channel: channel, authType: authType, nodes: started.nodes)
+    }
+
+    /// The seed's `requestAuthResult(isSecondaryCertification:)`: reports the local verification. On
+    /// success the challenge is signed with the user-verification key (unlocked by `unlockSecret` for
+    /// PIN and password) and the server answers the result token, kept for ``getAuthResultToken()``.
+    /// - Returns: The result token.
+    @discardableResult
+    public func requestAuthResult(isSecondaryCertification: Bool, unlockSecret: String? = nil) async throws -> String {
+        let deviceId = try signingDeviceId()
+        guard let channel = authState.withLock({ $0.channel }) else {
+            throw TesseraError(code: .authChannelState, message: "No authentication in progress: call requestAuthRequest first")
+        }
+        var signature: String?
+        if isSecondaryCertification {
+            let statement = AuthStatement.userVerification(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
+            signature = try keyStore.signWithUserVerificationKey(statement, unlockSecret: unlockSecret).rawRepresentation.base64EncodedString()
+        }
+        let answer: AuthResultResponse = try await call(
+            "POST", "/v1/auth/channels/\(channel.channelId)/result",
+            body: AuthResultRequest(isSecondaryCertification: isSecondaryCertification, userVerificationSignature: signature), signedBy: deviceId
+        )
+        authState.withLock { $0.token = answer.data }
+        return answer.data
+    }
+
+    /// The seed's `getAuthResultToken`: the result token of the last completed authentication.
+    public func getAuthResultToken() throws -> String {
+        guard let token = authState.withLock({ $0.token }) else {
+            throw TesseraError(code: .authChannelState, message: "No completed authentication")
+        }
+        return token
+    }
+
+    /// The seed's `requestAuthCancel`: cancels the authentication in progress (or `channel`).
+    public func requestAuthCancel(channel: AuthChannelResponse? = nil) async throws {
+        guard let channel = channel ?? authState.withLock({ $0.channel }) else {
+            throw TesseraError(code: .authChannelState, message: "No authentication in progress")
+        }
+        let _: RtResponse = try await call("POST", "/v1/auth/channels/\(channel.channelId)/cancel", signedBy: try signingDeviceId())
+    }
+
+    /// Declines a relying party's request (from ``pendingAuthRequests()``).
+    public func declineAuthRequest(_ channel: AuthChannelResponse) async throws {
+        let _: RtResponse = try await call("POST", "/v1/auth/channels/\(channel.channelId)/decline", signedBy: try signingDeviceId())
+    }
+
+    /// The whole flow in one call: open (or approve `channel`), node verification, local
+    /// authentication with `localAuthenticator`, result. A failed local authentication is reported
+    /// to the server (the channel fails) and rethrown.
+    /// - Returns: The result token.
+    public func authenticate(
+        channel: AuthChannelResponse? = nil, localAuthenticator: any LocalAuthenticator, reason: String,
+        onProcess: (@Sendable (AuthStatus) -> Void)? = nil
+    ) async throws -> String {
+        let session = try await requestAuthRequest(channel: channel, onProcess: onProcess)
+        let verified: LocalAuthResult
+        do {
+            verified = try await localAuthenticator.authenticate(LocalAuthRequest(localAuthType: session.authType, reason: reason))
+        } catch {
+            _ = try? await requestAuthResult(isSecondaryCertification: false)
+            throw error
+        }
+        return try await requestAuthResult(isSecondaryCertification: true, unlockSecret: verified.enteredSecret)
+    }
+
+    /// The authentication history of this user, newest first, authorised by a result token.
+    public func authHistory(token: String? = nil, limit: Int = 20, before: String? = nil) async throws -> AuthHistoryPage {
+        let bearer = try token ?? getAuthResultToken()
+        var path = "/v1/auth/history?limit=\(limit)"
+        if let before { path += "&before=\(before.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? before)" }
+        return try await call("GET", path, bearer: bearer)
+    }
+}

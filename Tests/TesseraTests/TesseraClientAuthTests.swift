@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+import Tessera
+import TesseraCore
+@testable import TesseraServer
+
+/// Node-quorum authentication through the SDK against a live server with its three embedded nodes.
+@Suite("SDK: authentication")
+struct TesseraClientAuthTests {
+    static let bundle = "com.example.auth"
+
+    final class Recorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [AuthStatus] = []
+        func add(_ status: AuthStatus) { lock.withLock { items.append(status) } }
+        var statuses: [AuthStatus] { lock.withLock { items } }
+    }
+
+    @Test("device login: four statuses in order, result token verifies, history lists the login, introspection active")
+    func deviceLogin() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "alice", bundleId: Self.bundle)
+            let recorder = Recorder()
+            let token = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in") { recorder.add($0) }
+            #expect(recorder.statuses == AuthStatus.allCases)
+            #expect(try tessera.getAuthResultToken() == token)
+            let claims = try await runtime.tokens.verify(token)
+            #expect(claims.sub.value == "alice")
+            #expect(claims.aud.value == [client.clientKey])
+            let deviceId = try tessera.loadDeviceID()
+            #expect(claims.deviceId == deviceId)
+            #expect(claims.amr == ["hwk", "pin"])
+            #expect(claims.nodes.count >= 2)
+            let embedded = Set(runtime.embeddedNodes.map(\.identity.nodeId))
+            #expect(Set(claims.nodes).isSubset(of: embedded))
+
+            let history = try await tessera.authHistory()
+            #expect(history.items.count == 1)
+            #expect(history.items.first?.outcome == .completed)
+            #expect(history.items.first?.channelId == claims.jti.value)
+            #expect(history.items.first?.nodes == claims.nodes)
+
+            let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
+            let active = try await introspection.introspect(token: token, client: client)
+            #expect(active.active && active.sub == "alice" && active.tokenType == "result_token")
+            // A token from another client's point of view is inactive.
+            let other = try await runtime.clients.create(name: "Other", bundleIds: ["com.example.other"]).client
+            #expect(try await introspection.introspect(token: token, client: other).active == false)
+            #expect(try await introspection.introspect(token: token + "x", client: client).active == false)
+        }
+    }
+
+    @Test("the progress stream replays and then follows; a failed local check ends the channel as failed")
+    func progressAndFailure() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "bob", bundleId: Self.bundle)
+            let channel = try await tessera.openAuthChannel()
+            let events = Task {
+                var seen: [AuthEvent] = []
+                for await event in tessera.authEvents(channelId: channel.channelId) { seen.append(event) }
+                return seen
+            }
+            _ = try await tessera.requestAuthRequest(channel: channel)
+            await #expect(throws: TesseraError.self) {
+                _ = try await tessera.requestAuthResult(isSecondaryCertification: false)
+            }
+            let seen = await events.value
+            #expect(seen.compactMap(\.status) == AuthStatus.allCases)
+            #expect(seen.last?.outcome == .failed)
+            #expect(seen.last?.code == ErrorCode.authSecondaryFailed.rawValue)
+            // The channel cannot be completed afterwards.
+            do {
+                _ = try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
+                Issue.record("completed a failed channel")
+            } catch let error as TesseraError {
+                #expect(error.code == .authChannelState)
+            }
+        }
+    }
+
+    @Test("relying-party request: the device sees who asks and approves; the backend's long-poll receives the token")
+    func relyingPartyApprove() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "carol", bundleId: Self.bundle)
+            let request = try await runtime.auth.rpCreate(
+                client: client, request: RPAuthRequest(userKey: "carol", connectIp: "203.0.113.9", message: "Log in to the web shop")
+            )
+            #expect(request.outcome == .pending)
+            let waiting = Task { try await runtime.auth.rpState(client: client, id: request.requestId, wait: .seconds(20)) }
+            let pending = try await tessera.pendingAuthRequests()
+            #expect(pending.count == 1)
+            #expect(pending.first?.connectIp == "203.0.113.9" && pending.first?.message == "Log in to the web shop")
+            let token = try await tessera.authenticate(channel: pending[0], localAuthenticator: LiveServer.pin, reason: "Approve")
+            let outcome = try await waiting.value
+            #expect(outcome.outcome == .completed)
+            #expect(outcome.token == token)
+            #expect(try await tessera.pendingAuthRequests().isEmpty)
+        }
+    }
+
+    @Test("relying-party request declined, cancelled by the backend, or expired: each ends with its own outcome")
+    func relyingPartyEndings() async throws {
+        try await LiveServer.run(bundleId: Self.bundle, configure: { $0.channelLifetime = .seconds(2) }) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "dave", bundleId: Self.bundle)
+            let ask = RPAuthRequest(userKey: "dave", connectIp: "198.51.100.1", message: "")
+
+            let declined = try await runtime.auth.rpCreate(client: client, request: ask)
+            try await tessera.declineAuthRequest(try #require(try await tessera.pendingAuthRequests().first))
+            let afterDecline = try await runtime.auth.rpState(client: client, id: declined.requestId, wait: .zero)
+            #expect(afterDecline.outcome == .declined && afterDecline.code == ErrorCode.authDeclined.rawValue)
+
+            let cancelled = try await runtime.auth.rpCreate(client: client, request: ask)
+            let pendingChannel = try #require(try await tessera.pendingAuthRequests().first)
+            try await runtime.auth.rpCancel(client: client, id: cancelled.requestId)
+            #expect(try await runtime.auth.rpState(client: client, id: cancelled.requestId, wait: .zero).outcome == .cancelled)
+            do {
+                _ = try await tessera.requestAuthRequest(channel: pendingChannel)
+                Issue.record("started a cancelled channel")
+            } catch let error as TesseraError {
+                #expect(error.code == .authChannelCancelled)
+            }
+
+            let expiring = try await runtime.auth.rpCreate(client: client, request: ask)
+            let expiringChannel = try #require(try await tessera.pendingAuthRequests().first)
+            let final = try await runtime.auth.rpState(client: client, id: expiring.requestId, wait: .seconds(10))
+            #expect(final.outcome == .expired)
+            do {
+                _ = try await tessera.requestAuthRequest(channel: expiringChannel)
+                Issue.record("started an expired channel")
+            } catch let error as TesseraError {
+                #expect(error.code == .authChannelExpired)
+            }
+            // A device's own channel that has passed its lifetime cannot be completed either.
+            _ = try await tessera.requestAuthRequest()
+            try await Task.sleep(for: .milliseconds(2100))
+            do {
+                _ = try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
+                Issue.record("completed an expired channel")
+            } catch let error as TesseraError {
+                #expect(error.code == .authChannelExpired)
+            }
+        }
+    }
+
+    @Test("TOTP for the relying party: valid once per step, reuse refused, lock-out after 10 failures, admin reset")
+    func totp() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "erin", bundleId: Self.bundle)
+            let code = try #require(try tessera.currentTOTPCode())
+            let ok = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: code))
+            let deviceId = try tessera.loadDeviceID()
+            #expect(ok.valid && ok.deviceId == deviceId)
+            do {
+                _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: code))
+                Issue.record("a used step was accepted")
+            } catch let error as AppError {
+                #expect(error.code == .totpStepReused)
+            }
+            let wrong = code == "000000" ? "111111" : "000000"
+            var codes: [ErrorCode] = []
+            for _ in 0..<11 {
+                do { _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: wrong)) } catch let error as AppError {
+                    codes.append(error.code)
+                }
+            }
+            // The reuse above counted as one failure: 9 more invalid, then locked.
+            #expect(codes.filter { $0 == .totpInvalid }.count == 9)
+            #expect(codes.suffix(2) == [.totpLocked, .totpLocked])
+            try await runtime.resetTOTP(clientKey: client.clientKey, userKey: "erin")
+            await #expect(throws: AppError.self) {
+                _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: wrong))
+            }
+        }
+    }
+}
