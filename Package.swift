@@ -65,6 +65,8 @@ let package = Package(
                 "TesseraServer",
                 "Tessera",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "Tessera", "TesseraServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ]

@@ -5,8 +5,8 @@ import TesseraServer
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Administer clients and tokens (works directly on the server's storage).",
-        subcommands: [ClientCommand.self, TokenCommand.self]
+        abstract: "Administer clients, nodes, keys and tokens (works directly on the server's storage).",
+        subcommands: [ClientCommand.self, NodeAdminCommand.self, KeysCommand.self, TOTPAdminCommand.self, TokenCommand.self]
     )
 }
 

@@ -9,7 +9,7 @@ struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Act as a device against any Tessera server (built on the public SDK).",
-        subcommands: [Signup.self, Recover.self, TOTPCode.self, Show.self]
+        subcommands: [Signup.self, Recover.self, Login.self, Approve.self, TOTPCode.self, Show.self]
     )
 
     /// Where to find the server, saved in the device directory at sign-up.
@@ -100,6 +100,26 @@ struct DeviceCommand: AsyncParsableCommand {
         func authenticator(pin: String) -> SoftwareSecretAuthenticator {
             SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: directory.appendingPathComponent("pin.json").path)) { _ in pin }
         }
+
+        /// A PIN verifier that asks for the PIN only when the flow gets there.
+        func promptingAuthenticator() -> SoftwareSecretAuthenticator {
+            let given = pin ?? ProcessInfo.processInfo.environment["TESSERA_DEVICE_PIN"]
+            return SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: directory.appendingPathComponent("pin.json").path)) { _ in
+                if let given { return given }
+                print("PIN: ", terminator: "")
+                return readLine()
+            }
+        }
+
+        /// Runs the node-quorum authentication, printing each status as it arrives.
+        func authenticate(_ tessera: TesseraClient, channel: AuthChannelResponse?) async throws {
+            let started = Date()
+            let token = try await tessera.authenticate(channel: channel, localAuthenticator: promptingAuthenticator(), reason: "Log in") { status in
+                print(String(format: "  %6.0f ms  %@", Date().timeIntervalSince(started) * 1000, status.rawValue))
+            }
+            print("authenticated; result token:")
+            print(token)
+        }
     }
 
     struct Signup: AsyncParsableCommand {
@@ -167,6 +187,60 @@ struct DeviceCommand: AsyncParsableCommand {
             ), localAuthenticator: verifier, reason: "Move account")
             try options.save(connection)
             print("recovered: device \(state.deviceId), user \(state.userKey); the previous device is revoked")
+        }
+    }
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Authenticate: node verification (each status printed as it happens), PIN, result token."
+        )
+        @OptionGroup var options: DeviceOptions
+
+        func run() async throws {
+            let tessera = try options.client(try options.connection())
+            do {
+                try await options.authenticate(tessera, channel: nil)
+            } catch let error as TesseraError {
+                print("refused: code \(error.code.rawValue) \(error.code.name): \(error.message)")
+                throw ExitCode(3)
+            }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Handle a relying party's pending request: show who asks, approve with the PIN, or decline.")
+        @OptionGroup var options: DeviceOptions
+        @Option(help: "Seconds to wait for a request to arrive.") var wait = 30
+        @Flag(help: "Decline instead of approving.") var decline = false
+
+        func run() async throws {
+            let tessera = try options.client(try options.connection())
+            let deadline = Date().addingTimeInterval(TimeInterval(wait))
+            var request: AuthChannelResponse?
+            while request == nil {
+                request = try await tessera.pendingAuthRequests().first
+                if request == nil {
+                    guard Date() < deadline else {
+                        print("no pending request")
+                        throw ExitCode(4)
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            guard let request else { return }
+            print("request from \(request.connectIp.isEmpty ? "an unknown address" : request.connectIp) for \(request.userKey)")
+            if !request.message.isEmpty { print("  “\(request.message)”") }
+            do {
+                if decline {
+                    try await tessera.declineAuthRequest(request)
+                    print("declined")
+                } else {
+                    try await options.authenticate(tessera, channel: request)
+                }
+            } catch let error as TesseraError {
+                print("refused: code \(error.code.rawValue) \(error.code.name): \(error.message)")
+                throw ExitCode(3)
+            }
         }
     }
 

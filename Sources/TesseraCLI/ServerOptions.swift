@@ -56,7 +56,7 @@ func makeLogger(level: Logger.Level) -> Logger {
 /// Opens the storage named by the options, runs `body`, and closes it.
 func withRuntime<T>(_ options: ServerOptions, _ body: (TesseraRuntime) async throws -> T) async throws -> T {
     let configuration = try await options.configuration()
-    let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: makeLogger(level: .warning))
+    let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: makeLogger(level: .warning), runsNodes: false)
     do {
         let value = try await body(runtime)
         await runtime.shutdown()

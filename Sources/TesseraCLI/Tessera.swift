@@ -5,6 +5,9 @@ struct TesseraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Tessera: passwordless identity and device authentication.",
-        subcommands: [ServeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self, BenchCommand.self]
+        subcommands: [
+            ServeCommand.self, NodeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self, RelyingPartyCommand.self,
+            BenchCommand.self,
+        ]
     )
 }

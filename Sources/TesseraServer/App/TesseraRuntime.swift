@@ -39,7 +39,7 @@ public final class TesseraRuntime: Sendable {
 
     init(
         configuration: ServerConfiguration, database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource,
-        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient
+        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, runsNodes: Bool
     ) async throws {
         self.configuration = configuration
         self.database = database
@@ -72,12 +72,16 @@ public final class TesseraRuntime: Sendable {
             database: database, httpClient: httpClient, signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
         )
         var embedded: [NodeService] = []
-        for index in 0..<configuration.embeddedNodes {
-            let directory = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index + 1)")
-            embedded.append(try await NodeService.open(directory: directory, clock: clock, logger: logger))
+        if runsNodes {
+            for index in 0..<configuration.embeddedNodes {
+                let directory = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index + 1)")
+                embedded.append(try await NodeService.open(directory: directory, clock: clock, logger: logger))
+            }
+            try await nodes.registerEmbedded(embedded)
+        } else {
+            try await nodes.reload()
         }
         embeddedNodes = embedded
-        try await nodes.registerEmbedded(embedded)
         nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
         let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), hasher: hasher, totpKey: keys.totpKey, random: random)
         signUp = SignUpService(database: database, issuer: issuer, otp: otp, random: random, clock: clock, nodeSync: nodeSync)
@@ -113,8 +117,11 @@ public final class TesseraRuntime: Sendable {
 
     /// Opens storage, runs migrations, loads or creates the server keys and, on first start, the
     /// admin token and demo client.
+    /// - Parameter runsNodes: Whether this process runs the embedded verifier nodes (`serve`: yes;
+    ///   the admin CLI: no, so it neither opens their registries nor changes their registration).
     public static func bootstrap(
-        configuration: ServerConfiguration, logger: Logger, clock: WallClock = .system, random: RandomSource = .system
+        configuration: ServerConfiguration, logger: Logger, clock: WallClock = .system, random: RandomSource = .system,
+        runsNodes: Bool = true
     ) async throws -> TesseraRuntime {
         try FileManager.default.createDirectory(
             atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
@@ -125,13 +132,15 @@ public final class TesseraRuntime: Sendable {
         } else {
             database = try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
         }
-        return try await bootstrap(configuration: configuration, database: database, logger: logger, clock: clock, random: random)
+        return try await bootstrap(
+            configuration: configuration, database: database, logger: logger, clock: clock, random: random, runsNodes: runsNodes
+        )
     }
 
     /// Same, on an already opened database (tests use in-memory SQLite or a test PostgreSQL).
     public static func bootstrap(
         configuration: ServerConfiguration, database: any Database, logger: Logger, clock: WallClock = .system,
-        random: RandomSource = .system
+        random: RandomSource = .system, runsNodes: Bool = true
     ) async throws -> TesseraRuntime {
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
@@ -149,7 +158,7 @@ public final class TesseraRuntime: Sendable {
             )
             return try await TesseraRuntime(
                 configuration: configuration, database: database, keys: keys, clock: clock, random: random, logger: logger,
-                firstStartAdminToken: adminToken, httpClient: httpClient
+                firstStartAdminToken: adminToken, httpClient: httpClient, runsNodes: runsNodes
             )
         } catch {
             try? await httpClient.shutdown()

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import TesseraServer
+
+/// `tessera node`: a verifier node process.
+struct NodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "node", abstract: "Run a verifier node (its own Ed25519 key and device registry).",
+        subcommands: [Run.self, Identity.self], defaultSubcommand: Run.self
+    )
+
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Serve (default).")
+        @Option(help: "Directory holding the node's key and registry.") var dataDir = "./.tessera-node"
+        @Option(help: "Address to listen on.") var host = "127.0.0.1"
+        @Option(help: "Port to listen on.") var port = 8181
+        @Option(help: "The server's node-control public key (`tessera admin node server-key`; or TESSERA_NODE_SERVER_KEY).")
+        var serverKey: String?
+        @Option(help: "Log level.") var logLevel = "info"
+
+        func run() async throws {
+            guard let key = serverKey ?? ProcessInfo.processInfo.environment["TESSERA_NODE_SERVER_KEY"] else {
+                throw ValidationError("give --server-key (print it with `tessera admin node server-key`)")
+            }
+            let logger = makeLogger(level: .init(rawValue: logLevel) ?? .info)
+            let node: NodeServer
+            do {
+                node = try await NodeServer.open(
+                    configuration: .init(dataDirectory: dataDir, host: host, port: port, serverKey: key), logger: logger
+                )
+            } catch let error as ConfigurationError {
+                throw ValidationError(error.description)
+            }
+            print("node id:    \(node.nodeId)")
+            print("public key: \(node.publicKey)")
+            print("register:   tessera admin node add --url http://\(host):\(port) --public-key \(node.publicKey)")
+            try await node.run()
+        }
+    }
+
+    struct Identity: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the node's ID and public key (creating the key if needed).")
+        @Option(help: "Directory holding the node's key and registry.") var dataDir = "./.tessera-node"
+
+        func run() async throws {
+            let identity = try NodeServer.identity(dataDirectory: dataDir)
+            print("node id:    \(identity.nodeId)")
+            print("public key: \(identity.publicKey)")
+        }
+    }
+}
+
+/// `tessera admin node …`
+struct NodeAdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "node", abstract: "Manage verifier nodes.",
+        subcommands: [Add.self, List.self, ServerKey.self, Disable.self, Enable.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register a `tessera node`; every active device is sent to it.")
+        @Option(help: "The node's URL, http(s)://host:port.") var url: String
+        @Option(help: "The node's public key, as `tessera node` prints it.") var publicKey: String
+        @Option(help: "A name.") var name: String?
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let (entry, serverKey) = try await withRuntime(options) {
+                (try await $0.nodeAdmin.add(url: url, publicKey: publicKey, name: name), $0.nodeAdmin.serverKey)
+            }
+            print("added node \(entry.nodeId) at \(entry.url)")
+            print("the node must trust this server: tessera node --server-key \(serverKey)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List nodes.")
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let nodes = try await withRuntime(options) { try await $0.nodeAdmin.list() }
+            if json { printJSON(nodes); return }
+            for node in nodes { print("\(node.nodeId)  \(node.enabled ? "enabled " : "disabled")  \(node.url)  \(node.name)") }
+        }
+    }
+
+    struct ServerKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the key every node must be given with --server-key.")
+        @OptionGroup var options: ServerOptions
+        func run() async throws { print(try await withRuntime(options) { $0.nodeAdmin.serverKey }) }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop asking a node.")
+        @Argument(help: "Node ID.") var nodeId: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            try await withRuntime(options) { try await $0.nodeAdmin.setEnabled(nodeId: nodeId, false) }
+            print("disabled \(nodeId)")
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask a node again (every active device is sent to it).")
+        @Argument(help: "Node ID.") var nodeId: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            try await withRuntime(options) { try await $0.nodeAdmin.setEnabled(nodeId: nodeId, true) }
+            print("enabled \(nodeId)")
+        }
+    }
+}
+
+/// `tessera admin keys rotate`
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "keys", abstract: "Result-token signing keys.", subcommands: [Rotate.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign new result tokens with a new key; the previous key stays in the JWKS so its tokens still verify."
+        )
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            let kid = try await withRuntime(options) { try await $0.rotateResultTokenKey() }
+            print("new signing key: \(kid) (running servers pick it up within a minute)")
+        }
+    }
+}
+
+/// `tessera admin totp reset`
+struct TOTPAdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "totp", abstract: "TOTP lock-outs.", subcommands: [Reset.self])
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Clear a user's failed TOTP verifications.")
+        @Option(help: "Client key of the app.") var clientKey: String
+        @Option(help: "User key.") var userKey: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            try await withRuntime(options) { try await $0.resetTOTP(clientKey: clientKey, userKey: userKey) }
+            print("reset \(userKey)")
+        }
+    }
+}

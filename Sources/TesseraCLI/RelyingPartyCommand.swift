@@ -1,0 +1,95 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import NIOCore
+import TesseraCore
+
+/// `tessera rp …`: plays the app's backend (the relying party) with the client key and secret.
+struct RelyingPartyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rp", abstract: "Act as a relying party (an app's backend) against a Tessera server.",
+        subcommands: [Authenticate.self]
+    )
+
+    struct Authenticate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask a user's device to authenticate, wait for the outcome, verify the result token through the JWKS and print its claims."
+        )
+        @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
+        @Option(help: "Client key of the app.") var clientKey: String
+        @Option(help: "Client secret (or TESSERA_CLIENT_SECRET).") var clientSecret: String?
+        @Option(help: "The user to authenticate.") var userKey: String
+        @Option(help: "Address shown on the device as the one logging in.") var connectIp = "127.0.0.1"
+        @Option(help: "Message shown on the device.") var message = "Log in with tessera rp"
+        @Option(help: "Seconds to wait for the outcome.") var timeout = 120
+
+        struct Claims: JWTPayload {
+            var iss: IssuerClaim
+            var sub: SubjectClaim
+            var aud: AudienceClaim
+            var iat: IssuedAtClaim
+            var exp: ExpirationClaim
+            var jti: IDClaim
+            var client_id: String
+            var device_id: String
+            var amr: [String]
+            var nodes: [String]
+            func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
+        }
+
+        func run() async throws {
+            guard let secret = clientSecret ?? ProcessInfo.processInfo.environment["TESSERA_CLIENT_SECRET"] else {
+                throw ValidationError("give --client-secret or TESSERA_CLIENT_SECRET")
+            }
+            let base = server.hasSuffix("/") ? String(server.dropLast()) : server
+            let basic = "Basic " + Data("\(clientKey):\(secret)".utf8).base64EncodedString()
+            func call(_ method: String, _ path: String, body: (some Encodable)?) async throws -> (Int, Data) {
+                var request = HTTPClientRequest(url: base + path)
+                request.method = .init(rawValue: method)
+                request.headers.add(name: "Authorization", value: basic)
+                if let body {
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+                }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
+                return (Int(response.status.code), Data(try await response.body.collect(upTo: 1 << 20).readableBytesView))
+            }
+            func fail(_ status: Int, _ data: Data) -> Error {
+                if let problem = try? JSONDecoder().decode(Problem.self, from: data) {
+                    print("refused: code \(problem.code) \(problem.errorCode.name): \(problem.detail ?? problem.title)")
+                } else {
+                    print("refused: HTTP \(status)")
+                }
+                return ExitCode(3)
+            }
+
+            let (status, data) = try await call("POST", "/v1/rp/auth-requests", body: RPAuthRequest(userKey: userKey, connectIp: connectIp, message: message))
+            guard status == 201, var state = try? JSONDecoder().decode(RPAuthState.self, from: data) else { throw fail(status, data) }
+            print("request \(state.requestId) sent to \(userKey)'s device; waiting (approve with `tessera device approve`)")
+            let deadline = Date().addingTimeInterval(TimeInterval(timeout))
+            while !state.outcome.isFinal, Date() < deadline {
+                let (status, data) = try await call("GET", "/v1/rp/auth-requests/\(state.requestId)?wait=25", body: Optional<RPAuthRequest>.none)
+                guard status == 200, let next = try? JSONDecoder().decode(RPAuthState.self, from: data) else { throw fail(status, data) }
+                state = next
+            }
+            guard state.outcome == .completed, let token = state.token else {
+                print("outcome: \(state.outcome.rawValue)\(state.code.map { " (code \($0) \(ErrorCode(rawValue: $0).name))" } ?? "")")
+                throw ExitCode(3)
+            }
+            let (jwksStatus, jwks) = try await call("GET", "/.well-known/jwks.json", body: Optional<RPAuthRequest>.none)
+            guard jwksStatus == 200 else { throw fail(jwksStatus, jwks) }
+            let keys = try await JWTKeyCollection().add(jwksJSON: String(decoding: jwks, as: UTF8.self))
+            let claims = try await keys.verify(token, as: Claims.self)
+            guard claims.aud.value.contains(clientKey), claims.sub.value == userKey else {
+                print("the token names another user or app")
+                throw ExitCode(3)
+            }
+            print("outcome: completed; result token verified with the server's JWKS")
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .secondsSince1970
+            print(String(decoding: try encoder.encode(claims), as: UTF8.self))
+        }
+    }
+}

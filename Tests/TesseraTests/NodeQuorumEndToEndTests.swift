@@ -1,0 +1,230 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+import Tessera
+import TesseraCore
+@testable import TesseraServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The node-quorum flow with three real `tessera node` processes: receipts at enrolment, a login
+/// whose progress arrives as it happens (SDK stream and `curl -N`), the result token checked by PyJWT
+/// through the JWKS, the history, and failing closed when nodes die or hang.
+@Suite("End to end: node quorum", .serialized)
+struct NodeQuorumEndToEndTests {
+    static let bundle = "com.example.quorum"
+
+    /// A free loopback port (bound, read, released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A `tessera node` process.
+    final class NodeProcess: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+        let directory: String
+        var url: String { "http://127.0.0.1:\(port)" }
+
+        init(binary: URL, serverKey: String) throws {
+            port = try NodeQuorumEndToEndTests.freePort()
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-\(UUID().uuidString)").path
+            process.executableURL = binary
+            process.arguments = ["node", "--data-dir", directory, "--port", "\(port)", "--server-key", serverKey, "--log-level", "warning"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func waitUntilUp() async throws -> NodeInfo {
+            for _ in 0..<100 {
+                if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/healthz"), timeout: .seconds(1)),
+                   response.status == .ok
+                {
+                    return try JSONDecoder().decode(NodeInfo.self, from: Data(try await response.body.collect(upTo: 1 << 16).readableBytesView))
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            throw ConfigurationError("node on \(port) did not start")
+        }
+
+        func signal(_ value: Int32) { kill(process.processIdentifier, value) }
+
+        func stop() {
+            signal(SIGCONT)
+            signal(SIGKILL)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Collects a streamed command's output while it runs.
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+        func wait(for needle: String, seconds: Double = 5) async -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if text.contains(needle) { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return text.contains(needle)
+        }
+    }
+
+    @Test("three node processes: receipts, live progress, PyJWT-verified token, history; one node down still works, two fail closed")
+    func quorum() async throws {
+        let binary = try #require(DeviceCLITests.binary, "build the tessera executable first (swift build --build-tests builds it)")
+        try await LiveServer.run(bundleId: Self.bundle, configure: {
+            $0.embeddedNodes = 0
+            $0.nodeTimeout = .milliseconds(1000)
+        }) { runtime, client, url in
+            let serverKey = runtime.nodeAdmin.serverKey
+            let nodes = try (0..<3).map { _ in try NodeProcess(binary: binary, serverKey: serverKey) }
+            defer { nodes.forEach { $0.stop() } }
+            for node in nodes {
+                let info = try await node.waitUntilUp()
+                _ = try await runtime.nodeAdmin.add(url: node.url, publicKey: info.publicKey, name: nil)
+            }
+
+            // Enrolment: every node stores the keys and returns a signed receipt.
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "quinn", bundleId: Self.bundle)
+            let deviceId = try #require(try tessera.loadDeviceID())
+            let receipts = try await runtime.database.withSQL { sql in
+                try await sql.raw("SELECT node_id FROM node_receipts WHERE device_id = \(bind: deviceId) AND status = 'active'").all()
+            }
+            #expect(receipts.count == 3)
+            for node in nodes { #expect(try await node.waitUntilUp().devices == 1) }
+
+            // A login, followed by the SDK stream and by curl -N at the same time.
+            let channel = try await tessera.openAuthChannel()
+            let curl = Process(), curlOutput = Output()
+            let curlPath = "/usr/bin/curl"
+            let haveCurl = FileManager.default.isExecutableFile(atPath: curlPath)
+            if haveCurl {
+                let pipe = Pipe()
+                curl.executableURL = URL(fileURLWithPath: curlPath)
+                curl.arguments = ["-sN", url.absoluteString + channel.eventsPath]
+                curl.standardOutput = pipe
+                pipe.fileHandleForReading.readabilityHandler = { curlOutput.append($0.availableData) }
+                try curl.run()
+                // The event that already happened is replayed; the next ones have not happened yet.
+                #expect(await curlOutput.wait(for: "CreateChannel"))
+                #expect(!curlOutput.text.contains("SelectNodes"))
+            } else {
+                #expect(ProcessInfo.processInfo.environment["CI"] != "true", "curl is required in CI")
+            }
+            let progress = Task { await Array(tessera.authProgress(channelId: channel.channelId)) }
+            let session = try await tessera.requestAuthRequest(channel: channel)
+            #expect(session.nodes.count == 2)
+            if haveCurl {
+                #expect(await curlOutput.wait(for: "CompleteVerificationOfNodes"))
+                #expect(!curlOutput.text.contains("\"outcome\""), "the outcome must not precede the result call")
+            }
+            let token = try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
+            #expect(await progress.value == AuthStatus.allCases)
+            if haveCurl {
+                #expect(await curlOutput.wait(for: "\"outcome\":\"completed\""))
+                curl.waitUntilExit()  // the stream ends after the outcome
+                let order = ["CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "completed"]
+                let positions = order.compactMap { curlOutput.text.range(of: $0)?.lowerBound }
+                #expect(positions.count == order.count && positions == positions.sorted(), "\(curlOutput.text)")
+            }
+
+            // The token, checked by a third-party library with the keys from the JWKS.
+            if let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"] {
+                let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/jwt_verify.py").path
+                let result = try DeviceCLITests.run(URL(fileURLWithPath: python), [
+                    fixture, url.absoluteString + "/.well-known/jwks.json", client.clientKey, runtime.tokens.issuer, token,
+                ])
+                #expect(result.status == 0, "\(result.output)")
+                #expect(result.output.contains("\"sub\": \"quinn\"") && result.output.contains("\"alg\": \"ES256\""), "\(result.output)")
+                for id in session.nodes { #expect(result.output.contains(id)) }
+                let forged = try DeviceCLITests.run(URL(fileURLWithPath: python), [
+                    fixture, url.absoluteString + "/.well-known/jwks.json", client.clientKey, runtime.tokens.issuer, String(token.dropLast(4)) + "AAAA",
+                ])
+                #expect(forged.status != 0)
+            } else {
+                #expect(ProcessInfo.processInfo.environment["CI"] != "true", "TESSERA_TEST_PYTHON (with PyJWT) is required in CI")
+            }
+
+            // The history lists the login.
+            let history = try await tessera.authHistory(token: token)
+            #expect(history.items.first?.channelId == channel.channelId && history.items.first?.outcome == .completed)
+            #expect(history.items.first?.nodes == session.nodes)
+
+            // One node killed: logins still succeed.
+            nodes[0].signal(SIGKILL)
+            _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
+
+            // A second node hanging: the login fails closed with its own code, within the node timeout.
+            nodes[1].signal(SIGSTOP)
+            let started = ContinuousClock.now
+            do {
+                _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
+                Issue.record("logged in with one node of three")
+            } catch let error as TesseraError {
+                #expect(error.code == .authQuorumNotReached)
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(2500), "\(elapsed)")
+
+            // Two killed: refused at once, same code.
+            nodes[1].signal(SIGKILL)
+            do {
+                _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
+                Issue.record("logged in with one node of three")
+            } catch let error as TesseraError {
+                #expect(error.code == .authQuorumNotReached)
+            }
+            let failed = try await tessera.authHistory(token: token)
+            #expect(failed.items.prefix(2).allSatisfy { $0.outcome == .failed && $0.code == ErrorCode.authQuorumNotReached.rawValue })
+        }
+    }
+
+    @Test("a node refuses to attest a device its registry lacks, and refuses calls not signed by its server")
+    func nodeRefusals() async throws {
+        let binary = try #require(DeviceCLITests.binary, "build the tessera executable first (swift build --build-tests builds it)")
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "rory", bundleId: Self.bundle)
+            let deviceId = try #require(try tessera.loadDeviceID())
+            let stranger = try NodeProcess(binary: binary, serverKey: runtime.nodeAdmin.serverKey)
+            defer { stranger.stop() }
+            let info = try await stranger.waitUntilUp()
+            let channel = try await tessera.openAuthChannel()
+            let statement = AuthStatement.challenge(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
+            let signature = try tessera.keyStore.signWithDeviceKey(statement).rawRepresentation.base64EncodedString()
+            let request = NodeAttestRequest(
+                channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge, challengeSignature: signature
+            )
+            // Signed by the server, but this node never received the device's keys.
+            let fromServer = HTTPNodeClient(
+                nodeId: info.nodeId, baseURL: stranger.url, httpClient: .shared, signingKey: runtime.keys.nodeControlKey, timeout: .seconds(2)
+            )
+            await #expect { _ = try await fromServer.attest(request) } throws: { ($0 as? NodeCallError)?.code == .nodeDeviceUnknown }
+            // Not from its server at all.
+            let impostor = HTTPNodeClient(nodeId: info.nodeId, baseURL: stranger.url, httpClient: .shared, signingKey: .init(), timeout: .seconds(2))
+            await #expect { _ = try await impostor.store(NodeDeviceRecord(
+                deviceId: deviceId, clientId: "x", userId: "y", deviceKey: "", userVerificationKey: "", status: "active"
+            )) } throws: { ($0 as? NodeCallError)?.code == .deviceUnknown }
+            // The embedded nodes, which did receive the keys, attest.
+            let embedded = try #require(runtime.embeddedNodes.first)
+            let attestation = try await embedded.attest(request)
+            #expect(attestation.nodeId == embedded.identity.nodeId)
+        }
+    }
+}
