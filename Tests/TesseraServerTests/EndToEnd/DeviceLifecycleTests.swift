@@ -53,6 +53,10 @@ struct DeviceLifecycleTests {
                         name: "Erin Example", authType: .pin, os: "Linux", disposeToken: signupToken, agreeGccs: true, agreePerson: true, agreeDevice: true
                     ), localAuthenticator: pin, reason: "Sign up")
                     #expect(try await deviceA.deviceInfo().deviceId == stateA.deviceId)
+                    // Device A logs in through the embedded nodes; its result token introspects as active.
+                    let tokenA = try await deviceA.authenticate(localAuthenticator: pin, reason: "Log in")
+                    let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
+                    #expect(try await introspection.introspect(token: tokenA, client: client).active)
 
                     // Device B proves the identity; a wrong name or address answers the same way.
                     let deviceB = device()
@@ -86,6 +90,15 @@ struct DeviceLifecycleTests {
                     } catch let error as TesseraError {
                         #expect(error.code == .deviceRevoked)
                     }
+                    // Its result token is now inactive, and every node holds the revocation (signed receipts).
+                    #expect(try await introspection.introspect(token: tokenA, client: client).active == false)
+                    let revokedAt = try await runtime.database.withSQL { sql in
+                        try await sql.raw("SELECT node_id FROM node_receipts WHERE device_id = \(bind: stateA.deviceId) AND status = 'revoked'").all()
+                    }
+                    #expect(revokedAt.count == runtime.embeddedNodes.count)
+                    // Device B logs in.
+                    let tokenB = try await deviceB.authenticate(localAuthenticator: pin, reason: "Log in")
+                    #expect(try await introspection.introspect(token: tokenB, client: client).active)
                 }
             }
         }
