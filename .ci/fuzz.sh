@@ -16,8 +16,12 @@ TOKEN=$(awk '/admin token:/{print $3}' "$DIR/serve.log")
 timeout 600 "$VENV/bin/st" run Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 \
   -H "X-Tessera-Client-Key: $KEY" -H "X-Tessera-Bundle-Id: dev.tessera.demo" -H "Authorization: Bearer $TOKEN"
-# The relying-party operations again, with the demo client's key and secret (HTTP Basic).
-SECRET=$(awk '/client secret:/{print $3}' "$DIR/serve.log")
+# The relying-party operations again, with client credentials (HTTP Basic) of a fresh client: the
+# run above may have rotated or disabled the demo client.
+CREATED=$(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"name":"fuzz","bundleIds":["dev.tessera.fuzz"]}' "http://127.0.0.1:$PORT/v1/admin/clients")
+KEY=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client"]["clientKey"])')
+SECRET=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["clientSecret"])')
 timeout 600 "$VENV/bin/st" run Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 --include-path-regex '^/v1/rp/' \
-  -H "Authorization: Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
+  --auth "$KEY:$SECRET"

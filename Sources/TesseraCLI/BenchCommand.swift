@@ -2,13 +2,15 @@ import ArgumentParser
 import Foundation
 import Tessera
 import TesseraCore
+import TesseraServer
 
 /// `tessera bench signup`: full sign-up ceremonies (OTP send, code from the development outbox,
 /// verify, signed sign-up) against a running server, through the public SDK, at a fixed concurrency.
 /// Prints one JSON line. Used by `bench/signup.sh`; a load generator, not a test.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Load generators for the benchmarks in bench/.", subcommands: [Signup.self]
+        commandName: "bench", abstract: "Load generators for the benchmarks in bench/.",
+        subcommands: [Signup.self, Login.self, TOTPBodies.self]
     )
 
     struct Signup: AsyncParsableCommand {
@@ -47,13 +49,7 @@ struct BenchCommand: AsyncParsableCommand {
                 }
                 return await group.reduce(into: [(ok: Bool, millis: Double)]()) { $0 += $1 }
             }
-            let seconds = Double((ContinuousClock.now - start).components.seconds) + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
-            let good = results.filter(\.ok).map(\.millis).sorted()
-            func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
-            print(String(
-                format: #"RESULT {"conc":%d,"ceremonies":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.1f,"p99_ms":%.1f}"#,
-                concurrency, good.count, results.count - good.count, seconds, Double(good.count) / seconds, percentile(0.5), percentile(0.99)
-            ))
+            printResult(results, concurrency: concurrency, since: start)
         }
 
         func ceremony(url: URL, codes: OutboxTail, name: String, phone: String) async -> Bool {
@@ -76,6 +72,108 @@ struct BenchCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension BenchCommand {
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Node-quorum login ceremonies per second: one enrolled device per concurrent user, each running the SDK's full flow."
+        )
+        @Option(help: "Server URL.") var server: String
+        @Option(help: "Client key.") var clientKey: String
+        @Option(help: "Bundle identifier.") var bundleId = "dev.tessera.demo"
+        @Option(help: "The server's data directory (sign-up codes are read from its development outbox).") var outbox: String
+        @Option(help: "Concurrent ceremonies.") var concurrency = 16
+        @Option(help: "Seconds to run.") var duration = 20
+        @Option(help: "Prefix making user keys unique across runs.") var prefix = "l"
+        @Option(help: "Run number 0–9, making phone numbers unique across runs.") var runNumber = 0
+
+        func run() async throws {
+            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            let codes = OutboxTail(path: (outbox as NSString).appendingPathComponent("outbox.jsonl"))
+            // One device per virtual user, enrolled through the SDK first (not measured).
+            let devices = try await withThrowingTaskGroup(of: TesseraClient.self) { group in
+                for worker in 0..<concurrency {
+                    group.addTask {
+                        let name = "\(prefix)-\(worker)"
+                        let email = "\(name)@bench.example.com"
+                        let client = TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
+                        try await client.requestSendOTPNumber(sendType: .email, sendTarget: email)
+                        let code = try await codes.code(for: email)
+                        guard case .valid(let token) = try await client.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else {
+                            throw ValidationError("sign-up code refused")
+                        }
+                        try await client.requestSignUp(userData: UserData(
+                            appVersion: "bench", token: "", email: email, phoneNumber: "+48\(runNumber % 10)" + String(format: "%03d0000000", worker),
+                            userKey: name, name: "Bench User", authType: .none, os: "Linux", disposeToken: token, agreeGccs: true,
+                            agreePerson: true, agreeDevice: true
+                        ), localAuthenticator: NoLocalAuthentication(), reason: "bench")
+                        return client
+                    }
+                }
+                return try await group.reduce(into: [TesseraClient]()) { $0.append($1) }
+            }
+            // Node sync runs right after each sign-up; give stragglers a moment.
+            try await Task.sleep(for: .seconds(1))
+            let deadline = ContinuousClock.now + .seconds(duration)
+            let start = ContinuousClock.now
+            let results = await withTaskGroup(of: [(ok: Bool, millis: Double)].self) { group in
+                for device in devices {
+                    group.addTask {
+                        var results: [(ok: Bool, millis: Double)] = []
+                        while ContinuousClock.now < deadline {
+                            let began = ContinuousClock.now
+                            let ok = (try? await device.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")) != nil
+                            let elapsed = ContinuousClock.now - began
+                            results.append((ok, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000))
+                        }
+                        return results
+                    }
+                }
+                return await group.reduce(into: [(ok: Bool, millis: Double)]()) { $0 += $1 }
+            }
+            printResult(results, concurrency: concurrency, since: start)
+        }
+    }
+
+    /// Writes wrk request bodies for `POST /v1/rp/totp/verify`: for each of `count` bench users,
+    /// the code of the current step and then of the next (users interleaved), all valid for the
+    /// next 30 s. Users are `totp-NNNNN`, created by `tessera bench totp-bodies --create`.
+    struct TOTPBodies: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "totp-bodies", abstract: "Create TOTP bench users and/or write wrk bodies.")
+        @Option(help: "Number of users.") var count = 20000
+        @Option(help: "Client key the users belong to.") var clientKey: String
+        @Option(help: "Output file (one JSON body per line).") var output: String
+        @Flag(help: "Create the users first (directly in the server's storage; the server may be running).") var create = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            if create {
+                try await withRuntime(options) { try await $0.createTOTPBenchUsers(clientKey: clientKey, count: count) }
+            }
+            let step = Int64(Date().timeIntervalSince1970) / 30
+            var lines: [String] = []
+            lines.reserveCapacity(count * 2)
+            for offset in [Int64(0), 1] {
+                for index in 0..<count {
+                    let totp = TOTP(secret: TesseraRuntime.benchTOTPSecret(index))
+                    lines.append(#"{"userKey":"totp-\#(String(format: "%05d", index))","code":"\#(totp.code(forStep: step + offset))"}"#)
+                }
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
+        }
+    }
+}
+
+func printResult(_ results: [(ok: Bool, millis: Double)], concurrency: Int, since start: ContinuousClock.Instant) {
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let good = results.filter(\.ok).map(\.millis).sorted()
+    func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
+    print(String(
+        format: #"RESULT {"conc":%d,"ceremonies":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.1f,"p99_ms":%.1f}"#,
+        concurrency, good.count, results.count - good.count, seconds, Double(good.count) / seconds, percentile(0.5), percentile(0.99)
+    ))
 }
 
 /// Local authentication that always passes: the benchmark measures the server, not the user.

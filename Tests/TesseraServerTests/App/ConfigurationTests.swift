@@ -47,9 +47,21 @@ struct ConfigurationTests {
         #expect(configuration.templates.signup.subject == "Code {{code}}")
     }
 
+    @Test("node and authentication settings from flags")
+    func nodes() throws {
+        let arguments = ["tessera", "--nodes-embedded", "0", "--nodes-timeout-ms", "500", "--nodes-quorum", "3", "--auth-issuer", "https://id.example.com"]
+        let configuration = try ServerConfiguration(reader: ConfigReader(provider: CommandLineArgumentsProvider(arguments: arguments)))
+        #expect(configuration.embeddedNodes == 0 && configuration.nodeTimeout == .milliseconds(500) && configuration.nodeQuorum == 3)
+        #expect(configuration.issuer == "https://id.example.com")
+        #expect(ServerConfiguration().embeddedNodes == 3 && ServerConfiguration().nodeQuorum == 2)
+    }
+
     @Test("out-of-range values are refused with the key's name")
     func ranges() {
-        for (flag, value) in [("--otp-code-lifetime", "5"), ("--otp-max-attempts", "0"), ("--http-body-limit", "10"), ("--smtp-security", "ssl")] {
+        for (flag, value) in [
+            ("--otp-code-lifetime", "5"), ("--otp-max-attempts", "0"), ("--http-body-limit", "10"), ("--smtp-security", "ssl"),
+            ("--nodes-quorum", "4"), ("--nodes-timeout-ms", "10"), ("--auth-channel-lifetime", "1"), ("--totp-max-failures", "0"),
+        ] {
             var extra = [flag, value]
             if flag == "--smtp-security" { extra += ["--smtp-host", "h", "--smtp-from", "a@b.co"] }
             #expect(throws: ConfigurationError.self) {

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Node-quorum authentication and TOTP verification benchmark (release build, SQLite, loopback):
+#   1. login ceremonies: three `tessera node` processes, `tessera bench login` (the public SDK's full
+#      flow: open channel, progress stream, signed challenge fanned out to the nodes, quorum 2 of 3,
+#      user-verification signature, result token) at each concurrency;
+#   2. TOTP verification for the relying party (POST /v1/rp/totp/verify, HTTP Basic), wrk with the
+#      privacyIDEA peer's own wrk script, every request a correct, unused code;
+#   3. privacyIDEA 3.14 /validate/check with correct TOTP codes (../shared/peers/privacyidea), same run.
+# Each server runs alone while it is measured. Writes bench/results/<UTC>-auth/ and bench/AUTH.md.
+#   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) TOTP_USERS=40000 PORT=8097
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DURATION=${DURATION:-20}
+CONCS=${CONCS:-"16 64"}
+PEER=${PEER:-1}
+PORT=${PORT:-8097}
+TOTP_USERS=${TOTP_USERS:-40000}
+PEER_DIR=${PEER_DIR:-$ROOT/../shared/peers/privacyidea}
+OUT=$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-auth
+mkdir -p "$OUT"
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+echo "== building release"
+swift build -c release --product tessera --scratch-path .build-release 2>&1 | tail -1
+BIN=$ROOT/.build-release/release/tessera
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+echo "== Tessera with three node processes"
+DATA=$OUT/data
+"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level error --nodes-embedded 0 \
+  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 > "$OUT/tessera.log" 2>&1 & TPID=$!; PIDS+=($TPID)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+KEY=$(awk '/client key:/{print $3}' "$OUT/tessera.log")
+SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
+SERVER_KEY=$("$BIN" admin node server-key --data-dir "$DATA")
+NODE_PIDS=()
+for i in 1 2 3; do
+  NPORT=$((PORT + 100 + i))
+  "$BIN" node --data-dir "$OUT/node$i" --port "$NPORT" --server-key "$SERVER_KEY" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!); PIDS+=($!)
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NPORT/healthz" >/dev/null && break; sleep 0.1; done
+  PUB=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
+  "$BIN" admin node add --data-dir "$DATA" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
+done
+sleep 6   # the server re-reads its node list every 5 s
+cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 /proc/$p/stat); s=$((s + a + b)); done; echo $s; }
+HZ=$(getconf CLK_TCK)
+
+: > "$OUT/login.jsonl"
+RUN=0
+for C in $CONCS; do
+  RUN=$((RUN + 1))
+  echo "== login ceremonies c=$C"
+  c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
+  line=$(timeout $((DURATION + 120)) "$BIN" bench login --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$DATA" \
+    --concurrency "$C" --duration "$DURATION" --prefix "l$RUN" --run-number "$RUN" | sed -n 's/^RESULT //p')
+  c1=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t1=$(date +%s.%N)
+  echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);print(json.dumps(d))" \
+    | tee -a "$OUT/login.jsonl"
+done
+
+echo "== TOTP users ($TOTP_USERS)"
+"$BIN" bench totp-bodies --create --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_warm.txt" --data-dir "$DATA"
+AUTH="Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
+WRK_LUA=$PEER_DIR/bench.lua
+: > "$OUT/totp.jsonl"
+for C in $CONCS; do
+  echo "== Tessera TOTP verify c=$C"
+  # fresh codes (this step and the next, each user once per step) right before the run
+  "$BIN" bench totp-bodies --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" --data-dir "$DATA"
+  c0=$(cpu_ticks $TPID); t0=$(date +%s.%N)
+  BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH RESULT_FILE=$OUT/wrk_totp_c$C.json \
+    timeout $((DURATION + 60)) wrk -t1 -c"$C" -d"${DURATION}s" --timeout 30s -s "$WRK_LUA" "http://127.0.0.1:$PORT" > "$OUT/wrk_totp_c$C.txt" 2>&1
+  c1=$(cpu_ticks $TPID); t1=$(date +%s.%N)
+  python3 -c "import json;d=json.loads(open('$OUT/wrk_totp_c$C.json').read().strip().splitlines()[-1]);d.update(conc=$C,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),2));print(json.dumps(d))" \
+    | tee -a "$OUT/totp.jsonl"
+done
+RSS=$(awk '/^VmHWM/{print int($2/1024)}' /proc/$TPID/status)
+cleanup; PIDS=()
+
+if [ "$PEER" = 1 ]; then
+  echo "== privacyIDEA /validate/check, correct TOTP (same machine, Tessera stopped)"
+  DURATION=$DURATION CONCS="$CONCS" SCENARIOS=ok bash "$PEER_DIR/bench.sh" > "$OUT/privacyidea.txt" 2>&1 || { tail -20 "$OUT/privacyidea.txt"; exit 1; }
+  PI_OUT=$(sed -n 's/^results in \([^ ]*\).*/\1/p' "$OUT/privacyidea.txt")
+  cp "$PI_OUT/results.jsonl" "$OUT/privacyidea.jsonl"
+  bash "$PEER_DIR/server.sh" stop >/dev/null 2>&1 || true
+fi
+
+python3 bench/auth_report.py "$OUT" "$RSS" | tee "$OUT/summary.md"
+cp "$OUT/summary.md" bench/AUTH.md
+echo "results in $OUT; bench/AUTH.md updated"
