@@ -75,6 +75,15 @@ struct TesseraClientAuthTests {
             } catch let error as TesseraError {
                 #expect(error.code == .authChannelState)
             }
+            // A listener that joins after the nodes attested still gets every status, in order, then the outcome.
+            let late = try await tessera.openAuthChannel()
+            _ = try await tessera.requestAuthRequest(channel: late)
+            let lateEvents = Task { await Array(tessera.authEvents(channelId: late.channelId)) }
+            try await Task.sleep(for: .milliseconds(300))
+            try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
+            let replayed = await lateEvents.value
+            #expect(replayed.compactMap(\.status) == AuthStatus.allCases)
+            #expect(replayed.last?.outcome == .completed)
         }
     }
 
@@ -163,13 +172,32 @@ struct TesseraClientAuthTests {
                     codes.append(error.code)
                 }
             }
-            // The reuse above counted as one failure: 9 more invalid, then locked.
-            #expect(codes.filter { $0 == .totpInvalid }.count == 9)
-            #expect(codes.suffix(2) == [.totpLocked, .totpLocked])
-            try await runtime.resetTOTP(clientKey: client.clientKey, userKey: "erin")
-            await #expect(throws: AppError.self) {
-                _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: wrong))
+            // 10 invalid (the reuse above is refused but not counted), then locked.
+            #expect(codes.filter { $0 == .totpInvalid }.count == 10)
+            #expect(codes.suffix(1) == [.totpLocked])
+            // Locked: even a right code is refused.
+            let next = try #require(try tessera.currentTOTPCode(at: Date().addingTimeInterval(30)))
+            await #expect { _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: next)) } throws: {
+                ($0 as? AppError)?.code == .totpLocked
             }
+            try await runtime.resetTOTP(clientKey: client.clientKey, userKey: "erin")
+            #expect(try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: next)).valid)
+            await #expect { _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: wrong)) } throws: {
+                ($0 as? AppError)?.code == .totpInvalid && ($0 as? AppError)?.remainingAttempts == 9
+            }
+            // 25 wrong guesses at once: exactly the 9 tries left are answered "invalid", the rest "locked".
+            let answers = await withTaskGroup(of: ErrorCode?.self) { group in
+                for _ in 0..<25 {
+                    group.addTask {
+                        do { _ = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "erin", code: wrong)); return nil } catch {
+                            return (error as? AppError)?.code
+                        }
+                    }
+                }
+                return await group.reduce(into: [ErrorCode?]()) { $0.append($1) }
+            }
+            #expect(answers.filter { $0 == .totpInvalid }.count == 9)
+            #expect(answers.filter { $0 == .totpLocked }.count == 16)
         }
     }
 }

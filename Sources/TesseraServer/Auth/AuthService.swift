@@ -357,13 +357,33 @@ struct AuthService: Sendable {
         }
         return AsyncStream { output in
             let relay = Task {
-                var sent = Set<String>()
+                // Statuses go out exactly once and in their order. A live event that skips ahead (the
+                // listener joined mid-way) makes the relay read the row, which each step writes before
+                // it announces itself, and send what is missing first.
+                var next = 0
+                var ended = false
+                func send(_ event: AuthEvent) {
+                    guard !ended else { return }
+                    if let status = event.status, let index = AuthStatus.allCases.firstIndex(of: status), index == next {
+                        output.yield(event)
+                        next += 1
+                    } else if event.outcome != nil {
+                        output.yield(event)
+                        ended = true
+                    }
+                }
                 for await event in merged {
-                    let key = event.status?.rawValue ?? (event.outcome == nil ? "" : "outcome")
-                    guard !key.isEmpty, sent.insert(key).inserted else { continue }
-                    // A status never comes after the outcome, nor before the statuses that precede it.
-                    output.yield(event)
-                    if event.outcome != nil { break }
+                    let index = event.status.flatMap { AuthStatus.allCases.firstIndex(of: $0) }
+                    if let index, index < next { continue }
+                    if event.status == nil && event.outcome == nil { continue }
+                    if index == next {
+                        send(event)
+                    } else if let channel = try? await channels.find(channelId) {
+                        for stored in channel.events where stored.outcome == nil { send(stored) }
+                        if let index, index == next { send(event) }
+                        if event.outcome != nil { send(event) }
+                    }
+                    if ended { break }
                 }
                 output.finish()
             }

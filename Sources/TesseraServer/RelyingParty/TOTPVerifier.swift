@@ -7,8 +7,11 @@ import TesseraCore
 /// server's clock, a step once used is refused, and after `maxFailures` failures the user is
 /// locked until an admin resets it.
 ///
-/// Each try is counted *before* the code is compared (one conditional upsert), so concurrent
-/// guesses cannot get past the limit; a success resets the count.
+/// Every answer comes from one conditional write: a wrong code increments the failure count only
+/// while it is under the limit (else the answer is 6003), and a right code is accepted only while
+/// the user is not locked and its step is later than the last one used. So however many guesses
+/// arrive at once, no more than `maxFailures` wrong ones are answered before the lock, and a
+/// success resets the count.
 struct TOTPVerifier: Sendable {
     let database: any Database
     let totpKey: SymmetricKey
@@ -32,19 +35,6 @@ struct TOTPVerifier: Sendable {
         guard let first = rows.first else { throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device") }
         let userId = try first.decode(column: "user_id", as: String.self)
         let now = clock.now(), max = maxFailures
-        let counted = try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
-                ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
-                WHERE totp_state.failures < \(bind: max)
-                RETURNING failures
-                """
-            ).first()?.decode(column: "failures", as: Int.self)
-        }
-        guard let failures = counted else {
-            throw AppError(.totpLocked, .init(code: 423, reasonPhrase: "Locked"), "Too many failed codes", detail: "An admin must reset this user (tessera admin totp reset)")
-        }
         let current = now / 1000 / 30
         var matched: (step: Int64, device: String)?
         for row in rows {
@@ -60,23 +50,47 @@ struct TOTPVerifier: Sendable {
             }
         }
         guard let matched else {
+            // One conditional write counts the failure; none is counted (or answered) past the limit.
+            let failures = try await database.withSQL { sql in
+                try await sql.raw(
+                    """
+                    INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
+                    ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
+                    WHERE totp_state.failures < \(bind: max)
+                    RETURNING failures
+                    """
+                ).first()?.decode(column: "failures", as: Int.self)
+            }
+            guard let failures else { throw Self.locked }
             throw AppError(
-                .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left",
-                remainingAttempts: max - failures
+                .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left", remainingAttempts: max - failures
             )
         }
-        let fresh = try await database.withSQL { sql in
+        // One conditional write accepts it: only a step later than the last one used, only while not locked.
+        let accepted = try await database.withSQL { sql in
             try await sql.raw(
                 """
-                UPDATE totp_state SET last_step = \(bind: matched.step), failures = 0, updated_at = \(bind: now)
-                WHERE user_id = \(bind: userId) AND last_step < \(bind: matched.step)
+                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), \(bind: matched.step), 0, \(bind: now))
+                ON CONFLICT (user_id) DO UPDATE SET last_step = \(bind: matched.step), failures = 0, updated_at = \(bind: now)
+                WHERE totp_state.failures < \(bind: max) AND totp_state.last_step < \(bind: matched.step)
                 RETURNING user_id
                 """
             ).first() != nil
         }
-        guard fresh else { throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code") }
+        guard accepted else {
+            let failures = try await database.withSQL { sql in
+                try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: userId)").first()?.decode(column: "failures", as: Int.self)
+            }
+            if let failures, failures >= max { throw Self.locked }
+            throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code")
+        }
         return TOTPVerifyResponse(deviceId: matched.device)
     }
+
+    static let locked = AppError(
+        .totpLocked, .init(code: 423, reasonPhrase: "Locked"), "Too many failed codes",
+        detail: "An admin must reset this user (tessera admin totp reset)"
+    )
 
     /// Clears a user's failure count (admin).
     func reset(clientKey: String, userKey: String) async throws {
