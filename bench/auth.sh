@@ -15,7 +15,7 @@ DURATION=${DURATION:-20}
 CONCS=${CONCS:-"16 64"}
 PEER=${PEER:-1}
 PORT=${PORT:-8097}
-TOTP_USERS=${TOTP_USERS:-40000}
+TOTP_USERS=${TOTP_USERS:-25000}   # per run: each user is verified twice (this step, the next)
 PEER_DIR=${PEER_DIR:-$ROOT/../shared/peers/privacyidea}
 OUT=$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-auth
 mkdir -p "$OUT"
@@ -62,15 +62,18 @@ for C in $CONCS; do
     | tee -a "$OUT/login.jsonl"
 done
 
-echo "== TOTP users ($TOTP_USERS)"
-"$BIN" bench totp-bodies --create --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_warm.txt" --data-dir "$DATA"
+NCONCS=$(echo $CONCS | wc -w)
+echo "== TOTP users ($TOTP_USERS per run, $((TOTP_USERS * NCONCS)) in all)"
+"$BIN" bench totp-bodies --create --count $((TOTP_USERS * NCONCS)) --client-key "$KEY" --output "$OUT/totp_all.txt" --data-dir "$DATA"
+FIRST=0
 AUTH="Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
 WRK_LUA=$PEER_DIR/bench.lua
 : > "$OUT/totp.jsonl"
 for C in $CONCS; do
   echo "== Tessera TOTP verify c=$C"
   # fresh codes (this step and the next, each user once per step) right before the run
-  "$BIN" bench totp-bodies --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" --data-dir "$DATA"
+  "$BIN" bench totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" --data-dir "$DATA"
+  FIRST=$((FIRST + TOTP_USERS))
   c0=$(cpu_ticks $TPID); t0=$(date +%s.%N)
   BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH RESULT_FILE=$OUT/wrk_totp_c$C.json \
     timeout $((DURATION + 60)) wrk -t1 -c"$C" -d"${DURATION}s" --timeout 30s -s "$WRK_LUA" "http://127.0.0.1:$PORT" > "$OUT/wrk_totp_c$C.txt" 2>&1

@@ -142,6 +142,7 @@ extension BenchCommand {
     struct TOTPBodies: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "totp-bodies", abstract: "Create TOTP bench users and/or write wrk bodies.")
         @Option(help: "Number of users.") var count = 20000
+        @Option(help: "Index of the first user (disjoint ranges for runs within one 30-second step).") var first = 0
         @Option(help: "Client key the users belong to.") var clientKey: String
         @Option(help: "Output file (one JSON body per line).") var output: String
         @Flag(help: "Create the users first (directly in the server's storage; the server may be running).") var create = false
@@ -149,13 +150,13 @@ extension BenchCommand {
 
         func run() async throws {
             if create {
-                try await withRuntime(options) { try await $0.createTOTPBenchUsers(clientKey: clientKey, count: count) }
+                try await withRuntime(options) { try await $0.createTOTPBenchUsers(clientKey: clientKey, count: first + count) }
             }
             let step = Int64(Date().timeIntervalSince1970) / 30
             var lines: [String] = []
             lines.reserveCapacity(count * 2)
             for offset in [Int64(0), 1] {
-                for index in 0..<count {
+                for index in first..<(first + count) {
                     let totp = TOTP(secret: TesseraRuntime.benchTOTPSecret(index))
                     lines.append(#"{"userKey":"totp-\#(String(format: "%05d", index))","code":"\#(totp.code(forStep: step + offset))"}"#)
                 }

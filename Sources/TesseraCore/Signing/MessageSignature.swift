@@ -52,8 +52,22 @@ public enum MessageSignature {
     /// The key id a device uses before it has a device ID (sign-up): base64url (no padding) of the
     /// SHA-256 of its public key's X9.63 bytes.
     public static func thumbprint(ofX963 publicKey: some DataProtocol) -> String {
-        Data(SHA256.hash(data: Data(publicKey))).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        base64URL(Data(SHA256.hash(data: Data(publicKey))))
+    }
+
+    /// RFC 4648 base64url without padding, in one pass over the base64 text.
+    public static func base64URL(_ data: Data) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((data.count + 2) / 3 * 4)
+        for byte in data.base64EncodedString().utf8 {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The RFC 9530 `Content-Digest` value of a body (`sha-256=:base64:`).

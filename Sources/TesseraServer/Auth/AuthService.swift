@@ -338,21 +338,24 @@ struct AuthService: Sendable {
     /// The channel's events: those that already happened, then each new one as it happens, ending
     /// with the outcome (or when the channel expires).
     func events(channelId: String) async throws -> AsyncStream<AuthEvent> {
-        guard try await channels.find(channelId) != nil else {
-            throw AppError(.authChannelUnknown, .notFound, "No such authentication channel")
-        }
         let (merged, input) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .unbounded)
         let token = hub.register(channelId, input)
+        guard let first = try await channels.find(channelId) else {
+            hub.unregister(channelId, token)
+            throw AppError(.authChannelUnknown, .notFound, "No such authentication channel")
+        }
+        // What happened before the listener came, then the live events.
+        for event in first.events { input.yield(event) }
         let channels = self.channels, clock = self.clock, hub = self.hub
-        // Replays the row now and then: the first events, and those another instance wrote.
+        // Replays the row every second: events another instance wrote, and the expiry.
         let poller = Task {
             while !Task.isCancelled {
-                guard let channel = try? await channels.find(channelId) else { break }
+                try? await Task.sleep(for: .seconds(1))
+                guard !Task.isCancelled, let channel = try? await channels.find(channelId) else { break }
                 for event in channel.events { input.yield(event) }
                 if !channel.outcome.isFinal, clock.now() >= channel.expiresAt {
                     input.yield(AuthEvent(outcome: .expired, code: ErrorCode.authChannelExpired.rawValue, at: channel.expiresAt))
                 }
-                try? await Task.sleep(for: .seconds(1))
             }
         }
         return AsyncStream { output in

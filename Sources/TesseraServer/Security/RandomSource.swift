@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TesseraCore
 
 /// Randomness, injected so tests can fix it. `.system` uses the operating system's CSPRNG.
 public struct RandomSource: Sendable {
@@ -39,10 +40,7 @@ public struct RandomSource: Sendable {
 
 extension Data {
     /// RFC 4648 base64url without padding.
-    func base64URLEncodedString() -> String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    func base64URLEncodedString() -> String { MessageSignature.base64URL(self) }
 
     /// Decodes base64url with or without padding.
     init?(base64URLEncoded string: String) {
