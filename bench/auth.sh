@@ -7,7 +7,8 @@
 #      privacyIDEA peer's own wrk script, every request a correct, unused code;
 #   3. privacyIDEA 3.14 /validate/check with correct TOTP codes (../shared/peers/privacyidea), same run.
 # Each server runs alone while it is measured. Writes bench/results/<UTC>-auth/ and bench/AUTH.md.
-#   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) TOTP_USERS=40000 PORT=8097
+#   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) TOTP_USERS=25000 PORT=8097
+#        DATABASE_URL=postgres://… runs Tessera on PostgreSQL instead of SQLite (LOGIN=0 skips the logins)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -31,19 +32,21 @@ trap cleanup EXIT
 
 echo "== Tessera with three node processes"
 DATA=$OUT/data
-"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level error --nodes-embedded 0 \
+DB_ARGS=(); [ -n "${DATABASE_URL:-}" ] && DB_ARGS=(--database-url "$DATABASE_URL")
+ADMIN_DB=(--data-dir "$DATA" "${DB_ARGS[@]}")
+"$BIN" serve --data-dir "$DATA" "${DB_ARGS[@]}" --port "$PORT" --log-level error --nodes-embedded 0 \
   --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 > "$OUT/tessera.log" 2>&1 & TPID=$!; PIDS+=($TPID)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 KEY=$(awk '/client key:/{print $3}' "$OUT/tessera.log")
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
-SERVER_KEY=$("$BIN" admin node server-key --data-dir "$DATA")
+SERVER_KEY=$("$BIN" admin node server-key "${ADMIN_DB[@]}")
 NODE_PIDS=()
 for i in 1 2 3; do
   NPORT=$((PORT + 100 + i))
   "$BIN" node --data-dir "$OUT/node$i" --port "$NPORT" --server-key "$SERVER_KEY" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!); PIDS+=($!)
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NPORT/healthz" >/dev/null && break; sleep 0.1; done
   PUB=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
-  "$BIN" admin node add --data-dir "$DATA" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
+  "$BIN" admin node add "${ADMIN_DB[@]}" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
 done
 sleep 6   # the server re-reads its node list every 5 s
 cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 /proc/$p/stat); s=$((s + a + b)); done; echo $s; }
@@ -52,6 +55,7 @@ HZ=$(getconf CLK_TCK)
 : > "$OUT/login.jsonl"
 RUN=0
 for C in $CONCS; do
+  [ "${LOGIN:-1}" = 1 ] || break
   RUN=$((RUN + 1))
   echo "== login ceremonies c=$C"
   c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
@@ -64,7 +68,7 @@ done
 
 NCONCS=$(echo $CONCS | wc -w)
 echo "== TOTP users ($TOTP_USERS per run, $((TOTP_USERS * NCONCS)) in all)"
-"$BIN" bench totp-bodies --create --count $((TOTP_USERS * NCONCS)) --client-key "$KEY" --output "$OUT/totp_all.txt" --data-dir "$DATA"
+"$BIN" bench totp-bodies --create --count $((TOTP_USERS * NCONCS)) --client-key "$KEY" --output "$OUT/totp_all.txt" "${ADMIN_DB[@]}"
 FIRST=0
 AUTH="Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
 WRK_LUA=$PEER_DIR/bench.lua
@@ -72,7 +76,7 @@ WRK_LUA=$PEER_DIR/bench.lua
 for C in $CONCS; do
   echo "== Tessera TOTP verify c=$C"
   # fresh codes (this step and the next, each user once per step) right before the run
-  "$BIN" bench totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" --data-dir "$DATA"
+  "$BIN" bench totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" "${ADMIN_DB[@]}"
   FIRST=$((FIRST + TOTP_USERS))
   c0=$(cpu_ticks $TPID); t0=$(date +%s.%N)
   BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH RESULT_FILE=$OUT/wrk_totp_c$C.json \

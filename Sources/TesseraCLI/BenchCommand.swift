@@ -53,23 +53,8 @@ struct BenchCommand: AsyncParsableCommand {
         }
 
         func ceremony(url: URL, codes: OutboxTail, name: String, phone: String) async -> Bool {
-            let email = "\(name)@bench.example.com"
             let client = TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
-            do {
-                try await client.requestSendOTPNumber(sendType: .email, sendTarget: email)
-                let code = try await codes.code(for: email)
-                guard case .valid(let token) = try await client.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else {
-                    return false
-                }
-                try await client.requestSignUp(userData: UserData(
-                    appVersion: "bench", token: "", email: email, phoneNumber: phone,
-                    userKey: name, name: "Bench User", authType: .none, os: "Linux", disposeToken: token, agreeGccs: true, agreePerson: true,
-                    agreeDevice: true
-                ), localAuthenticator: NoLocalAuthentication(), reason: "bench")
-                return true
-            } catch {
-                return false
-            }
+            return (try? await benchSignUp(client, codes: codes, name: name, phone: phone)) != nil
         }
     }
 }
@@ -95,19 +80,10 @@ extension BenchCommand {
             let devices = try await withThrowingTaskGroup(of: TesseraClient.self) { group in
                 for worker in 0..<concurrency {
                     group.addTask {
-                        let name = "\(prefix)-\(worker)"
-                        let email = "\(name)@bench.example.com"
                         let client = TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
-                        try await client.requestSendOTPNumber(sendType: .email, sendTarget: email)
-                        let code = try await codes.code(for: email)
-                        guard case .valid(let token) = try await client.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else {
-                            throw ValidationError("sign-up code refused")
-                        }
-                        try await client.requestSignUp(userData: UserData(
-                            appVersion: "bench", token: "", email: email, phoneNumber: "+48\(runNumber % 10)" + String(format: "%03d0000000", worker),
-                            userKey: name, name: "Bench User", authType: .none, os: "Linux", disposeToken: token, agreeGccs: true,
-                            agreePerson: true, agreeDevice: true
-                        ), localAuthenticator: NoLocalAuthentication(), reason: "bench")
+                        try await benchSignUp(
+                            client, codes: codes, name: "\(prefix)-\(worker)", phone: "+48\(runNumber % 10)" + String(format: "%03d0000000", worker)
+                        )
                         return client
                     }
                 }
@@ -164,6 +140,21 @@ extension BenchCommand {
             try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
         }
     }
+}
+
+/// One sign-up through the SDK: OTP to `<name>@bench.example.com`, code from the development outbox,
+/// verify, sign-up signed by a new device key.
+func benchSignUp(_ client: TesseraClient, codes: OutboxTail, name: String, phone: String) async throws {
+    let email = "\(name)@bench.example.com"
+    try await client.requestSendOTPNumber(sendType: .email, sendTarget: email)
+    let code = try await codes.code(for: email)
+    guard case .valid(let token) = try await client.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else {
+        throw ValidationError("sign-up code refused")
+    }
+    try await client.requestSignUp(userData: UserData(
+        appVersion: "bench", token: "", email: email, phoneNumber: phone, userKey: name, name: "Bench User", authType: .none, os: "Linux",
+        disposeToken: token, agreeGccs: true, agreePerson: true, agreeDevice: true
+    ), localAuthenticator: NoLocalAuthentication(), reason: "bench")
 }
 
 func printResult(_ results: [(ok: Bool, millis: Double)], concurrency: Int, since start: ContinuousClock.Instant) {

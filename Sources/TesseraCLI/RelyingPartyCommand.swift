@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import NIOCore
 import TesseraCore
+import TesseraServer
 
 /// `tessera rp …`: plays the app's backend (the relying party) with the client key and secret.
 struct RelyingPartyCommand: AsyncParsableCommand {
@@ -23,20 +24,6 @@ struct RelyingPartyCommand: AsyncParsableCommand {
         @Option(help: "Address shown on the device as the one logging in.") var connectIp = "127.0.0.1"
         @Option(help: "Message shown on the device.") var message = "Log in with tessera rp"
         @Option(help: "Seconds to wait for the outcome.") var timeout = 120
-
-        struct Claims: JWTPayload {
-            var iss: IssuerClaim
-            var sub: SubjectClaim
-            var aud: AudienceClaim
-            var iat: IssuedAtClaim
-            var exp: ExpirationClaim
-            var jti: IDClaim
-            var client_id: String
-            var device_id: String
-            var amr: [String]
-            var nodes: [String]
-            func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
-        }
 
         func run() async throws {
             guard let secret = clientSecret ?? ProcessInfo.processInfo.environment["TESSERA_CLIENT_SECRET"] else {
@@ -80,7 +67,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             let (jwksStatus, jwks) = try await call("GET", "/.well-known/jwks.json", body: Optional<RPAuthRequest>.none)
             guard jwksStatus == 200 else { throw fail(jwksStatus, jwks) }
             let keys = try await JWTKeyCollection().add(jwksJSON: String(decoding: jwks, as: UTF8.self))
-            let claims = try await keys.verify(token, as: Claims.self)
+            let claims = try await keys.verify(token, as: ResultClaims.self)
             guard claims.aud.value.contains(clientKey), claims.sub.value == userKey else {
                 print("the token names another user or app")
                 throw ExitCode(3)

@@ -5,23 +5,23 @@ import Logging
 import SQLKit
 import TesseraCore
 
-/// The claims of a result token.
-struct ResultClaims: JWTPayload, Equatable {
-    var iss: IssuerClaim
+/// The claims of a result token (also what `tessera rp authenticate` verifies and prints).
+public struct ResultClaims: JWTPayload, Equatable {
+    public var iss: IssuerClaim
     /// The user key.
-    var sub: SubjectClaim
+    public var sub: SubjectClaim
     /// The client key of the app.
-    var aud: AudienceClaim
-    var iat: IssuedAtClaim
-    var exp: ExpirationClaim
+    public var aud: AudienceClaim
+    public var iat: IssuedAtClaim
+    public var exp: ExpirationClaim
     /// The channel ID: each authentication yields one token.
-    var jti: IDClaim
-    var clientId: String
-    var deviceId: String
-    /// RFC 8176 methods: `hwk` (device key) plus the local verification (`pin`, `pwd`, `face`, `user`).
-    var amr: [String]
+    public var jti: IDClaim
+    public var clientId: String
+    public var deviceId: String
+    /// RFC 8176 methods: `hwk` (device key) plus the local verification (`pin`, `pwd`, `user`).
+    public var amr: [String]
     /// IDs of the nodes whose attestations made the quorum.
-    var nodes: [String]
+    public var nodes: [String]
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp, jti, amr, nodes
@@ -29,7 +29,7 @@ struct ResultClaims: JWTPayload, Equatable {
         case deviceId = "device_id"
     }
 
-    func verify(using algorithm: some JWTAlgorithm) async throws {
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
     }
 
