@@ -146,4 +146,59 @@ public struct TesseraCallbacks: Sendable {
             return onSuccess
         }
     }
+
+    // MARK: Authentication (the GCCS SDK's calls)
+
+    /// The GCCS `requestAuthRequest`: opens a channel (or approves a relying party's `channel`), reports each
+    /// status to `onProcess` as it happens, and answers `(rtCode, rtMsg, authType, connectIp, userKey, clientKey)`
+    /// once a quorum of nodes attested.
+    @discardableResult
+    public func requestAuthRequest(
+        channel: AuthChannelResponse? = nil,
+        onSuccess: @escaping @Sendable (Int, String, String, String, String, String) -> Void,
+        onProcess: @escaping @Sendable (String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestAuthRequest", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            let session = try await client.requestAuthRequest(channel: channel) { onProcess($0.rawValue) }
+            let opened = session.channel
+            return { onSuccess(0, "OK", session.authType.rawValue, opened.connectIp, opened.userKey, opened.clientKey) }
+        }
+    }
+
+    /// The GCCS `requestAuthResult(isSecondaryCertification:)`: `(rtCode, rtMsg)`.
+    @discardableResult
+    public func requestAuthResult(
+        isSecondaryCertification: Bool, unlockSecret: String? = nil, onSuccess: @escaping @Sendable (Int, String) -> Void,
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestAuthResult", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestAuthResult(isSecondaryCertification: isSecondaryCertification, unlockSecret: unlockSecret)
+            return { onSuccess(0, "OK") }
+        }
+    }
+
+    /// The GCCS `getAuthResultToken`: `(rtCode, token)`.
+    @discardableResult
+    public func getAuthResultToken(
+        onSuccess: @escaping @Sendable (Int, String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("getAuthResultToken", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            let token = try client.getAuthResultToken()
+            return { onSuccess(0, token) }
+        }
+    }
+
+    /// The GCCS `requestAuthCancel`: `(rtCode, message)`.
+    @discardableResult
+    public func requestAuthCancel(
+        onSuccess: @escaping @Sendable (Int, String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestAuthCancel", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestAuthCancel()
+            return { onSuccess(0, "cancelled") }
+        }
+    }
 }

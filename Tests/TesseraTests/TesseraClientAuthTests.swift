@@ -151,6 +151,34 @@ struct TesseraClientAuthTests {
         }
     }
 
+    @Test("the GCCS callback facade: onProcess for each status, onSuccess with authType, the token, onFailed with the code")
+    func callbackFacade() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "gina", bundleId: Self.bundle)
+            let api = TesseraCallbacks(client: tessera)
+            let events = TesseraCallbacksTests.Events()
+            let failed: TesseraCallbacks.OnFailed = { code, _ in events.add("failed \(code)") }
+            let errored: TesseraCallbacks.OnError = { error in events.add("error \(error)") }
+            await api.requestAuthRequest(
+                onSuccess: { rtCode, _, authType, _, userKey, clientKey in
+                    events.add("success \(rtCode) \(authType) \(userKey) \(clientKey == client.clientKey)")
+                },
+                onProcess: { events.add($0) }, onFailed: failed, onError: errored
+            ).wait()
+            await api.requestAuthResult(
+                isSecondaryCertification: true, unlockSecret: "482913", onSuccess: { rtCode, _ in events.add("result \(rtCode)") },
+                onFailed: failed, onError: errored
+            ).wait()
+            await api.getAuthResultToken(onSuccess: { rtCode, token in events.add("token \(rtCode) \(token.split(separator: ".").count)") },
+                                         onFailed: failed, onError: errored).wait()
+            await api.requestAuthCancel(onSuccess: { _, _ in events.add("cancelled") }, onFailed: failed, onError: errored).wait()
+            #expect(events.all == [
+                "CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "success 0 PIN gina true",
+                "result 0", "token 0 3", "failed \(ErrorCode.authChannelState.rawValue)",
+            ])
+        }
+    }
+
     @Test("TOTP for the relying party: valid once per step, reuse refused, lock-out after 10 failures, admin reset")
     func totp() async throws {
         try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
