@@ -74,7 +74,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             }
             print("outcome: completed; result token verified with the server's JWKS")
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .secondsSince1970
             print(String(decoding: try encoder.encode(claims), as: UTF8.self))
         }
