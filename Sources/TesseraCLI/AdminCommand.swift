@@ -6,7 +6,10 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Administer clients, nodes, keys and tokens (works directly on the server's storage).",
-        subcommands: [ClientCommand.self, NodeAdminCommand.self, KeysCommand.self, TOTPAdminCommand.self, TokenCommand.self]
+        subcommands: [
+            ClientCommand.self, UserAdminCommand.self, DeviceAdminCommand.self, NodeAdminCommand.self, KeysCommand.self, TOTPAdminCommand.self,
+            TokenCommand.self,
+        ]
     )
 }
 
@@ -76,6 +79,45 @@ struct ClientCommand: AsyncParsableCommand {
         func run() async throws {
             let rotated = try await withRuntime(options) { try await $0.clients.rotateSecret(clientKey: clientKey) }
             print("client secret: \(rotated.clientSecret)   (shown once)")
+        }
+    }
+}
+
+struct UserAdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "user", abstract: "Users of a client.", subcommands: [List.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a client's users and their devices.")
+        @Option(help: "Client key.") var clientKey: String
+        @Option(help: "Users per page.") var limit = 50
+        @Option(help: "Start after this user key (the previous page's nextCursor).") var after: String?
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let page = try await withRuntime(options) { try await $0.userAdmin.list(clientKey: clientKey, limit: limit, after: after) }
+            if json { printJSON(page); return }
+            for user in page.users {
+                print("\(user.userKey)  \(user.name)  \(user.email)  \(user.phone)  \(user.localAuthType)")
+                for device in user.devices { print("    \(device.deviceId)  \(device.status)  \(device.os) \(device.appVersion)") }
+            }
+            if let next = page.nextCursor { print("more: --after \(next)") }
+        }
+    }
+}
+
+struct DeviceAdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "device", abstract: "Devices.", subcommands: [Revoke.self])
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device: its calls are refused, its tokens introspect inactive, every node is told."
+        )
+        @Argument(help: "Device ID.") var deviceId: String
+        @OptionGroup var options: ServerOptions
+        func run() async throws {
+            try await withRuntime(options) { try await $0.userAdmin.revokeDevice(deviceId) }
+            print("revoked \(deviceId)")
         }
     }
 }

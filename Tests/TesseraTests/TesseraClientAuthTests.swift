@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 import Tessera
@@ -176,6 +177,38 @@ struct TesseraClientAuthTests {
                 "CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "success 0 PIN gina true",
                 "result 0", "token 0 3", "failed \(ErrorCode.authChannelState.rawValue)",
             ])
+        }
+    }
+
+    @Test("admin: users with their devices; revoking a device over the admin API reaches its calls, its tokens and every node")
+    func adminRevoke() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "hank", bundleId: Self.bundle)
+            let deviceId = try #require(try tessera.loadDeviceID())
+            let token = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
+            let page = try await runtime.userAdmin.list(clientKey: client.clientKey)
+            #expect(page.users.map(\.userKey) == ["hank"] && page.users.first?.devices.map(\.status) == ["active"])
+
+            let adminToken = try #require(runtime.firstStart?.adminToken)
+            var request = HTTPClientRequest(url: url.absoluteString + "/v1/admin/devices/\(deviceId)/revoke")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
+            #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status == .noContent)
+            #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status == .conflict)
+
+            do {
+                _ = try await tessera.deviceInfo()
+                Issue.record("a revoked device was accepted")
+            } catch let error as TesseraError {
+                #expect(error.code == .deviceRevoked)
+            }
+            let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
+            #expect(try await introspection.introspect(token: token, client: client).active == false)
+            let receipts = try await runtime.database.withSQL { sql in
+                try await sql.raw("SELECT node_id FROM node_receipts WHERE device_id = \(bind: deviceId) AND status = 'revoked'").all()
+            }
+            #expect(receipts.count == 3)
+            #expect(try await runtime.userAdmin.list(clientKey: client.clientKey).users.first?.devices.first?.status == "revoked")
         }
     }
 

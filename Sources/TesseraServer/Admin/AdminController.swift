@@ -1,10 +1,11 @@
 import Hummingbird
 import TesseraCore
 
-/// The admin HTTP API (admin token): clients, verifier nodes, result-token keys, TOTP lock-outs.
+/// The admin HTTP API (admin token): clients, users and devices, verifier nodes, result-token keys, TOTP lock-outs.
 struct AdminController<Context: TesseraContext> {
     let clients: ClientService
     let nodes: NodeAdminService
+    let users: UserAdminService
     let tokens: ResultTokens
     let totp: TOTPVerifier
     let bodyLimit: Int
@@ -55,6 +56,22 @@ struct AdminController<Context: TesseraContext> {
         }
         group.post("nodes/{nodeId}/enable") { _, context in
             try await nodes.setEnabled(nodeId: try context.parameters.require("nodeId"), true)
+            return Response(status: .noContent)
+        }
+        group.get("users") { request, _ in
+            guard let clientKey = request.uri.queryParameters.get("clientKey"), !clientKey.isEmpty else {
+                throw AppError(.fieldMissing, .badRequest, "clientKey is required", field: "clientKey")
+            }
+            var limit = 50
+            if let text = request.uri.queryParameters.get("limit") {
+                guard let value = Int(text), (1...500).contains(value) else { throw AppError.invalidField("limit", "limit must be 1–500") }
+                limit = value
+            }
+            let after = request.uri.queryParameters.get("after").map { String($0) }
+            return try Response.json(try await users.list(clientKey: String(clientKey), limit: limit, after: after))
+        }
+        group.post("devices/{deviceId}/revoke") { _, context in
+            try await users.revokeDevice(try context.parameters.require("deviceId"))
             return Response(status: .noContent)
         }
         group.post("keys/rotate") { _, _ in try Response.json(RotatedKey(kid: try await tokens.rotate())) }

@@ -37,7 +37,7 @@ extension TesseraRuntime {
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
         AdminController(
-            clients: clients, nodes: nodeAdmin, tokens: tokens, totp: totp, bodyLimit: configuration.bodyLimit
+            clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
         routes.fill(from: router.routes)
         return router

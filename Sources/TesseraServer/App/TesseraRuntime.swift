@@ -176,6 +176,9 @@ public final class TesseraRuntime: Sendable {
 }
 
 extension TesseraRuntime {
+    /// User and device administration.
+    public var userAdmin: UserAdminService { UserAdminService(database: database, clients: clients, nodeSync: nodeSync, clock: clock) }
+
     /// Verifier-node management (admin).
     public var nodeAdmin: NodeAdminService { NodeAdminService(database: database, directory: nodes, clock: clock) }
 

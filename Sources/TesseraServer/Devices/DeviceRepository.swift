@@ -40,14 +40,20 @@ struct SQLDeviceRepository: DeviceKeyLookup {
             "SELECT id FROM devices WHERE user_id = \(bind: userId) AND status = 'active' ORDER BY created_at DESC, id DESC"
         ).all().map { try $0.decode(column: "id", as: String.self) }
         let victims = Array(active.dropFirst(keep))
-        for id in victims {
-            try await sql.raw(
-                "UPDATE devices SET status = 'revoked', revoked_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active'"
-            ).run()
-            try await sql.raw("UPDATE sessions SET revoked_at = \(bind: now) WHERE device_id = \(bind: id) AND revoked_at IS NULL").run()
-            try await NodeSyncService.enqueue(deviceId: id, now: now, in: sql)
-        }
+        for id in victims { try await revoke(deviceId: id, now: now, in: sql) }
         return victims
+    }
+
+    /// Revokes one active device with its sessions and queues the revocation for the verifier nodes;
+    /// false if it was not active.
+    @discardableResult
+    func revoke(deviceId id: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
+        guard try await sql.raw(
+            "UPDATE devices SET status = 'revoked', revoked_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active' RETURNING id"
+        ).first() != nil else { return false }
+        try await sql.raw("UPDATE sessions SET revoked_at = \(bind: now) WHERE device_id = \(bind: id) AND revoked_at IS NULL").run()
+        try await NodeSyncService.enqueue(deviceId: id, now: now, in: sql)
+        return true
     }
 
     func signingKey(for keyId: String) async throws -> DeviceSigningKey? {

@@ -58,8 +58,11 @@ struct RelyingPartyController<Context: TesseraContext> {
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             fields = Self.form(String(buffer: raw))
         } else if contentType.hasPrefix("application/json") {
-            let body = try? JSONDecoder().decode(IntrospectionJSONBody.self, from: Data(buffer: raw))
-            fields = body?.token.map { ["token": $0] } ?? [:]
+            do {
+                fields = ["token": try JSONDecoder().decode(IntrospectionJSONBody.self, from: Data(buffer: raw)).token]
+            } catch let error as DecodingError {
+                throw AppError(decoding: error)
+            }
         } else {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
         }
@@ -79,8 +82,20 @@ struct RelyingPartyController<Context: TesseraContext> {
     }
 }
 
-/// The JSON form of an introspection request (the form-encoded one is standard).
+/// The JSON form of an introspection request (the form-encoded one is standard): `token`, and an
+/// optional `token_type_hint` that must be a string when present.
 struct IntrospectionJSONBody: Decodable {
-    var token: String?
-    var token_type_hint: String?
+    var token: String
+    var tokenTypeHint: String?
+
+    enum CodingKeys: String, CodingKey {
+        case token
+        case tokenTypeHint = "token_type_hint"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        token = try container.decode(String.self, forKey: .token)
+        if container.contains(.tokenTypeHint) { tokenTypeHint = try container.decode(String.self, forKey: .tokenTypeHint) }
+    }
 }
