@@ -15,46 +15,21 @@ struct BenchCommand: AsyncParsableCommand {
 
     struct Signup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sign-up ceremonies per second at a given concurrency.")
-        @Option(help: "Server URL.") var server: String
-        @Option(help: "Client key.") var clientKey: String
-        @Option(help: "Bundle identifier.") var bundleId = "dev.tessera.demo"
-        @Option(help: "The server's data directory (codes are read from its development outbox).") var outbox: String
-        @Option(help: "Concurrent ceremonies.") var concurrency = 16
-        @Option(help: "Seconds to run.") var duration = 20
-        @Option(help: "Prefix making addresses unique across runs.") var prefix = "b"
-        @Option(help: "Run number 0–9, making phone numbers unique across runs.") var runNumber = 0
+        @OptionGroup var load: LoadOptions
 
         func run() async throws {
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
-            let codes = OutboxTail(path: (outbox as NSString).appendingPathComponent("outbox.jsonl"))
-            let deadline = ContinuousClock.now + .seconds(duration)
-            let start = ContinuousClock.now
-            let results = await withTaskGroup(of: [(ok: Bool, millis: Double)].self) { group in
-                for worker in 0..<concurrency {
-                    group.addTask {
-                        var results: [(ok: Bool, millis: Double)] = []
-                        var index = 0
-                        while ContinuousClock.now < deadline {
-                            index += 1
-                            let began = ContinuousClock.now
-                            let ok = await ceremony(
-                                url: url, codes: codes, name: "\(prefix)-\(worker)-\(index)",
-                                phone: "+49\(runNumber % 10)" + String(format: "%03d%07d", worker % 1000, index % 10_000_000)
-                            )
-                            let elapsed = ContinuousClock.now - began
-                            results.append((ok, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000))
-                        }
-                        return results
-                    }
-                }
-                return await group.reduce(into: [(ok: Bool, millis: Double)]()) { $0 += $1 }
+            let url = try load.url(), codes = load.codes()
+            let (results, start) = await measure(workers: load.concurrency, seconds: load.duration) { worker, index in
+                await ceremony(
+                    url: url, codes: codes, name: "\(load.prefix)-\(worker)-\(index)",
+                    phone: "+49\(load.runNumber % 10)" + String(format: "%03d%07d", worker % 1000, index % 10_000_000)
+                )
             }
-            printResult(results, concurrency: concurrency, since: start)
+            printResult(results, concurrency: load.concurrency, since: start)
         }
 
         func ceremony(url: URL, codes: OutboxTail, name: String, phone: String) async -> Bool {
-            let client = TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
-            return (try? await benchSignUp(client, codes: codes, name: name, phone: phone)) != nil
+            return (try? await benchSignUp(load.client(url), codes: codes, name: name, phone: phone)) != nil
         }
     }
 }
@@ -64,25 +39,18 @@ extension BenchCommand {
         static let configuration = CommandConfiguration(
             abstract: "Node-quorum login ceremonies per second: one enrolled device per concurrent user, each running the SDK's full flow."
         )
-        @Option(help: "Server URL.") var server: String
-        @Option(help: "Client key.") var clientKey: String
-        @Option(help: "Bundle identifier.") var bundleId = "dev.tessera.demo"
-        @Option(help: "The server's data directory (sign-up codes are read from its development outbox).") var outbox: String
-        @Option(help: "Concurrent ceremonies.") var concurrency = 16
-        @Option(help: "Seconds to run.") var duration = 20
-        @Option(help: "Prefix making user keys unique across runs.") var prefix = "l"
-        @Option(help: "Run number 0–9, making phone numbers unique across runs.") var runNumber = 0
+        @OptionGroup var load: LoadOptions
 
         func run() async throws {
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
-            let codes = OutboxTail(path: (outbox as NSString).appendingPathComponent("outbox.jsonl"))
+            let url = try load.url(), codes = load.codes(), load = self.load
             // One device per virtual user, enrolled through the SDK first (not measured).
             let devices = try await withThrowingTaskGroup(of: TesseraClient.self) { group in
-                for worker in 0..<concurrency {
+                for worker in 0..<load.concurrency {
                     group.addTask {
-                        let client = TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
+                        let client = load.client(url)
                         try await benchSignUp(
-                            client, codes: codes, name: "\(prefix)-\(worker)", phone: "+48\(runNumber % 10)" + String(format: "%03d0000000", worker)
+                            client, codes: codes, name: "\(load.prefix)-\(worker)",
+                            phone: "+48\(load.runNumber % 10)" + String(format: "%03d0000000", worker)
                         )
                         return client
                     }
@@ -91,24 +59,10 @@ extension BenchCommand {
             }
             // Node sync runs right after each sign-up; give stragglers a moment.
             try await Task.sleep(for: .seconds(1))
-            let deadline = ContinuousClock.now + .seconds(duration)
-            let start = ContinuousClock.now
-            let results = await withTaskGroup(of: [(ok: Bool, millis: Double)].self) { group in
-                for device in devices {
-                    group.addTask {
-                        var results: [(ok: Bool, millis: Double)] = []
-                        while ContinuousClock.now < deadline {
-                            let began = ContinuousClock.now
-                            let ok = (try? await device.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")) != nil
-                            let elapsed = ContinuousClock.now - began
-                            results.append((ok, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000))
-                        }
-                        return results
-                    }
-                }
-                return await group.reduce(into: [(ok: Bool, millis: Double)]()) { $0 += $1 }
+            let (results, start) = await measure(workers: devices.count, seconds: load.duration) { worker, _ in
+                (try? await devices[worker].authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")) != nil
             }
-            printResult(results, concurrency: concurrency, since: start)
+            printResult(results, concurrency: load.concurrency, since: start)
         }
     }
 
@@ -140,6 +94,55 @@ extension BenchCommand {
             try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
         }
     }
+}
+
+/// What every ceremony load generator takes.
+struct LoadOptions: ParsableArguments {
+    @Option(help: "Server URL.") var server: String
+    @Option(help: "Client key.") var clientKey: String
+    @Option(help: "Bundle identifier.") var bundleId = "dev.tessera.demo"
+    @Option(help: "The server's data directory (sign-up codes are read from its development outbox).") var outbox: String
+    @Option(help: "Concurrent ceremonies.") var concurrency = 16
+    @Option(help: "Seconds to run.") var duration = 20
+    @Option(help: "Prefix making user keys and addresses unique across runs.") var prefix = "b"
+    @Option(help: "Run number 0–9, making phone numbers unique across runs.") var runNumber = 0
+
+    func url() throws -> URL {
+        guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+        return url
+    }
+
+    func codes() -> OutboxTail { OutboxTail(path: (outbox as NSString).appendingPathComponent("outbox.jsonl")) }
+
+    func client(_ url: URL) -> TesseraClient {
+        TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
+    }
+}
+
+/// Runs `ceremony` in `workers` concurrent loops for `seconds`, timing each call.
+func measure(
+    workers: Int, seconds: Int, _ ceremony: @escaping @Sendable (_ worker: Int, _ index: Int) async -> Bool
+) async -> (results: [(ok: Bool, millis: Double)], start: ContinuousClock.Instant) {
+    let start = ContinuousClock.now
+    let deadline = start + .seconds(seconds)
+    let results = await withTaskGroup(of: [(ok: Bool, millis: Double)].self) { group in
+        for worker in 0..<workers {
+            group.addTask {
+                var results: [(ok: Bool, millis: Double)] = []
+                var index = 0
+                while ContinuousClock.now < deadline {
+                    index += 1
+                    let began = ContinuousClock.now
+                    let ok = await ceremony(worker, index)
+                    let elapsed = ContinuousClock.now - began
+                    results.append((ok, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000))
+                }
+                return results
+            }
+        }
+        return await group.reduce(into: [(ok: Bool, millis: Double)]()) { $0 += $1 }
+    }
+    return (results, start)
 }
 
 /// One sign-up through the SDK: OTP to `<name>@bench.example.com`, code from the development outbox,
