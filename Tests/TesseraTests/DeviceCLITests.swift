@@ -18,7 +18,20 @@ struct DeviceCLITests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs a program to its end on a thread of its own: waiting for it must never block one of the
+    /// few threads Swift concurrency has, or the in-process server the program talks to would stall.
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await offThread { try runBlocking(executable, arguments) }
+    }
+
+    /// Runs `body` on a new thread and waits for it without holding a concurrency thread.
+    static func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    static func runBlocking(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -54,7 +67,7 @@ struct DeviceCLITests {
         )
         let dataDirectory = configuration.dataDirectory
         try await app.test(.live) { http in
-            let signup = try Self.run(tessera, [
+            let signup = try await Self.run(tessera, [
                 "device", "signup", "--device-dir", deviceDir, "--server", "http://127.0.0.1:\(http.port!)", "--client-key", client.clientKey,
                 "--bundle-id", "com.example.cli", "--otp-from-outbox", dataDirectory, "--pin", "5555",
                 "--email", "cli@example.com", "--phone", "+41795550000", "--user-key", "cli-user", "--name", "CLI User",
@@ -64,12 +77,12 @@ struct DeviceCLITests {
         }
         let state = try #require(try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState())
         let time: Int64 = 1_900_000_000 + Int64.random(in: 0..<1_000_000)
-        let cli = try Self.run(tessera, ["device", "totp", "--device-dir", deviceDir, "--at", "\(time)"])
+        let cli = try await Self.run(tessera, ["device", "totp", "--device-dir", deviceDir, "--at", "\(time)"])
         #expect(cli.status == 0)
         let sdk = TOTP(base32Secret: state.totpSecret)?.code(at: Date(timeIntervalSince1970: TimeInterval(time)))
         #expect(cli.output.trimmingCharacters(in: .whitespacesAndNewlines) == sdk)
         if FileManager.default.isExecutableFile(atPath: oathtool.path) {
-            let reference = try Self.run(oathtool, ["--totp", "-b", "-N", "@\(time)", state.totpSecret])
+            let reference = try await Self.run(oathtool, ["--totp", "-b", "-N", "@\(time)", state.totpSecret])
             #expect(reference.output.trimmingCharacters(in: .whitespacesAndNewlines) == sdk)
         } else {
             #expect(ProcessInfo.processInfo.environment["CI"] != "true", "oathtool is required in CI")

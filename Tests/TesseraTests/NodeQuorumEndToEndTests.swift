@@ -139,7 +139,8 @@ struct NodeQuorumEndToEndTests {
             #expect(await progress.value == AuthStatus.allCases)
             if haveCurl {
                 #expect(await curlOutput.wait(for: "\"outcome\":\"completed\""))
-                curl.waitUntilExit()  // the stream ends after the outcome
+                nonisolated(unsafe) let curlProcess = curl
+                try await DeviceCLITests.offThread { curlProcess.waitUntilExit() }  // the stream ends after the outcome
                 let order = ["CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "completed"]
                 let positions = order.compactMap { curlOutput.text.range(of: $0)?.lowerBound }
                 #expect(positions.count == order.count && positions == positions.sorted(), "\(curlOutput.text)")
@@ -148,13 +149,13 @@ struct NodeQuorumEndToEndTests {
             // The token, checked by a third-party library with the keys from the JWKS.
             if let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"] {
                 let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/jwt_verify.py").path
-                let result = try DeviceCLITests.run(URL(fileURLWithPath: python), [
+                let result = try await DeviceCLITests.run(URL(fileURLWithPath: python), [
                     fixture, url.absoluteString + "/.well-known/jwks.json", client.clientKey, runtime.tokens.issuer, token,
                 ])
                 #expect(result.status == 0, "\(result.output)")
                 #expect(result.output.contains("\"sub\": \"quinn\"") && result.output.contains("\"alg\": \"ES256\""), "\(result.output)")
                 for id in session.nodes { #expect(result.output.contains(id)) }
-                let forged = try DeviceCLITests.run(URL(fileURLWithPath: python), [
+                let forged = try await DeviceCLITests.run(URL(fileURLWithPath: python), [
                     fixture, url.absoluteString + "/.well-known/jwks.json", client.clientKey, runtime.tokens.issuer, String(token.dropLast(4)) + "AAAA",
                 ])
                 #expect(forged.status != 0)

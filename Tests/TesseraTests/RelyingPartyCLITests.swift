@@ -21,10 +21,13 @@ struct RelyingPartyCLITests {
         return (process, pipe)
     }
 
-    static func finish(_ started: (Process, Pipe)) -> (status: Int32, output: String) {
-        let output = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        started.0.waitUntilExit()
-        return (started.0.terminationStatus, output)
+    static func finish(_ started: (Process, Pipe)) async throws -> (status: Int32, output: String) {
+        nonisolated(unsafe) let started = started
+        return try await DeviceCLITests.offThread {
+            let output = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            started.0.waitUntilExit()
+            return (started.0.terminationStatus, output)
+        }
     }
 
     @Test("approve: the relying party prints the verified claims; decline: it reports the outcome and fails")
@@ -34,7 +37,7 @@ struct RelyingPartyCLITests {
             let created = try await runtime.clients.rotateSecret(clientKey: client.clientKey)
             let deviceDir = FileManager.default.temporaryDirectory.appendingPathComponent("rp-cli-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: deviceDir) }
-            let signup = try DeviceCLITests.run(binary, [
+            let signup = try await DeviceCLITests.run(binary, [
                 "device", "signup", "--device-dir", deviceDir, "--server", url.absoluteString, "--client-key", client.clientKey,
                 "--bundle-id", Self.bundle, "--otp-from-outbox", runtime.configuration.dataDirectory, "--pin", "2468",
                 "--email", "rp@example.com", "--phone", "+41795550777", "--user-key", "rp-user", "--name", "RP User",
@@ -46,20 +49,20 @@ struct RelyingPartyCLITests {
             ]
 
             let relyingParty = try Self.start(binary, rpArguments)
-            let approve = try DeviceCLITests.run(binary, ["device", "approve", "--device-dir", deviceDir, "--pin", "2468", "--wait", "20"])
+            let approve = try await DeviceCLITests.run(binary, ["device", "approve", "--device-dir", deviceDir, "--pin", "2468", "--wait", "20"])
             #expect(approve.status == 0, "\(approve.output)")
             #expect(approve.output.contains("198.51.100.23") && approve.output.contains("Log in to the shop"))
             let statuses = AuthStatus.allCases.compactMap { approve.output.range(of: $0.rawValue)?.lowerBound }
             #expect(statuses.count == 4 && statuses == statuses.sorted(), "\(approve.output)")
-            let approved = Self.finish(relyingParty)
+            let approved = try await Self.finish(relyingParty)
             #expect(approved.status == 0, "\(approved.output)")
             #expect(approved.output.contains("result token verified with the server's JWKS"))
             #expect(approved.output.contains("\"sub\" : \"rp-user\""), "\(approved.output)")
 
             let declining = try Self.start(binary, rpArguments)
-            let decline = try DeviceCLITests.run(binary, ["device", "approve", "--device-dir", deviceDir, "--decline", "--wait", "20"])
+            let decline = try await DeviceCLITests.run(binary, ["device", "approve", "--device-dir", deviceDir, "--decline", "--wait", "20"])
             #expect(decline.status == 0 && decline.output.contains("declined"), "\(decline.output)")
-            let declined = Self.finish(declining)
+            let declined = try await Self.finish(declining)
             #expect(declined.status != 0)
             #expect(declined.output.contains("outcome: declined (code 5008"), "\(declined.output)")
         }

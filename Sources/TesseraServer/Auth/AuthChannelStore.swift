@@ -76,7 +76,7 @@ struct AuthChannelStore: Sendable {
 
     func find(_ id: String) async throws -> AuthChannelRecord? {
         guard id.count <= 100 else { return nil }
-        return try await database.withSQL { sql in
+        return try await database.read { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM auth_channels WHERE id = \(bind: id)").first().map(Self.decode)
         }
     }
@@ -147,7 +147,7 @@ struct AuthChannelStore: Sendable {
 
     /// Relying-party requests waiting for a device of this user.
     func pending(userId: String, now: Int64) async throws -> [AuthChannelRecord] {
-        try await database.withSQL { sql in
+        try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM auth_channels
@@ -160,7 +160,7 @@ struct AuthChannelStore: Sendable {
 
     /// A user's channels, newest first, before the cursor `(createdAt, id)`.
     func history(userId: String, before: (Int64, String)?, limit: Int) async throws -> [AuthChannelRecord] {
-        try await database.withSQL { sql in
+        try await database.read { sql in
             if let (at, id) = before {
                 return try await sql.raw(
                     """

@@ -41,7 +41,7 @@ struct AuthService: Sendable {
     }
 
     func device(_ deviceId: String) async throws -> DeviceContext? {
-        let row = try await database.withSQL { sql in
+        let row = try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key
@@ -264,7 +264,7 @@ struct AuthService: Sendable {
         guard message.count <= 200 else { throw AppError.invalidField("message", "message must be at most 200 characters") }
         guard request.connectIp.count <= 64 else { throw AppError.invalidField("connectIp", "connectIp must be at most 64 characters") }
         guard request.userKey.count <= 100 else { throw AppError(.authUserUnknown, .notFound, "No such user") }
-        let row = try await database.withSQL { sql in
+        let row = try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT u.id FROM users u WHERE u.client_id = \(bind: client.id) AND u.user_key = \(bind: request.userKey)

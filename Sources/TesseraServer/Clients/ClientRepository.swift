@@ -45,7 +45,7 @@ struct SQLClientRepository: ClientRepository {
     }
 
     func find(clientKey: String) async throws -> (client: Client, secretHash: String)? {
-        try await database.withSQL { sql in
+        try await database.read { sql in
             guard let row = try await sql.raw("SELECT * FROM clients WHERE client_key = \(bind: clientKey)").first(decoding: Row.self)
             else { return nil }
             return (row.client, row.secret_hash)

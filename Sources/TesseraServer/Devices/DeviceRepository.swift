@@ -57,7 +57,7 @@ struct SQLDeviceRepository: DeviceKeyLookup {
     }
 
     func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
-        let row = try await database.withSQL { sql in
+        let row = try await database.read { sql in
             try await sql.raw("SELECT device_key, status FROM devices WHERE id = \(bind: keyId)").first()
         }
         guard let row, let raw = Data(base64Encoded: try row.decode(column: "device_key", as: String.self)),

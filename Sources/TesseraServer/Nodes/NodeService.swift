@@ -102,7 +102,7 @@ struct NodeService: Sendable {
     /// Checks the device's signature over the channel's challenge against this node's registry and,
     /// if it holds, signs an attestation.
     func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
-        let row = try await database.withSQL { sql in
+        let row = try await database.read { sql in
             try await sql.raw("SELECT device_key, status FROM node_devices WHERE device_id = \(bind: request.deviceId)").first()
         }
         guard let row, let key = Self.p256(try row.decode(column: "device_key", as: String.self)) else {

@@ -134,7 +134,7 @@ struct NodeSyncService: Service {
     }
 
     static func record(deviceId: String, database: any Database) async throws -> NodeDeviceRecord? {
-        let row = try await database.withSQL { sql in
+        let row = try await database.read { sql in
             try await sql.raw("SELECT id, client_id, user_id, device_key, uv_key, status FROM devices WHERE id = \(bind: deviceId)").first()
         }
         guard let row else { return nil }

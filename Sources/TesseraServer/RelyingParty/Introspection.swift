@@ -49,7 +49,7 @@ struct Introspection: Sendable {
     }
 
     private func deviceActive(_ deviceId: String) async throws -> Bool {
-        try await database.withSQL { sql in
+        try await database.read { sql in
             try await sql.raw("SELECT 1 AS ok FROM devices WHERE id = \(bind: deviceId) AND status = 'active'").first() != nil
         }
     }
@@ -57,7 +57,7 @@ struct Introspection: Sendable {
     private func session(_ token: String, client: Client) async throws -> IntrospectionResponse {
         let hash = hasher.hash(token, domain: DeviceIssuer.sessionDomain)
         let now = clock.now()
-        let row = try await database.withSQL { sql in
+        let row = try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT s.created_at, s.expires_at, s.device_id, u.user_key FROM sessions s

@@ -23,7 +23,7 @@ struct TOTPVerifier: Sendable {
             throw AppError.invalidField("code", "code must be 6 digits")
         }
         guard request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
-        let rows = try await database.withSQL { sql in
+        let rows = try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT u.id AS user_id, d.id AS device_id, d.totp_secret_sealed FROM users u

@@ -20,6 +20,37 @@ struct StorageTests {
         }
     }
 
+    @Test("SQLite file: reads on the reader connections see every commit and run while a write transaction is open")
+    func sqliteReaders() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = try await SQLiteDatabase.open(path: path, readers: 2, logger: TestDatabase.logger)
+        try await database.withSQL { try await $0.raw("CREATE TABLE t (n INTEGER)").run() }
+        for n in 1...20 {
+            try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (\(bind: n))").run() }
+            let count = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
+            #expect(count == n)
+        }
+        // A reader answers while the writer holds an open transaction, and sees only what was committed.
+        let (entered, signal) = AsyncStream<Void>.makeStream()
+        let writer = Task {
+            try await database.transaction { sql in
+                try await sql.raw("INSERT INTO t (n) VALUES (99)").run()
+                signal.yield()
+                try await Task.sleep(for: .milliseconds(300))
+            }
+        }
+        for await _ in entered { break }
+        let during = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
+        #expect(during == 20)
+        try await writer.value
+        let after = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
+        #expect(after == 21)
+        // Readers refuse writes.
+        await #expect(throws: (any Error).self) { try await database.read { try await $0.raw("INSERT INTO t (n) VALUES (1)").run() } }
+        await database.close()
+    }
+
     @Test("client keys are unique by constraint", arguments: TestDatabase.kinds)
     func clientKeyUnique(kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in
