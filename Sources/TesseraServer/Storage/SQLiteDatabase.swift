@@ -67,8 +67,7 @@ public final class SQLiteDatabase: Database {
     /// A database dropped without ``close()`` (a failed start, a test that stopped early) still closes
     /// its connections, in the background.
     deinit {
-        _ = connection.close()
-        for reader in readers { _ = reader.connection.close() }
+        for open in ([connection] + readers.map(\.connection)) where !open.isClosed { _ = open.close() }
     }
 
     public func close() async {

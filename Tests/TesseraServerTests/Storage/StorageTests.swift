@@ -49,6 +49,9 @@ struct StorageTests {
         // Readers refuse writes.
         await #expect(throws: (any Error).self) { try await database.read { try await $0.raw("INSERT INTO t (n) VALUES (1)").run() } }
         await database.close()
+        // Dropped without close (a failed start): its connections close in the background, no crash.
+        _ = try await SQLiteDatabase.open(path: path, readers: 2, logger: TestDatabase.logger)
+        try await Task.sleep(for: .milliseconds(100))
     }
 
     @Test("client keys are unique by constraint", arguments: TestDatabase.kinds)
