@@ -81,7 +81,11 @@ struct NodeAdminCommand: AsyncParsableCommand {
         func run() async throws {
             let nodes = try await withRuntime(options) { try await $0.nodeAdmin.list() }
             if json { printJSON(nodes); return }
-            for node in nodes { print("\(node.nodeId)  \(node.enabled ? "enabled " : "disabled")  \(node.url)  \(node.name)") }
+            for node in nodes {
+                let pending = node.pendingDevices ?? 0
+                print("\(node.nodeId)  \(node.enabled ? "enabled " : "disabled")  \(node.url)  \(node.name)  pending: \(pending)")
+                if let error = node.lastError { print("    last error: \(error)") }
+            }
         }
     }
 

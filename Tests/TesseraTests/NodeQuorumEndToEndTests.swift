@@ -194,6 +194,13 @@ struct NodeQuorumEndToEndTests {
             }
             let failed = try await tessera.authHistory(token: token)
             #expect(failed.items.prefix(2).allSatisfy { $0.outcome == .failed && $0.code == ErrorCode.authQuorumNotReached.rawValue })
+
+            // A device enrolled now reaches only the live node; the admin listing shows what the others miss.
+            _ = try await LiveServer.enrol(runtime, client, url, userKey: "quinn2", bundleId: Self.bundle)
+            let listed = try await runtime.nodeAdmin.list()
+            let live = listed.first { $0.url == nodes[2].url }, dead = listed.filter { $0.url != nodes[2].url }
+            #expect(live?.pendingDevices == 0 && live?.lastError == nil)
+            #expect(dead.count == 2 && dead.allSatisfy { $0.pendingDevices == 1 && $0.lastError != nil }, "\(dead)")
         }
     }
 

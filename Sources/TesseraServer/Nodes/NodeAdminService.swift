@@ -12,9 +12,22 @@ public struct NodeAdminService: Sendable {
     /// The public key `tessera node --server-key` must be given.
     public var serverKey: String { directory.serverKey }
 
+    /// Every node, with how many device changes still wait for its receipt and the last delivery error.
     public func list() async throws -> [NodeEntry] {
         try await database.withSQL { sql in
-            try await sql.raw("SELECT id, name, url, public_key, enabled, created_at FROM nodes ORDER BY created_at, id").all().map(NodeDirectory.entry)
+            var entries = try await sql.raw("SELECT id, name, url, public_key, enabled, created_at FROM nodes ORDER BY created_at, id").all()
+                .map(NodeDirectory.entry)
+            for index in entries.indices {
+                let row = try await sql.raw(
+                    """
+                    SELECT COUNT(*) AS pending, MAX(last_error) AS last_error FROM node_sync WHERE node_id = \(bind: entries[index].nodeId)
+                    """
+                ).first()
+                entries[index].pendingDevices = try row?.decode(column: "pending", as: Int.self) ?? 0
+                let error = try row?.decode(column: "last_error", as: String?.self) ?? nil
+                entries[index].lastError = (error?.isEmpty ?? true) ? nil : error
+            }
+            return entries
         }
     }
 

@@ -14,6 +14,10 @@ public struct NodeEntry: Codable, Sendable, Equatable {
     public var publicKey: String
     public var enabled: Bool
     public var createdAt: Int64
+    /// Device changes queued for this node and not yet acknowledged with a receipt (listing only).
+    public var pendingDevices: Int?
+    /// Why the last delivery failed, while changes are pending (listing only).
+    public var lastError: String?
 }
 
 /// The nodes this server may ask, with a client for each, and which of them failed lately.
