@@ -49,8 +49,8 @@ struct AuthService: Sendable {
                 """
             ).first()
         }
-        guard let row, let deviceKey = NodeService.p256(try row.decode(column: "device_key", as: String.self)),
-              let uvKey = NodeService.p256(try row.decode(column: "uv_key", as: String.self))
+        guard let row, let deviceKey = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)),
+              let uvKey = P256.Signing.PublicKey(x963Base64: try row.decode(column: "uv_key", as: String.self))
         else { return nil }
         return DeviceContext(
             deviceId: deviceId, userId: try row.decode(column: "user_id", as: String.self),

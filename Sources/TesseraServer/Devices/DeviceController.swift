@@ -1,3 +1,4 @@
+import Crypto
 import HTTPTypes
 import Hummingbird
 import TesseraCore
@@ -27,7 +28,7 @@ struct DeviceController<Context: TesseraContext> {
         let body = try await request.decodeSelfSigned(
             RegisterDeviceRequest.self, limit: bodyLimit, database: service.database, clock: service.clock
         ) { body in
-            guard let key = SignUpService.publicKey(body.devicePublicKey) else {
+            guard let key = P256.Signing.PublicKey(x963Base64: body.devicePublicKey) else {
                 throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
             }
             return key

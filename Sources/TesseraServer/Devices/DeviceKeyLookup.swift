@@ -1,6 +1,15 @@
 import Crypto
 import Foundation
 
+extension P256.Signing.PublicKey {
+    /// A P-256 public key from its X9.63 representation in base64, as devices, nodes and the node
+    /// server key carry it; nil for anything else.
+    init?(x963Base64 text: String) {
+        guard let raw = Data(base64Encoded: text), let key = try? P256.Signing.PublicKey(x963Representation: raw) else { return nil }
+        self = key
+    }
+}
+
 /// A device's signing key as the verifier needs it.
 public struct DeviceSigningKey: Sendable {
     public var deviceId: String

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import TesseraCore
@@ -50,7 +51,7 @@ public struct DeviceRegistrationService: Sendable {
         guard SignUpService.knownAuthTypes.contains(request.authType) else {
             throw AppError.invalidField("authType", "authType must be one of \(SignUpService.knownAuthTypes.sorted().joined(separator: ", "))")
         }
-        guard SignUpService.publicKey(request.userVerificationPublicKey) != nil else {
+        guard P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey) != nil else {
             throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
         }
         let now = clock.now()

@@ -60,9 +60,7 @@ struct SQLDeviceRepository: DeviceKeyLookup {
         let row = try await database.read { sql in
             try await sql.raw("SELECT device_key, status FROM devices WHERE id = \(bind: keyId)").first()
         }
-        guard let row, let raw = Data(base64Encoded: try row.decode(column: "device_key", as: String.self)),
-              let key = try? P256.Signing.PublicKey(x963Representation: raw)
-        else { return nil }
+        guard let row, let key = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)) else { return nil }
         return DeviceSigningKey(deviceId: keyId, publicKey: key, revoked: try row.decode(column: "status", as: String.self) != "active")
     }
 }

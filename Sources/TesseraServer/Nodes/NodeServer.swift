@@ -42,9 +42,7 @@ public struct NodeServer: Sendable {
 
     /// Opens the node's key and registry.
     public static func open(configuration: Configuration, logger: Logger) async throws -> NodeServer {
-        guard let raw = Data(base64Encoded: configuration.serverKey.trimmingCharacters(in: .whitespacesAndNewlines)),
-              let key = try? P256.Signing.PublicKey(x963Representation: raw)
-        else {
+        guard let key = P256.Signing.PublicKey(x963Base64: configuration.serverKey.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw ConfigurationError("--server-key must be the server's node-control key (P-256, X9.63, base64): see `tessera admin node server-key`")
         }
         let service = try await NodeService.open(directory: configuration.dataDirectory, logger: logger)

@@ -56,7 +56,7 @@ struct NodeService: Sendable {
         guard record.status == "active" || record.status == "revoked" else {
             throw AppError.invalidField("status", "status must be active or revoked")
         }
-        guard Self.p256(record.deviceKey) != nil, Self.p256(record.userVerificationKey) != nil else {
+        guard P256.Signing.PublicKey(x963Base64: record.deviceKey) != nil, P256.Signing.PublicKey(x963Base64: record.userVerificationKey) != nil else {
             throw AppError.invalidField("deviceKey", "deviceKey and userVerificationKey must be P-256 public keys (X9.63, base64)")
         }
         let now = clock.now()
@@ -105,7 +105,7 @@ struct NodeService: Sendable {
         let row = try await database.read { sql in
             try await sql.raw("SELECT device_key, status FROM node_devices WHERE device_id = \(bind: request.deviceId)").first()
         }
-        guard let row, let key = Self.p256(try row.decode(column: "device_key", as: String.self)) else {
+        guard let row, let key = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)) else {
             throw AppError(.nodeDeviceUnknown, .notFound, "This node does not know the device")
         }
         guard try row.decode(column: "status", as: String.self) == "active" else {
@@ -123,10 +123,6 @@ struct NodeService: Sendable {
             nodeId: identity.nodeId, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge, signedAt: now
         )
         return NodeAttestation(nodeId: identity.nodeId, signedAt: now, signature: try identity.sign(statement))
-    }
-
-    static func p256(_ base64: String) -> P256.Signing.PublicKey? {
-        Data(base64Encoded: base64).flatMap { try? P256.Signing.PublicKey(x963Representation: $0) }
     }
 
     func close() async { await database.close() }

@@ -60,17 +60,13 @@ public struct SignUpService: Sendable {
         }
         let email = try TargetNormalizer.normalize(request.email, channel: .email)
         let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms)
-        guard let deviceKey = Self.publicKey(request.devicePublicKey) else {
+        guard let deviceKey = P256.Signing.PublicKey(x963Base64: request.devicePublicKey) else {
             throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
         }
-        guard Self.publicKey(request.userVerificationPublicKey) != nil else {
+        guard P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey) != nil else {
             throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
         }
         return (email, phone, deviceKey)
-    }
-
-    static func publicKey(_ base64: String) -> P256.Signing.PublicKey? {
-        Data(base64Encoded: base64).flatMap { try? P256.Signing.PublicKey(x963Representation: $0) }
     }
 
     /// Creates the account. Throws the duplicate codes when a constraint refuses the user.
