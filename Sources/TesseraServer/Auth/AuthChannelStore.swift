@@ -37,15 +37,25 @@ struct AuthChannelRecord: Sendable {
         return list
     }
 
+    /// The channel as it stands at `now`: one still open past its lifetime is expired, whether or not
+    /// the expiry service has written that yet.
+    func settled(now: Int64) -> AuthChannelRecord {
+        guard !outcome.isFinal, now >= expiresAt else { return self }
+        var lapsed = self
+        lapsed.outcome = .expired
+        lapsed.code = ErrorCode.authChannelExpired.rawValue
+        lapsed.endedAt = expiresAt
+        return lapsed
+    }
+
     /// The error that describes why this channel cannot take the next step, if any.
     func refusal(now: Int64) -> AppError? {
-        switch outcome {
+        switch settled(now: now).outcome {
         case .cancelled: return AppError(.authChannelCancelled, .conflict, "The authentication was cancelled")
         case .declined: return AppError(.authDeclined, .conflict, "The user declined the authentication")
         case .expired: return AppError(.authChannelExpired, .gone, "The authentication channel expired")
         case .completed, .failed: return AppError(.authChannelState, .conflict, "The authentication has already ended (\(outcome.rawValue))")
-        case .pending, .inProgress:
-            return now >= expiresAt ? AppError(.authChannelExpired, .gone, "The authentication channel expired") : nil
+        case .pending, .inProgress: return nil
         }
     }
 }

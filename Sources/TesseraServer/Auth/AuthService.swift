@@ -289,10 +289,9 @@ struct AuthService: Sendable {
         {
             token = String(decoding: opened, as: UTF8.self)
         }
-        let expired = !channel.outcome.isFinal && now >= channel.expiresAt
+        let current = channel.settled(now: now)
         return RPAuthState(
-            requestId: channel.id, outcome: expired ? .expired : channel.outcome,
-            code: expired ? ErrorCode.authChannelExpired.rawValue : channel.code, token: token,
+            requestId: channel.id, outcome: current.outcome, code: current.code, token: token,
             expiresIn: Int(max(0, channel.expiresAt - now) / 1000)
         )
     }
@@ -352,10 +351,7 @@ struct AuthService: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 guard !Task.isCancelled, let channel = try? await channels.find(channelId) else { break }
-                for event in channel.events { input.yield(event) }
-                if !channel.outcome.isFinal, clock.now() >= channel.expiresAt {
-                    input.yield(AuthEvent(outcome: .expired, code: ErrorCode.authChannelExpired.rawValue, at: channel.expiresAt))
-                }
+                for event in channel.settled(now: clock.now()).events { input.yield(event) }
             }
         }
         return AsyncStream { output in
@@ -420,13 +416,12 @@ struct AuthService: Sendable {
         }
         let rows = try await channels.history(userId: device.userId, before: cursor, limit: limit + 1)
         let now = clock.now()
-        let items = rows.prefix(limit).map { channel in
-            let expired = !channel.outcome.isFinal && now >= channel.expiresAt
+        let items = rows.prefix(limit).map { stored in
+            let channel = stored.settled(now: now)
             return AuthHistoryItem(
-                channelId: channel.id, createdAt: channel.createdAt, endedAt: expired ? channel.expiresAt : channel.endedAt,
-                deviceId: channel.deviceId ?? "", clientKey: device.clientKey, connectIp: channel.connectIp, initiator: channel.initiator,
-                outcome: expired ? .expired : channel.outcome, code: expired ? ErrorCode.authChannelExpired.rawValue : channel.code,
-                nodes: channel.nodes
+                channelId: channel.id, createdAt: channel.createdAt, endedAt: channel.endedAt, deviceId: channel.deviceId ?? "",
+                clientKey: device.clientKey, connectIp: channel.connectIp, initiator: channel.initiator, outcome: channel.outcome,
+                code: channel.code, nodes: channel.nodes
             )
         }
         let next = rows.count > limit ? items.last.map { "\($0.createdAt)_\($0.channelId)" } : nil
