@@ -171,6 +171,52 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// The bearer token is missing, malformed, expired or not issued by this server.
     public static let tokenInvalid = ErrorCode(rawValue: 6101)
 
+    // MARK: Registration flows (7000–7099)
+    /// No registration flow has this id for this client.
+    public static let flowUnknown = ErrorCode(rawValue: 7001)
+    /// The flow expired (default lifetime 15 minutes); start a new one.
+    public static let flowExpired = ErrorCode(rawValue: 7002)
+    /// The step does not follow the flow's state (for example finishing before the phone is verified).
+    public static let flowStepOutOfOrder = ErrorCode(rawValue: 7003)
+    /// The flow was finished already; a flow creates one identity only.
+    public static let flowAlreadyUsed = ErrorCode(rawValue: 7004)
+    /// The phone number differs from the one the flow verified.
+    public static let flowPhoneMismatch = ErrorCode(rawValue: 7005)
+
+    // MARK: Sessions and password log-in (7100–7199)
+    /// The session token is missing or unknown.
+    public static let sessionInvalid = ErrorCode(rawValue: 7101)
+    /// The session expired (absolute lifetime or idle timeout).
+    public static let sessionExpired = ErrorCode(rawValue: 7102)
+    /// The session was revoked (log-out, admin, or its device was revoked).
+    public static let sessionRevoked = ErrorCode(rawValue: 7103)
+    /// The session has no registered device key yet; only the device-key registration and log-out are allowed.
+    public static let sessionDeviceRequired = ErrorCode(rawValue: 7104)
+    /// No such session for this user.
+    public static let sessionUnknown = ErrorCode(rawValue: 7105)
+    /// The identifier or the password is wrong (which one is not said).
+    public static let passwordInvalid = ErrorCode(rawValue: 7110)
+    /// Too many wrong passwords for this identity; locked for a while (`Retry-After`).
+    public static let passwordLocked = ErrorCode(rawValue: 7111)
+    /// Too many password log-ins from this address in the last hour.
+    public static let passwordRateLimited = ErrorCode(rawValue: 7112)
+
+    // MARK: Authenticators and client policy (7200–7299)
+    /// The client's policy does not allow this authenticator type.
+    public static let authenticatorNotAllowed = ErrorCode(rawValue: 7201)
+    /// The PIN breaks the client's PIN rules.
+    public static let pinPolicyViolation = ErrorCode(rawValue: 7202)
+    /// The password breaks the client's password rules.
+    public static let passwordPolicyViolation = ErrorCode(rawValue: 7203)
+    /// No such authenticator on this device.
+    public static let authenticatorUnknown = ErrorCode(rawValue: 7204)
+    /// The authenticator's public key or its proof of possession is invalid.
+    public static let authenticatorKeyInvalid = ErrorCode(rawValue: 7205)
+    /// The client's policy does not allow the device passcode as fallback.
+    public static let passcodeFallbackNotAllowed = ErrorCode(rawValue: 7206)
+    /// This device already has an active authenticator of this type; delete it first.
+    public static let authenticatorExists = ErrorCode(rawValue: 7207)
+
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
     public static let internalError = ErrorCode(rawValue: 9001)
@@ -208,6 +254,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         5105: "node-key-conflict",
         6001: "totp-invalid", 6002: "totp-step-reused", 6003: "totp-locked", 6004: "totp-user-unknown",
         6101: "token-invalid",
+        7001: "flow-unknown", 7002: "flow-expired", 7003: "flow-step-out-of-order", 7004: "flow-already-used",
+        7005: "flow-phone-mismatch",
+        7101: "session-invalid", 7102: "session-expired", 7103: "session-revoked", 7104: "session-device-required",
+        7105: "session-unknown", 7110: "password-invalid", 7111: "password-locked", 7112: "password-rate-limited",
+        7201: "authenticator-not-allowed", 7202: "pin-policy-violation", 7203: "password-policy-violation",
+        7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
+        7207: "authenticator-exists",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]
