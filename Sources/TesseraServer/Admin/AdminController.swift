@@ -8,6 +8,8 @@ struct AdminController<Context: TesseraContext> {
     let users: UserAdminService
     let tokens: ResultTokens
     let totp: TOTPVerifier
+    let sessions: SessionService
+    let authenticators: AuthenticatorService
     let bodyLimit: Int
 
     struct AddNodeRequest: Decodable {
@@ -59,9 +61,7 @@ struct AdminController<Context: TesseraContext> {
             return Response(status: .noContent)
         }
         group.get("users") { request, _ in
-            guard let clientKey = request.uri.queryParameters.get("clientKey"), !clientKey.isEmpty else {
-                throw AppError(.fieldMissing, .badRequest, "clientKey is required", field: "clientKey")
-            }
+            let clientKey = try Self.clientKey(request)
             var limit = 50
             if let text = request.uri.queryParameters.get("limit") {
                 guard let value = Int(text), (1...500).contains(value) else { throw AppError.invalidField("limit", "limit must be 1–500") }
@@ -74,6 +74,33 @@ struct AdminController<Context: TesseraContext> {
             try await users.revokeDevice(try context.parameters.require("deviceId"))
             return Response(status: .noContent)
         }
+        group.get("clients/{clientKey}/policy") { _, context in
+            let client = try await clients.client(clientKey: try context.parameters.require("clientKey"))
+            return try Response.json(try await authenticators.policies.policy(clientId: client.id))
+        }
+        group.put("clients/{clientKey}/policy") { request, context in
+            var request = request
+            let client = try await clients.client(clientKey: try context.parameters.require("clientKey"))
+            let policy = try await request.decodeJSON(ClientPolicy.self, limit: bodyLimit)
+            try await authenticators.policies.set(policy, clientId: client.id)
+            return try Response.json(try await authenticators.policies.policy(clientId: client.id))
+        }
+        group.get("users/{userKey}/sessions") { request, context in
+            let userId = try await users.userId(clientKey: try Self.clientKey(request), userKey: try context.parameters.require("userKey"))
+            return try Response.json(try await sessions.list(userId: userId, currentId: nil))
+        }
+        group.delete("sessions/{sessionId}") { _, context in
+            try await sessions.revoke(id: try context.parameters.require("sessionId"), userId: nil)
+            return Response(status: .noContent)
+        }
+        group.get("users/{userKey}/authenticators") { request, context in
+            let userId = try await users.userId(clientKey: try Self.clientKey(request), userKey: try context.parameters.require("userKey"))
+            return try Response.json(try await authenticators.list(userId: userId))
+        }
+        group.delete("authenticators/{authenticatorId}") { _, context in
+            try await authenticators.delete(id: try context.parameters.require("authenticatorId"), deviceId: nil)
+            return Response(status: .noContent)
+        }
         group.post("keys/rotate") { _, _ in try Response.json(RotatedKey(kid: try await tokens.rotate())) }
         group.post("totp/reset") { request, _ in
             var request = request
@@ -81,6 +108,14 @@ struct AdminController<Context: TesseraContext> {
             try await totp.reset(clientKey: body.clientKey, userKey: body.userKey)
             return Response(status: .noContent)
         }
+    }
+
+    /// The required `clientKey` query parameter.
+    static func clientKey(_ request: Request) throws -> String {
+        guard let clientKey = request.uri.queryParameters.get("clientKey"), !clientKey.isEmpty else {
+            throw AppError(.fieldMissing, .badRequest, "clientKey is required", field: "clientKey")
+        }
+        return String(clientKey)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {

@@ -37,6 +37,16 @@ public struct UserAdminService: Sendable {
     let nodeSync: NodeSyncService
     let clock: WallClock
 
+    /// The internal id of a client's user (404 when there is none).
+    func userId(clientKey: String, userKey: String) async throws -> String {
+        let client = try await clients.client(clientKey: clientKey)
+        guard let id = try await database.read({ sql in
+            try await sql.raw("SELECT id FROM users WHERE client_id = \(bind: client.id) AND user_key = \(bind: userKey)").first()?
+                .decode(column: "id", as: String.self)
+        }) else { throw AppError(.notFound, .notFound, "No such user") }
+        return id
+    }
+
     /// A client's users with their devices, `limit` at a time after the user key `after`.
     public func list(clientKey: String, limit: Int = 50, after: String? = nil) async throws -> AdminUserPage {
         guard let client = try await clients.list().first(where: { $0.clientKey == clientKey }) else {

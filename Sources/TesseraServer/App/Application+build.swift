@@ -20,6 +20,14 @@ extension TesseraRuntime {
             )
         )
         DeviceController(service: registration, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
+        AuthenticatorController(authenticators: authenticators, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
+        FlowController(flows: flows, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
+        SessionController(sessions: sessions, devices: sessionDevices, login: passwordLogin, bodyLimit: configuration.bodyLimit).addRoutes(
+            app: app,
+            pending: router.group("v1").add(middleware: ClientMiddleware(clients: clients))
+                .add(middleware: SessionMiddleware(sessions: sessions, requiresDevice: false)),
+            live: router.group("v1").add(middleware: ClientMiddleware(clients: clients)).add(middleware: SessionMiddleware(sessions: sessions))
+        )
 
         let signedAuth = router.group("v1/auth").add(middleware: ClientMiddleware(clients: clients)).add(
             middleware: SignedRequestMiddleware(
@@ -31,13 +39,16 @@ extension TesseraRuntime {
             .addRoutes(signed: signedAuth, open: router.group("v1/auth"), root: router)
         let relyingParty = router.group("v1/rp").add(middleware: BackendAuthMiddleware(clients: clients))
         RelyingPartyController(
-            auth: auth, totp: totp, introspection: Introspection(database: database, tokens: tokens, hasher: keys.hasher, clock: clock),
+            auth: auth, totp: totp, introspection: Introspection(
+                database: database, tokens: tokens, hasher: keys.hasher, clock: clock, sessionIdleTimeout: configuration.sessionIdleTimeout
+            ),
             bodyLimit: configuration.bodyLimit
         ).addRoutes(to: relyingParty)
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
         AdminController(
-            clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, bodyLimit: configuration.bodyLimit
+            clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
+            authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
         routes.fill(from: router.routes)
         return router

@@ -26,6 +26,7 @@ struct JanitorService: Service {
                 try await SQLOTPRepository().purge(before: now - 86_400_000, in: sql)
                 try await RateCounters().purge(before: now - 2 * 3_600_000, in: sql)
                 try await SignedRequestVerifier.purgeNonces(before: now, in: sql)
+                try await SQLRegistrationFlowRepository.purge(before: now - 86_400_000, in: sql)
                 try await AuthChannelStore(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
             }
             try await outbox.purge(sentBefore: now - 7 * 86_400_000)

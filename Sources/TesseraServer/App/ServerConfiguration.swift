@@ -48,6 +48,20 @@ public struct ServerConfiguration: Sendable {
     public var resultTokenLifetime: Duration = .seconds(300)
     /// Failed TOTP verifications before a user is locked.
     public var totpMaxFailures = 10
+    /// Lifetime of a registration flow.
+    public var flowLifetime: Duration = .seconds(900)
+    /// Absolute lifetime of a session.
+    public var sessionLifetime: Duration = .seconds(30 * 86400)
+    /// A session not used for this long expires.
+    public var sessionIdleTimeout: Duration = .seconds(7 * 86400)
+    /// Wrong passwords in a row before an identity's password log-in is locked.
+    public var passwordMaxFailures = 5
+    /// How long a password lock lasts.
+    public var passwordLockout: Duration = .seconds(900)
+    /// Password log-ins per IP address per hour.
+    public var passwordPerIPHourlyLimit = 100
+    /// scrypt cost (log2 N) for identity passwords; r = 8, p = 1.
+    public var passwordScryptLogN = 15
 
     public init() {}
 
@@ -140,5 +154,12 @@ public struct ServerConfiguration: Sendable {
         channelLifetime = try seconds("auth.channelLifetime", channelLifetime, range: 10...3600)
         resultTokenLifetime = try seconds("auth.resultTokenLifetime", resultTokenLifetime, range: 30...86400)
         totpMaxFailures = try count("totp.maxFailures", totpMaxFailures, range: 1...1000)
+        flowLifetime = try seconds("flows.lifetime", flowLifetime, range: 60...86400)
+        sessionLifetime = try seconds("sessions.lifetime", sessionLifetime, range: 60...(365 * 86400))
+        sessionIdleTimeout = try seconds("sessions.idleTimeout", sessionIdleTimeout, range: 60...(365 * 86400))
+        passwordMaxFailures = try count("passwords.maxFailures", passwordMaxFailures, range: 1...100)
+        passwordLockout = try seconds("passwords.lockout", passwordLockout, range: 1...86400)
+        passwordPerIPHourlyLimit = try count("passwords.perIPHourlyLimit", passwordPerIPHourlyLimit, range: 1...1_000_000)
+        passwordScryptLogN = try count("passwords.scryptLogN", passwordScryptLogN, range: 10...20)
     }
 }

@@ -9,6 +9,8 @@ public protocol TesseraContext: RequestContext {
     var client: Client? { get set }
     /// The device whose signature a device endpoint verified.
     var deviceId: String? { get set }
+    /// The session a bearer-authenticated call carries.
+    var session: SessionService.Authenticated? { get set }
 }
 
 /// The request context of the Tessera server.
@@ -18,6 +20,7 @@ public struct TesseraRequestContext: TesseraContext {
     public let requestId: String
     public var client: Client?
     public var deviceId: String?
+    public var session: SessionService.Authenticated?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -25,5 +28,6 @@ public struct TesseraRequestContext: TesseraContext {
         self.requestId = RandomSource.system.identifier()
         self.client = nil
         self.deviceId = nil
+        self.session = nil
     }
 }

@@ -22,6 +22,12 @@ public final class TesseraRuntime: Sendable {
     let tokens: ResultTokens
     let auth: AuthService
     let totp: TOTPVerifier
+    let sessions: SessionService
+    let policies: ClientPolicyStore
+    let flows: RegistrationFlowService
+    let passwordLogin: PasswordLoginService
+    let sessionDevices: SessionDeviceService
+    let authenticators: AuthenticatorService
     let outbox: Outbox
     let admin: AdminAuthenticator
     let janitor: JanitorService
@@ -83,12 +89,30 @@ public final class TesseraRuntime: Sendable {
         }
         embeddedNodes = embedded
         nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
-        let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), hasher: hasher, totpKey: keys.totpKey, random: random)
+        sessions = SessionService(
+            database: database, hasher: hasher, random: random, clock: clock, lifetime: configuration.sessionLifetime,
+            idleTimeout: configuration.sessionIdleTimeout
+        )
+        policies = ClientPolicyStore(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
+        let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), sessions: sessions, totpKey: keys.totpKey, random: random)
         signUp = SignUpService(database: database, issuer: issuer, otp: otp, random: random, clock: clock, nodeSync: nodeSync)
         registration = DeviceRegistrationService(
-            database: database, issuer: issuer, otp: otp, clock: clock, maxDevicesPerUser: configuration.maxDevicesPerUser,
+            database: database, issuer: issuer, otp: otp, clock: clock, policies: policies,
             identityChecksPerHour: configuration.identityChecksPerHour, nodeSync: nodeSync
         )
+        let passwords = PasswordHasher(pepper: hasher, random: random, logN: configuration.passwordScryptLogN)
+        flows = RegistrationFlowService(
+            database: database, otp: otp, sessions: sessions, passwords: passwords, policies: policies, random: random, clock: clock,
+            lifetime: configuration.flowLifetime
+        )
+        passwordLogin = PasswordLoginService(
+            database: database, sessions: sessions, passwords: passwords, clock: clock, maxFailures: configuration.passwordMaxFailures,
+            lockout: configuration.passwordLockout, perIPHourlyLimit: configuration.passwordPerIPHourlyLimit
+        )
+        sessionDevices = SessionDeviceService(
+            database: database, issuer: issuer, sessions: sessions, policies: policies, clock: clock, nodeSync: nodeSync
+        )
+        authenticators = AuthenticatorService(database: database, policies: policies, random: random, clock: clock)
         tokens = ResultTokens(
             database: database, sealKey: keys.tokenSealKey,
             issuer: configuration.issuer ?? "http://\(configuration.host):\(configuration.port)",

@@ -42,6 +42,12 @@ public struct ClientService: Sendable {
 
     public func list() async throws -> [Client] { try await repository.list() }
 
+    /// The client with this key (admin calls), or 1102 with 404.
+    func client(clientKey: String) async throws -> Client {
+        guard let found = try await repository.find(clientKey: clientKey) else { throw AppError(.clientUnknown, .notFound, "No such client") }
+        return found.client
+    }
+
     public func setEnabled(clientKey: String, _ enabled: Bool) async throws {
         cache.remove(clientKey)
         guard try await repository.setEnabled(clientKey: clientKey, enabled: enabled, at: clock.now()) else {

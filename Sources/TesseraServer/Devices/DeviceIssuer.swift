@@ -7,13 +7,9 @@ import TesseraCore
 /// device row (TOTP secret sealed with the server's TOTP key) and a session (token kept as a keyed hash).
 struct DeviceIssuer: Sendable {
     let devices: SQLDeviceRepository
-    let sessions = SQLSessionRepository()
-    let hasher: SecretHasher
+    let sessions: SessionService
     let totpKey: SymmetricKey
     let random: RandomSource
-    var sessionLifetime: Duration = .seconds(30 * 86400)
-
-    static let sessionDomain = "session-token"
 
     struct Issued: Sendable {
         var deviceId: String
@@ -32,23 +28,23 @@ struct DeviceIssuer: Sendable {
 
     /// Inserts the device and its session inside the caller's transaction.
     func issue(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> Issued {
+        let (deviceId, totpSecret) = try await insertDevice(device, userId: userId, clientId: clientId, now: now, in: sql)
+        let session = try await sessions.create(userId: userId, deviceId: deviceId, now: now, in: sql)
+        return Issued(deviceId: deviceId, totpSecret: totpSecret, sessionToken: session.token, sessionExpiresIn: session.expiresIn)
+    }
+
+    /// Inserts the device alone (its TOTP secret sealed) inside the caller's transaction; returns its id
+    /// and the secret in base32.
+    func insertDevice(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> (String, String) {
         let deviceId = random.identifier(prefix: "dev_")
         let secret = random.bytes(20)
         let sealed = try AES.GCM.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).combined!.base64EncodedString()
-        let sessionToken = random.token(prefix: "tss_")
         try await devices.insert(DeviceRecord(
             id: deviceId, userId: userId, clientId: clientId, deviceKey: device.devicePublicKey,
             userVerificationKey: device.userVerificationPublicKey, os: device.os, appVersion: device.appVersion,
             pushToken: device.pushToken, totpSecretSealed: sealed, createdAt: now
         ), in: sql)
-        try await sessions.insert(
-            tokenHash: hasher.hash(sessionToken, domain: Self.sessionDomain), userId: userId, deviceId: deviceId, now: now,
-            expiresAt: now + sessionLifetime.millis, in: sql
-        )
-        return Issued(
-            deviceId: deviceId, totpSecret: Base32.encode(secret), sessionToken: sessionToken,
-            sessionExpiresIn: Int(sessionLifetime.components.seconds)
-        )
+        return (deviceId, Base32.encode(secret))
     }
 }
 

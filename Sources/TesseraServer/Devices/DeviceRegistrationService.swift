@@ -12,7 +12,8 @@ public struct DeviceRegistrationService: Sendable {
     let issuer: DeviceIssuer
     let otp: OTPService
     let clock: WallClock
-    let maxDevicesPerUser: Int
+    /// Devices per user come from the client's policy (default: the server's `devices.maxPerUser`).
+    let policies: ClientPolicyStore
     /// Identity checks allowed per IP address and per user key per hour (matching or not), so
     /// user keys and names cannot be guessed at speed.
     var identityChecksPerHour = 20
@@ -55,7 +56,8 @@ public struct DeviceRegistrationService: Sendable {
             throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
         }
         let now = clock.now()
-        let users = self.users, issuer = self.issuer, otp = self.otp, keep = maxDevicesPerUser - 1
+        let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
+        let users = self.users, issuer = self.issuer, otp = self.otp
         let device = DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token

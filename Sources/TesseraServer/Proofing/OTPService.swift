@@ -141,7 +141,14 @@ public struct OTPService: Sendable {
     /// Uses a dispose token once for `purpose`, inside the caller's transaction (sign-up and
     /// re-registration consume it in the transaction that creates the account or device).
     func consumeDisposeToken(_ token: String, client: Client, purpose: OTPPurpose, now: Int64, in sql: any SQLDatabase) async throws -> VerifiedTarget {
-        let hash = hasher.hash(token, domain: Self.disposeDomain)
+        try await consumeDisposeToken(hash: disposeTokenHash(token), client: client, purpose: purpose, now: now, in: sql)
+    }
+
+    /// The keyed hash under which a dispose token is stored (the registration flow keeps it).
+    func disposeTokenHash(_ token: String) -> String { hasher.hash(token, domain: Self.disposeDomain) }
+
+    /// Uses the dispose token with this hash once for `purpose`, inside the caller's transaction.
+    func consumeDisposeToken(hash: String, client: Client, purpose: OTPPurpose, now: Int64, in sql: any SQLDatabase) async throws -> VerifiedTarget {
         guard let record = try await repository.consumeDisposeToken(hash: hash, clientId: client.id, purpose: purpose, now: now, in: sql),
               let channel = OTPChannel(rawValue: record.channel)
         else {

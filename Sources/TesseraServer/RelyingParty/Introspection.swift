@@ -34,6 +34,7 @@ struct Introspection: Sendable {
     let tokens: ResultTokens
     let hasher: SecretHasher
     let clock: WallClock
+    var sessionIdleTimeout: Duration = .seconds(7 * 86400)
 
     func introspect(token: String, client: Client) async throws -> IntrospectionResponse {
         guard token.count <= 8192 else { return .inactive }
@@ -55,7 +56,7 @@ struct Introspection: Sendable {
     }
 
     private func session(_ token: String, client: Client) async throws -> IntrospectionResponse {
-        let hash = hasher.hash(token, domain: DeviceIssuer.sessionDomain)
+        let hash = hasher.hash(token, domain: SessionService.tokenDomain)
         let now = clock.now()
         let row = try await database.read { sql in
             try await sql.raw(
@@ -63,6 +64,7 @@ struct Introspection: Sendable {
                 SELECT s.created_at, s.expires_at, s.device_id, u.user_key FROM sessions s
                 JOIN users u ON u.id = s.user_id JOIN devices d ON d.id = s.device_id
                 WHERE s.token_hash = \(bind: hash) AND s.revoked_at IS NULL AND s.expires_at > \(bind: now)
+                  AND s.last_used_at > \(bind: now - sessionIdleTimeout.millis)
                   AND d.status = 'active' AND u.client_id = \(bind: client.id)
                 """
             ).first()

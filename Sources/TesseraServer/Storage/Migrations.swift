@@ -230,6 +230,54 @@ enum Migrator {
             )
             """,
         ]),
+        Migration(version: 5, name: "flows-sessions-passwords-authenticators-policies", statements: [
+            """
+            CREATE TABLE registration_flows (
+                id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                state TEXT NOT NULL,
+                phone TEXT,
+                dispose_hash TEXT,
+                user_id TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX registration_flows_expiry ON registration_flows (expires_at)",
+            "ALTER TABLE users ADD COLUMN password_hash TEXT",
+            "ALTER TABLE users ADD COLUMN password_failures INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN password_locked_until BIGINT",
+            "ALTER TABLE sessions ADD COLUMN id TEXT",
+            "ALTER TABLE sessions ADD COLUMN last_used_at BIGINT",
+            "UPDATE sessions SET id = 'ses_' || substr(token_hash, 1, 24), last_used_at = created_at",
+            "CREATE UNIQUE INDEX sessions_id ON sessions (id)",
+            "CREATE INDEX sessions_user ON sessions (user_id, created_at)",
+            """
+            CREATE TABLE client_policies (
+                client_id TEXT PRIMARY KEY REFERENCES clients(id),
+                policy TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE authenticators (
+                id TEXT PRIMARY KEY,
+                device_id TEXT NOT NULL REFERENCES devices(id),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                aaid TEXT NOT NULL,
+                type TEXT NOT NULL,
+                public_key TEXT NOT NULL,
+                passcode_fallback INTEGER NOT NULL,
+                invalidate_on_new_biometrics INTEGER NOT NULL,
+                status TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                deleted_at BIGINT
+            )
+            """,
+            "CREATE INDEX authenticators_user ON authenticators (user_id, created_at)",
+            "CREATE UNIQUE INDEX authenticators_active_type ON authenticators (device_id, type) WHERE status = 'active'",
+        ]),
     ]
 
     /// Applies every migration not yet recorded. Returns the versions applied now.

@@ -92,18 +92,26 @@ public struct SignUpService: Sendable {
                 try await users.insert(user, in: sql)
                 return try await issuer.issue(device, userId: userId, clientId: client.id, now: now, in: sql)
             }
-        } catch let error where UniqueViolation.detail(of: error) != nil {
-            let detail = UniqueViolation.detail(of: error) ?? ""
-            if detail.contains("email") { throw AppError(.duplicateEmail, .conflict, "This e-mail address already has an account") }
-            if detail.contains("phone") { throw AppError(.duplicatePhoneNumber, .conflict, "This phone number already has an account") }
-            if detail.contains("user_key") { throw AppError(.userKeyTaken, .conflict, "This user key is taken") }
-            throw error
+        } catch {
+            throw Self.duplicateError(for: error)
         }
         await nodeSync?.flush(deviceIds: [issued.deviceId])
         return SignUpResponse(
             userKey: request.userKey, deviceId: issued.deviceId, totpSecret: issued.totpSecret, sessionToken: issued.sessionToken,
             sessionExpiresIn: issued.sessionExpiresIn
         )
+    }
+}
+
+extension SignUpService {
+    /// The duplicate code for a unique-constraint violation on `users` (sign-up and the registration
+    /// flow alike); any other error is returned as it is.
+    static func duplicateError(for error: any Error) -> any Error {
+        guard let detail = UniqueViolation.detail(of: error) else { return error }
+        if detail.contains("email") { return AppError(.duplicateEmail, .conflict, "This e-mail address already has an account") }
+        if detail.contains("phone") { return AppError(.duplicatePhoneNumber, .conflict, "This phone number already has an account") }
+        if detail.contains("user_key") { return AppError(.userKeyTaken, .conflict, "This user key is taken") }
+        return error
     }
 }
 

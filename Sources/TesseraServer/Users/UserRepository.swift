@@ -10,6 +10,8 @@ struct UserRecord: Sendable {
     var phone: String
     var localAuthType: String
     var createdAt: Int64
+    /// The scrypt hash of the identity's password (flow sign-ups that set one).
+    var passwordHash: String? = nil
 }
 
 /// Storage of users. E-mail, phone and user key are unique per client by constraint.
@@ -29,9 +31,10 @@ struct SQLUserRepository: Sendable {
     func insert(_ user: UserRecord, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
-            INSERT INTO users (id, client_id, user_key, name, email, phone, local_auth_type, agreed_at, created_at)
+            INSERT INTO users (id, client_id, user_key, name, email, phone, local_auth_type, agreed_at, created_at, password_hash)
             VALUES (\(bind: user.id), \(bind: user.clientId), \(bind: user.userKey), \(bind: user.name), \(bind: user.email),
-                    \(bind: user.phone), \(bind: user.localAuthType), \(bind: user.createdAt), \(bind: user.createdAt))
+                    \(bind: user.phone), \(bind: user.localAuthType), \(bind: user.createdAt), \(bind: user.createdAt),
+                    \(bind: user.passwordHash))
             """
         ).run()
     }

@@ -1,0 +1,78 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// An ``AuthenticatorKeyStore`` in memory, for tests and short-lived tools. PIN and password keys
+/// check the secret (an HMAC of it) before signing.
+public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecked Sendable {
+    private struct Entry {
+        var key: P256.Signing.PrivateKey
+        var salt: Data
+        var secretCheck: Data?
+        var biometricDomainState: Data?
+    }
+
+    private let lock = NSLock()
+    private var entries: [AuthenticatorType: Entry] = [:]
+    private var invalidated: Set<AuthenticatorType> = []
+
+    /// Creates an empty store.
+    public init() {}
+
+    private static func check(_ secret: String?, salt: Data) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data((secret ?? "").utf8), using: SymmetricKey(data: salt)))
+    }
+
+    /// Generates the key of `type`, replacing any.
+    public func generate(for type: AuthenticatorType, unlockSecret: String?, biometricDomainState: Data?) throws -> P256.Signing.PublicKey {
+        let key = P256.Signing.PrivateKey()
+        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let entry = Entry(
+            key: key, salt: salt, secretCheck: type.needsUnlockSecret ? Self.check(unlockSecret, salt: salt) : nil,
+            biometricDomainState: biometricDomainState
+        )
+        lock.withLock {
+            entries[type] = entry
+            invalidated.remove(type)
+        }
+        return key.publicKey
+    }
+
+    /// Signs with the key of `type`; see ``AuthenticatorKeyStore/sign(_:data:unlockSecret:currentBiometricDomainState:)``.
+    public func sign(
+        _ type: AuthenticatorType, data: Data, unlockSecret: String?, currentBiometricDomainState: Data?
+    ) throws -> P256.Signing.ECDSASignature {
+        let key: P256.Signing.PrivateKey = try lock.withLock {
+            guard let entry = entries[type] else {
+                throw invalidated.contains(type) ? FidoErrorCode.keyDisappearedPermanently : FidoErrorCode.noSuitableAuthenticator
+            }
+            if let bound = entry.biometricDomainState {
+                guard let current = currentBiometricDomainState else { throw FidoErrorCode.authenticatorAccessDenied }
+                guard current == bound else {
+                    entries[type] = nil
+                    invalidated.insert(type)
+                    throw FidoErrorCode.keyDisappearedPermanently
+                }
+            }
+            if let expected = entry.secretCheck,
+               !SoftwareSecretAuthenticator.constantTimeEquals(Self.check(unlockSecret, salt: entry.salt), expected) {
+                throw FidoErrorCode.authenticatorAccessDenied
+            }
+            return entry.key
+        }
+        return try key.signature(for: data)
+    }
+
+    /// The public key of `type`, nil when there is none.
+    public func publicKey(for type: AuthenticatorType) throws -> P256.Signing.PublicKey? {
+        lock.withLock { entries[type]?.key.publicKey }
+    }
+
+    /// Deletes the key of `type`.
+    public func delete(_ type: AuthenticatorType) throws {
+        lock.withLock {
+            entries[type] = nil
+            invalidated.remove(type)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+extension TesseraClient {
+    /// A new authenticator registration for this device (the seed's `client.operations.registration`).
+    ///
+    /// ```swift
+    /// let info = try await tessera.registration()
+    ///     .username("alice")
+    ///     .authenticatorSelector(ClosureAuthenticatorSelector.fixed(.pin))
+    ///     .pinEnroller(myPinScreen)
+    ///     .execute()
+    /// ```
+    public func registration() -> Registration { Registration(client: self) }
+
+    /// The key store of this device's authenticator keys: the one the device key store provides
+    /// (``AuthenticatorKeyStoreProviding``), or a memory store tied to it when it is an object.
+    /// - Throws: ``FidoErrorCode/noSuitableAuthenticator`` for a value-type device key store that provides none.
+    public var authenticatorKeyStore: any AuthenticatorKeyStore {
+        get throws {
+            if let providing = keyStore as? any AuthenticatorKeyStoreProviding { return providing.authenticatorKeyStore }
+            if type(of: keyStore) is AnyClass { return AuthenticatorKeyStoreRegistry.store(for: keyStore as AnyObject) }
+            throw FidoErrorCode.noSuitableAuthenticator
+        }
+    }
+
+    /// The client's policy (`GET /v1/policy`): the authenticators it allows, its PIN and password rules
+    /// and whether biometrics may fall back to the device passcode.
+    /// - Throws: ``TesseraError``.
+    public func fetchPolicy() async throws -> ClientPolicy {
+        try await call("GET", "/v1/policy")
+    }
+
+    /// The authenticators registered for this device (`GET /v1/devices/authenticators`, signed by the device key).
+    /// - Throws: ``TesseraError`` (``ErrorCode/deviceUnknown`` when the device is not registered).
+    public func listAuthenticators() async throws -> [AuthenticatorInfo] {
+        let list: AuthenticatorList = try await call("GET", "/v1/devices/authenticators", signedBy: try authenticatorDeviceId())
+        return list.authenticators
+    }
+
+    /// Deletes an authenticator of this device (`DELETE /v1/devices/authenticators/{id}`, signed) and the
+    /// local key of its type.
+    /// - Parameter id: The authenticator id (`atr_…`), from ``listAuthenticators()`` or the registration.
+    /// - Throws: ``TesseraError`` (``ErrorCode/authenticatorUnknown`` for an id the server does not know).
+    public func deleteAuthenticator(id: String) async throws {
+        let deviceId = try authenticatorDeviceId()
+        guard !id.isEmpty, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            throw TesseraError(code: .authenticatorUnknown, message: "No authenticator \(id)")
+        }
+        let type = try await listAuthenticators().first(where: { $0.id == id })?.type
+        _ = try await signedExchange("DELETE", "/v1/devices/authenticators/\(id)", body: nil, signedBy: deviceId)
+        if let type { try authenticatorKeyStore.delete(type) }
+    }
+
+    /// Signs `data` with the local key of an authenticator (for instance a challenge).
+    /// - Parameters:
+    ///   - type: The authenticator type.
+    ///   - data: The bytes to sign.
+    ///   - unlockSecret: The PIN or password, for those types.
+    ///   - currentBiometricDomainState: The OS biometric domain state now (``BiometricUserVerifier/domainState``),
+    ///     for a biometric authenticator registered with `invalidateOnNewOsBiometrics`.
+    /// - Throws: ``FidoErrorCode``: ``FidoErrorCode/keyDisappearedPermanently`` once the OS biometrics changed
+    ///   (the key is deleted), ``FidoErrorCode/authenticatorAccessDenied`` for a wrong secret,
+    ///   ``FidoErrorCode/noSuitableAuthenticator`` without key.
+    public func signWithAuthenticator(
+        _ type: AuthenticatorType, data: Data, unlockSecret: String? = nil, currentBiometricDomainState: Data? = nil
+    ) throws -> P256.Signing.ECDSASignature {
+        try authenticatorKeyStore.sign(type, data: data, unlockSecret: unlockSecret, currentBiometricDomainState: currentBiometricDomainState)
+    }
+
+    /// The device id authenticator calls are signed with.
+    func authenticatorDeviceId() throws -> String {
+        guard let deviceId = try keyStore.loadState()?.deviceId else {
+            throw TesseraError(code: .deviceUnknown, message: "This device is not enrolled: sign up or re-register first")
+        }
+        return deviceId
+    }
+
+    /// A call signed by the device key (RFC 9421) whose 2xx answer may be empty (`DELETE` → 204), with
+    /// extra headers (from an ``AuthorizationProvider``) that cannot replace the SDK's own. Returns the
+    /// answer's body; refusals throw ``TesseraError`` like every other call.
+    func signedExchange(
+        _ method: String, _ path: String, body: Data?, signedBy keyId: String, extraHeaders: [String: String] = [:]
+    ) async throws -> Data {
+        let url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
+        let bytes = body ?? Data()
+        log?("→ \(method) \(path)")
+        var headers: [String: String] = [:]
+        for (name, value) in extraHeaders { headers[name] = value }
+        let store = keyStore
+        let signed = try MessageSignature.sign(
+            method: method, path: path, body: bytes, keyId: keyId, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)
+        ) { try store.signWithDeviceKey($0) }
+        let own = [
+            "Accept": "application/json", TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
+            "Content-Digest": signed.contentDigest, "Signature-Input": signed.signatureInput, "Signature": signed.signature,
+        ]
+        for (name, value) in own {
+            for existing in headers.keys where existing.lowercased() == name.lowercased() { headers[existing] = nil }
+            headers[name] = value
+        }
+        if !bytes.isEmpty { headers["Content-Type"] = "application/json" }
+        log?("  signed as \(keyId)")
+        let answer: HTTPAnswer
+        do {
+            answer = try await transport.send(method: method, url: url, headers: headers, body: bytes.isEmpty ? nil : bytes)
+        } catch {
+            log?("✗ \(method) \(path): network error \(error)")
+            throw TesseraError(code: .networkError, message: "Cannot reach \(configuration.serverURL.absoluteString): \(error)")
+        }
+        log?("← \(answer.status) \(path)")
+        if (200..<300).contains(answer.status) { return answer.body }
+        if let problem = try? JSONDecoder().decode(Problem.self, from: answer.body) {
+            log?("✗ \(path): code \(problem.code) \(problem.title)")
+            throw TesseraError(code: problem.errorCode, message: problem.detail ?? problem.title, problem: problem)
+        }
+        throw TesseraError(code: .invalidResponse, message: "HTTP \(answer.status) without a problem document")
+    }
+}

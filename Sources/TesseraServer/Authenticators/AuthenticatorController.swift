@@ -1,0 +1,36 @@
+import Hummingbird
+import TesseraCore
+
+/// Authenticator routes, signed by the device key, and the client's policy for the SDK.
+struct AuthenticatorController<Context: TesseraContext> {
+    let authenticators: AuthenticatorService
+    let bodyLimit: Int
+
+    func addRoutes(app: RouterGroup<Context>, signed: RouterGroup<Context>) {
+        app.get("policy") { _, context in
+            try Response.json(try await authenticators.policies.policy(clientId: try context.requireClient().id))
+        }
+        signed.post("authenticators") { request, context in
+            var request = request
+            let body = try await request.decodeJSON(AuthenticatorRegistrationRequest.self, limit: bodyLimit)
+            return try Response.json(
+                try await authenticators.register(body, deviceId: try context.requireDevice(), client: try context.requireClient()), status: .created
+            )
+        }
+        signed.get("authenticators") { _, context in
+            try Response.json(try await authenticators.list(deviceId: try context.requireDevice()))
+        }
+        signed.delete("authenticators/{authenticatorId}") { _, context in
+            try await authenticators.delete(id: try context.parameters.require("authenticatorId"), deviceId: try context.requireDevice())
+            return Response(status: .noContent)
+        }
+    }
+}
+
+extension TesseraContext {
+    /// The device whose signature the middleware verified.
+    func requireDevice() throws -> String {
+        guard let deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+        return deviceId
+    }
+}

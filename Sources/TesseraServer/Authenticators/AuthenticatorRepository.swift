@@ -1,0 +1,68 @@
+import SQLKit
+import TesseraCore
+
+/// Storage of authenticators. At most one active authenticator per device and type, by a partial
+/// unique index.
+struct SQLAuthenticatorRepository: Sendable {
+    private struct Row: Decodable {
+        var id: String
+        var device_id: String
+        var aaid: String
+        var type: String
+        var public_key: String
+        var passcode_fallback: Int
+        var invalidate_on_new_biometrics: Int
+        var created_at: Int64
+
+        var info: AuthenticatorInfo {
+            AuthenticatorInfo(
+                id: id, deviceId: device_id, aaid: aaid, type: AuthenticatorType(rawValue: type) ?? .pin, publicKey: public_key,
+                allowDevicePasscodeAsFallback: passcode_fallback != 0, invalidateOnNewOsBiometrics: invalidate_on_new_biometrics != 0,
+                createdAt: created_at
+            )
+        }
+    }
+
+    private static let columns = "a.id, a.device_id, a.aaid, a.type, a.public_key, a.passcode_fallback, a.invalidate_on_new_biometrics, a.created_at"
+
+    func insert(_ info: AuthenticatorInfo, userId: String, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO authenticators (id, device_id, user_id, aaid, type, public_key, passcode_fallback, invalidate_on_new_biometrics, status, created_at)
+            VALUES (\(bind: info.id), \(bind: info.deviceId), \(bind: userId), \(bind: info.aaid), \(bind: info.type.rawValue),
+                    \(bind: info.publicKey), \(bind: info.allowDevicePasscodeAsFallback ? 1 : 0), \(bind: info.invalidateOnNewOsBiometrics ? 1 : 0),
+                    'active', \(bind: info.createdAt))
+            """
+        ).run()
+    }
+
+    func list(deviceId: String, in sql: any SQLDatabase) async throws -> [AuthenticatorInfo] {
+        try await sql.raw(
+            "SELECT \(unsafeRaw: Self.columns) FROM authenticators a WHERE a.device_id = \(bind: deviceId) AND a.status = 'active' ORDER BY a.created_at, a.id"
+        ).all(decoding: Row.self).map(\.info)
+    }
+
+    func list(userId: String, in sql: any SQLDatabase) async throws -> [AuthenticatorInfo] {
+        try await sql.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM authenticators a JOIN devices d ON d.id = a.device_id
+            WHERE a.user_id = \(bind: userId) AND a.status = 'active' AND d.status = 'active' ORDER BY a.created_at, a.id
+            """
+        ).all(decoding: Row.self).map(\.info)
+    }
+
+    /// Deletes an active authenticator; `deviceId` limits it to that device's. Returns whether one was deleted.
+    func delete(id: String, deviceId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
+        if let deviceId {
+            return try await sql.raw(
+                """
+                UPDATE authenticators SET status = 'deleted', deleted_at = \(bind: now)
+                WHERE id = \(bind: id) AND device_id = \(bind: deviceId) AND status = 'active' RETURNING id
+                """
+            ).first() != nil
+        }
+        return try await sql.raw(
+            "UPDATE authenticators SET status = 'deleted', deleted_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active' RETURNING id"
+        ).first() != nil
+    }
+}

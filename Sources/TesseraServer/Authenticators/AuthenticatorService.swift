@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// Authenticator registration (SPEC capability 7, the Nevis side): each authenticator has its own
+/// P-256 key, tied to the device that signed the registration, and the client's policy decides
+/// which types may be registered, the PIN and password rules and passcode fallback. The server is
+/// the one that refuses; the SDK only avoids asking for what would be refused.
+struct AuthenticatorService: Sendable {
+    let database: any Database
+    let repository = SQLAuthenticatorRepository()
+    let policies: ClientPolicyStore
+    let random: RandomSource
+    let clock: WallClock
+
+    func register(_ request: AuthenticatorRegistrationRequest, deviceId: String, client: Client) async throws -> AuthenticatorInfo {
+        guard let type = AuthenticatorType(aaid: request.aaid) else {
+            throw AppError.invalidField("aaid", "aaid must be one of \(AuthenticatorType.allCases.map(\.aaid).joined(separator: ", "))")
+        }
+        let policy = try await policies.policy(clientId: client.id)
+        guard policy.allowedAuthenticators.contains(type) else {
+            throw AppError(.authenticatorNotAllowed, .forbidden, "This app does not allow \(type.rawValue) authenticators")
+        }
+        if request.allowDevicePasscodeAsFallback, !policy.allowDevicePasscodeFallback {
+            throw AppError(.passcodeFallbackNotAllowed, .forbidden, "This app does not allow the device passcode as fallback")
+        }
+        switch type {
+        case .pin:
+            guard let pin = request.pin else { throw AppError(.fieldMissing, .badRequest, "A PIN authenticator needs pin", field: "pin") }
+            if let violation = policy.pin.violation(of: pin) {
+                throw AppError(.pinPolicyViolation, .unprocessableContent, "The PIN breaks this app's rules", detail: violation, field: "pin")
+            }
+            guard request.password == nil else { throw AppError.invalidField("password", "only a password authenticator takes password") }
+        case .password:
+            guard let password = request.password else {
+                throw AppError(.fieldMissing, .badRequest, "A password authenticator needs password", field: "password")
+            }
+            if let violation = policy.password.violation(of: password) {
+                throw AppError(.passwordPolicyViolation, .unprocessableContent, "The password breaks this app's rules", detail: violation, field: "password")
+            }
+            guard request.pin == nil else { throw AppError.invalidField("pin", "only a PIN authenticator takes pin") }
+        default:
+            guard request.pin == nil, request.password == nil else {
+                throw AppError.invalidField(request.pin != nil ? "pin" : "password", "only PIN and password authenticators take a secret")
+            }
+        }
+        guard let key = P256.Signing.PublicKey(x963Base64: request.publicKey) else {
+            throw AppError(.authenticatorKeyInvalid, .badRequest, "publicKey must be a P-256 public key (X9.63, base64)", field: "publicKey")
+        }
+        guard let der = Data(base64Encoded: request.keySignature), let signature = try? P256.Signing.ECDSASignature(derRepresentation: der),
+              key.isValidSignature(
+                  signature, for: AuthenticatorRegistrationRequest.proofBytes(deviceId: deviceId, aaid: request.aaid, publicKey: request.publicKey)
+              )
+        else {
+            throw AppError(.authenticatorKeyInvalid, .badRequest, "keySignature does not verify with publicKey", field: "keySignature")
+        }
+        for (field, value, limit) in [("deviceName", request.deviceName, 100), ("pushToken", request.pushToken, 4096)]
+        where (value?.count ?? 0) > limit {
+            throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
+        }
+        let info = AuthenticatorInfo(
+            id: random.identifier(prefix: "atr_"), deviceId: deviceId, aaid: type.aaid, type: type, publicKey: request.publicKey,
+            allowDevicePasscodeAsFallback: request.allowDevicePasscodeAsFallback,
+            invalidateOnNewOsBiometrics: type.isBiometric && request.invalidateOnNewOsBiometrics, createdAt: clock.now()
+        )
+        let repository = self.repository
+        do {
+            try await database.transaction { sql in
+                guard let userId = try await sql.raw("SELECT user_id FROM devices WHERE id = \(bind: deviceId) AND status = 'active'").first()?
+                    .decode(column: "user_id", as: String.self)
+                else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
+                try await repository.insert(info, userId: userId, in: sql)
+                if let pushToken = request.pushToken {
+                    try await sql.raw("UPDATE devices SET push_token = \(bind: pushToken) WHERE id = \(bind: deviceId)").run()
+                }
+            }
+        } catch let error where UniqueViolation.detail(of: error) != nil {
+            throw AppError(.authenticatorExists, .conflict, "This device has an active \(type.rawValue) authenticator already; delete it first")
+        }
+        return info
+    }
+
+    func list(deviceId: String) async throws -> AuthenticatorList {
+        let repository = self.repository
+        return AuthenticatorList(authenticators: try await database.read { try await repository.list(deviceId: deviceId, in: $0) })
+    }
+
+    /// The authenticators of a client's user (admin).
+    func list(userId: String) async throws -> AuthenticatorList {
+        let repository = self.repository
+        return AuthenticatorList(authenticators: try await database.read { try await repository.list(userId: userId, in: $0) })
+    }
+
+    /// Deletes one; `deviceId` limits it to that device's (7204 otherwise).
+    func delete(id: String, deviceId: String?) async throws {
+        let repository = self.repository, now = clock.now()
+        guard try await database.withSQL({ try await repository.delete(id: id, deviceId: deviceId, now: now, in: $0) }) else {
+            throw AppError(.authenticatorUnknown, .notFound, "No such authenticator")
+        }
+    }
+}

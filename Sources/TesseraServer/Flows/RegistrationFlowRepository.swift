@@ -1,0 +1,70 @@
+import SQLKit
+import TesseraCore
+
+/// A registration flow as stored.
+struct RegistrationFlowRecord: Sendable, Decodable {
+    var id: String
+    var client_id: String
+    var state: String
+    var phone: String?
+    var dispose_hash: String?
+    var user_id: String?
+    var created_at: Int64
+    var updated_at: Int64
+    var expires_at: Int64
+
+    var flowState: RegistrationFlowState { RegistrationFlowState(rawValue: state) ?? .created }
+}
+
+/// Storage of registration flows. Every step is one conditional update from the state it expects,
+/// so two concurrent calls cannot both move a flow.
+struct SQLRegistrationFlowRepository: Sendable {
+    func insert(id: String, clientId: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO registration_flows (id, client_id, state, created_at, updated_at, expires_at)
+            VALUES (\(bind: id), \(bind: clientId), 'created', \(bind: now), \(bind: now), \(bind: expiresAt))
+            """
+        ).run()
+    }
+
+    func find(id: String, clientId: String, in sql: any SQLDatabase) async throws -> RegistrationFlowRecord? {
+        try await sql.raw("SELECT * FROM registration_flows WHERE id = \(bind: id) AND client_id = \(bind: clientId)")
+            .first(decoding: RegistrationFlowRecord.self)
+    }
+
+    /// Records the phone a code went to (from `created` or `otp_sent`).
+    func markOTPSent(id: String, phone: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw(
+            """
+            UPDATE registration_flows SET state = 'otp_sent', phone = \(bind: phone), updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND state IN ('created', 'otp_sent') AND expires_at > \(bind: now) RETURNING id
+            """
+        ).first() != nil
+    }
+
+    /// `otp_sent` → `verified` for that phone, keeping the dispose token's hash.
+    func markVerified(id: String, phone: String, disposeHash: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw(
+            """
+            UPDATE registration_flows SET state = 'verified', dispose_hash = \(bind: disposeHash), updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND state = 'otp_sent' AND phone = \(bind: phone) AND expires_at > \(bind: now) RETURNING id
+            """
+        ).first() != nil
+    }
+
+    /// `verified` → `finished`; returns the dispose token's hash when this call moved it.
+    func markFinished(id: String, userId: String, now: Int64, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw(
+            """
+            UPDATE registration_flows SET state = 'finished', user_id = \(bind: userId), updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND state = 'verified' AND expires_at > \(bind: now) RETURNING dispose_hash
+            """
+        ).first()?.decode(column: "dispose_hash", as: String?.self)
+    }
+
+    /// Deletes flows that expired before `cutoff`.
+    static func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM registration_flows WHERE expires_at < \(bind: cutoff)").run()
+    }
+}

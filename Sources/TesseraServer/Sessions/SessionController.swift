@@ -1,0 +1,56 @@
+import Crypto
+import Hummingbird
+import TesseraCore
+
+/// Session routes: password log-in (app), the device-key registration that completes a log-in,
+/// who am I, log-out, and listing and revoking one's own sessions.
+struct SessionController<Context: TesseraContext> {
+    let sessions: SessionService
+    let devices: SessionDeviceService
+    let login: PasswordLoginService
+    let bodyLimit: Int
+
+    /// - Parameters:
+    ///   - app: client-key routes; `pending`: sessions with or without a device; `live`: sessions with a device.
+    func addRoutes(app: RouterGroup<Context>, pending: RouterGroup<Context>, live: RouterGroup<Context>) {
+        app.post("login/password") { request, context in
+            var request = request
+            let body = try await request.decodeJSON(PasswordLoginRequest.self, limit: bodyLimit)
+            return try Response.json(
+                try await login.login(client: try context.requireClient(), identifier: body.identifier, password: body.password, ip: context.remoteAddress)
+            )
+        }
+        pending.put("session/device") { request, context in
+            var request = request
+            let session = try context.requireSession()
+            let body = try await request.decodeSelfSigned(
+                SessionDeviceRequest.self, limit: bodyLimit, database: sessions.database, clock: sessions.clock
+            ) { body in
+                guard let key = P256.Signing.PublicKey(x963Base64: body.devicePublicKey) else {
+                    throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
+                }
+                return key
+            }
+            return try Response.json(try await devices.register(body, session: session, client: try context.requireClient()), status: .created)
+        }
+        pending.delete("session") { _, context in
+            try await sessions.revoke(id: try context.requireSession().id, userId: nil)
+            return Response(status: .noContent)
+        }
+        live.get("session") { _, context in
+            let session = try context.requireSession()
+            let list = try await sessions.list(userId: session.userId, currentId: session.id)
+            let identity = try await sessions.database.read { try await PasswordLoginService.identity(userId: session.userId, in: $0) }
+            guard let current = list.sessions.first(where: \.current) else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
+            return try Response.json(CurrentSession(session: current, identity: identity))
+        }
+        live.get("sessions") { _, context in
+            let session = try context.requireSession()
+            return try Response.json(try await sessions.list(userId: session.userId, currentId: session.id))
+        }
+        live.delete("sessions/{sessionId}") { _, context in
+            try await sessions.revoke(id: try context.parameters.require("sessionId"), userId: try context.requireSession().userId)
+            return Response(status: .noContent)
+        }
+    }
+}

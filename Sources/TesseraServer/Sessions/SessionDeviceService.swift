@@ -1,0 +1,44 @@
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// The device key a session registers after the registration flow or a password log-in (the
+/// seed's `PUT …/certificates`): the session counts as logged in only once it is bound to a device.
+/// Uses the same device issuer as sign-up and re-registration, and the client's devices-per-user
+/// limit (the oldest devices beyond it are revoked in the same transaction).
+struct SessionDeviceService: Sendable {
+    let database: any Database
+    let issuer: DeviceIssuer
+    let sessions: SessionService
+    let policies: ClientPolicyStore
+    let clock: WallClock
+    var nodeSync: NodeSyncService?
+
+    func register(_ request: SessionDeviceRequest, session: SessionService.Authenticated, client: Client) async throws -> SessionDeviceResponse {
+        guard session.deviceId == nil else { throw AppError(.conflict, .conflict, "This session has a device key already") }
+        guard P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey) != nil else {
+            throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
+        }
+        for (field, value, limit) in [("appVersion", request.appVersion, 32), ("os", request.os, 32), ("pushToken", request.pushToken, 4096)]
+        where value.count > limit {
+            throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
+        }
+        let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
+        let device = DeviceIssuer.NewDevice(
+            devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
+            appVersion: request.appVersion, pushToken: request.pushToken
+        )
+        let now = clock.now(), issuer = self.issuer, repository = sessions.repository
+        let (deviceId, secret, revoked) = try await database.transaction { sql in
+            let revoked = try await issuer.devices.revokeActive(userId: session.userId, keepNewest: keep, now: now, in: sql)
+            let (deviceId, secret) = try await issuer.insertDevice(device, userId: session.userId, clientId: client.id, now: now, in: sql)
+            guard try await repository.bindDevice(tokenHash: session.tokenHash, deviceId: deviceId, in: sql) else {
+                throw AppError(.conflict, .conflict, "This session has a device key already")
+            }
+            return (deviceId, secret, revoked)
+        }
+        await nodeSync?.flush(deviceIds: [deviceId] + revoked)
+        return SessionDeviceResponse(deviceId: deviceId, totpSecret: secret, revokedDeviceIds: revoked)
+    }
+}

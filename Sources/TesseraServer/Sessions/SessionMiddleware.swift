@@ -1,0 +1,31 @@
+import Hummingbird
+import TesseraCore
+
+/// Requires a live session (`Authorization: Bearer tss_…`) of the calling client and puts it in the
+/// context. With `requiresDevice`, a session not yet bound to a device key is refused (7104): the
+/// user counts as logged in only once the device key is registered.
+struct SessionMiddleware<Context: TesseraContext>: RouterMiddleware {
+    let sessions: SessionService
+    var requiresDevice = true
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown", detail: "Send Authorization: Bearer <session token>")
+        }
+        let session = try await sessions.authenticate(token: String(header.dropFirst(7)), client: try context.requireClient())
+        if requiresDevice, session.deviceId == nil {
+            throw AppError(.sessionDeviceRequired, .forbidden, "Register the device key first", detail: "PUT /v1/session/device")
+        }
+        var context = context
+        context.session = session
+        return try await next(request, context)
+    }
+}
+
+extension TesseraContext {
+    /// The session; the session middleware guarantees it on session routes.
+    func requireSession() throws -> SessionService.Authenticated {
+        guard let session else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
+        return session
+    }
+}

@@ -1,0 +1,80 @@
+import SQLKit
+import TesseraCore
+
+/// Sessions (SPEC capability 6): opaque bearer tokens (`tss_…`) kept as keyed hashes, with an
+/// absolute lifetime, an idle timeout and revocation; listed and revoked by their user and the admin.
+public struct SessionService: Sendable {
+    let database: any Database
+    let repository = SQLSessionRepository()
+    let hasher: SecretHasher
+    let random: RandomSource
+    let clock: WallClock
+    var lifetime: Duration = .seconds(30 * 86400)
+    var idleTimeout: Duration = .seconds(7 * 86400)
+
+    static let tokenDomain = "session-token"
+
+    /// A new session's token (shown once) and its public id.
+    struct Created: Sendable {
+        var id: String
+        var token: String
+        var expiresIn: Int
+    }
+
+    /// The session an authenticated call carries.
+    public struct Authenticated: Sendable {
+        public var id: String
+        public var userId: String
+        public var deviceId: String?
+        var tokenHash: String
+    }
+
+    /// Creates a session inside the caller's transaction.
+    func create(userId: String, deviceId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Created {
+        let token = random.token(prefix: "tss_")
+        let id = random.identifier(prefix: "ses_")
+        try await repository.insert(
+            id: id, tokenHash: hasher.hash(token, domain: Self.tokenDomain), userId: userId, deviceId: deviceId, now: now,
+            expiresAt: now + lifetime.millis, in: sql
+        )
+        return Created(id: id, token: token, expiresIn: Int(lifetime.components.seconds))
+    }
+
+    /// Checks a bearer token for `client`: unknown (7101), expired or idle (7102), revoked or its device
+    /// revoked (7103). Marks the session used.
+    func authenticate(token: String, client: Client) async throws -> Authenticated {
+        let hash = hasher.hash(token, domain: Self.tokenDomain)
+        let repository = self.repository
+        guard let (record, clientId, deviceRevoked) = try await database.read({ try await repository.find(tokenHash: hash, in: $0) }),
+              clientId == client.id
+        else {
+            throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown")
+        }
+        let now = clock.now()
+        if record.revoked_at != nil || deviceRevoked { throw AppError(.sessionRevoked, .unauthorized, "Session revoked") }
+        if now >= record.expires_at || now >= record.last_used_at + idleTimeout.millis {
+            throw AppError(.sessionExpired, .unauthorized, "Session expired")
+        }
+        if now - record.last_used_at > 60_000 {
+            try await database.withSQL { try await repository.touch(tokenHash: hash, now: now, in: $0) }
+        }
+        return Authenticated(id: record.id, userId: record.user_id, deviceId: record.device_id, tokenHash: hash)
+    }
+
+    /// The user's sessions, live ones first (newest first), then ended ones.
+    func list(userId: String, currentId: String?) async throws -> SessionList {
+        let repository = self.repository, now = clock.now(), idle = idleTimeout.millis
+        let records = try await database.read { try await repository.list(userId: userId, in: $0) }
+        func live(_ r: SessionRecord) -> Bool { r.revoked_at == nil && now < r.expires_at && now < r.last_used_at + idle }
+        let ordered = records.filter(live) + records.filter { !live($0) }
+        return SessionList(sessions: ordered.map { $0.info(current: $0.id == currentId) })
+    }
+
+    /// Revokes a session; `userId` limits it to that user's (7105 otherwise).
+    func revoke(id: String, userId: String?) async throws {
+        let repository = self.repository, now = clock.now()
+        guard try await database.withSQL({ try await repository.revoke(id: id, userId: userId, now: now, in: $0) }) else {
+            throw AppError(.sessionUnknown, .notFound, "No such live session")
+        }
+    }
+}
