@@ -99,11 +99,12 @@ extension TesseraClient {
         let answer: SignUpResponse = try await call(
             "POST", path, body: body(keys), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
         )
-        var state = DeviceState(
+        let state = DeviceState(
             deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType
         )
-        state.sessionToken = answer.sessionToken
         try keyStore.saveState(state)
+        try keyStore.saveSession(StoredSession(token: answer.sessionToken, deviceBound: true, identityId: answer.userKey))
+        authentication.set(true, tessera: self)
         log?("enrolled as device \(answer.deviceId)")
         return state
     }

@@ -45,6 +45,8 @@ public final class TesseraClient: Sendable {
     let log: LogHandler?
     /// The authentication in progress and the last result token (the seed keeps both inside the SDK).
     let authState = LockedValue(AuthState())
+    /// Logged in or not, with the delegate and the streams to tell.
+    let authentication: AuthenticationStateHub
 
     /// Creates a client.
     /// - Parameters:
@@ -55,6 +57,7 @@ public final class TesseraClient: Sendable {
         self.configuration = configuration
         self.keyStore = keyStore
         self.log = onTotalLog
+        self.authentication = AuthenticationStateHub(authenticated: (try? keyStore.loadSession())??.deviceBound ?? false)
         #if canImport(AsyncHTTPClient)
         self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
         #else
@@ -115,6 +118,27 @@ public final class TesseraClient: Sendable {
         try await exchange(method, path, bytes: Data(), signedBy: nil, bearer: bearer)
     }
 
+    /// A call authorised by the session the SDK holds. A 401 answer ends the session (logged out).
+    func sessionCall<Answer: Decodable>(
+        _ method: String, _ path: String, bytes: Data = Data(), signedBy keyId: String? = nil, session: StoredSession? = nil
+    ) async throws -> Answer {
+        guard let session = try session ?? keyStore.loadSession() else {
+            authentication.set(false, tessera: self)
+            throw TesseraError(code: .sessionInvalid, message: "Not logged in")
+        }
+        do {
+            return try await exchange(method, path, bytes: bytes, signedBy: keyId, bearer: session.token)
+        } catch let error as TesseraError where error.problem?.status == 401 {
+            log?("session refused (\(error.code.rawValue)): logged out")
+            try? keyStore.saveSession(nil)
+            authentication.set(false, tessera: self)
+            throw error
+        }
+    }
+
+    /// An answer with no body (204).
+    struct NoContent: Decodable {}
+
     private func exchange<Answer: Decodable>(
         _ method: String, _ fullPath: String, bytes: Data, signedBy keyId: String?, bearer: String? = nil
     ) async throws -> Answer {
@@ -149,6 +173,7 @@ public final class TesseraClient: Sendable {
         }
         log?("← \(answer.status) \(path)")
         if (200..<300).contains(answer.status) {
+            if Answer.self == NoContent.self, let empty = NoContent() as? Answer { return empty }
             do {
                 return try JSONDecoder().decode(Answer.self, from: answer.body)
             } catch {

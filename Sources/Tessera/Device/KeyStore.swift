@@ -14,8 +14,6 @@ public struct DeviceState: Codable, Sendable, Equatable {
     public var pushToken: String
     /// The local authentication type chosen at sign-up.
     public var localAuthType: LocalAuthType
-    /// The session token (kept private to the SDK).
-    var sessionToken: String?
 
     /// Creates a state.
     public init(deviceId: String, userKey: String, totpSecret: String, pushToken: String, localAuthType: LocalAuthType) {
@@ -43,6 +41,10 @@ public protocol DeviceKeyStore: Sendable {
     func saveState(_ state: DeviceState) throws
     /// The saved state, if any.
     func loadState() throws -> DeviceState?
+    /// Saves the session (nil removes it).
+    func saveSession(_ session: StoredSession?) throws
+    /// The saved session, if any.
+    func loadSession() throws -> StoredSession?
 }
 
 /// Errors of a key store.
@@ -59,6 +61,7 @@ public final class MemoryKeyStore: DeviceKeyStore, @unchecked Sendable {
     private var device: P256.Signing.PrivateKey?
     private var userVerification: P256.Signing.PrivateKey?
     private var state: DeviceState?
+    private var session: StoredSession?
 
     /// Creates an empty store.
     public init() {}
@@ -85,6 +88,8 @@ public final class MemoryKeyStore: DeviceKeyStore, @unchecked Sendable {
     public func deviceKeyPublic() throws -> P256.Signing.PublicKey? { lock.withLock { device?.publicKey } }
     public func saveState(_ state: DeviceState) throws { lock.withLock { self.state = state } }
     public func loadState() throws -> DeviceState? { lock.withLock { state } }
+    public func saveSession(_ session: StoredSession?) throws { lock.withLock { self.session = session } }
+    public func loadSession() throws -> StoredSession? { lock.withLock { session } }
 }
 
 /// A key store in a directory (mode 0700, files 0600) for Linux devices and the CLI. The
@@ -109,6 +114,7 @@ public struct FileKeyStore: DeviceKeyStore {
 
     private var keysFile: URL { directory.appendingPathComponent("keys.json") }
     private var stateFile: URL { directory.appendingPathComponent("device.json") }
+    private var sessionFile: URL { directory.appendingPathComponent("session.json") }
 
     private func write(_ data: Data, to url: URL) throws {
         let temporary = url.path + ".tmp"
@@ -161,5 +167,18 @@ public struct FileKeyStore: DeviceKeyStore {
     public func loadState() throws -> DeviceState? {
         guard let data = FileManager.default.contents(atPath: stateFile.path) else { return nil }
         return try JSONDecoder().decode(DeviceState.self, from: data)
+    }
+
+    public func saveSession(_ session: StoredSession?) throws {
+        guard let session else {
+            if FileManager.default.fileExists(atPath: sessionFile.path) { try FileManager.default.removeItem(at: sessionFile) }
+            return
+        }
+        try write(try JSONEncoder().encode(session), to: sessionFile)
+    }
+
+    public func loadSession() throws -> StoredSession? {
+        guard let data = FileManager.default.contents(atPath: sessionFile.path) else { return nil }
+        return try JSONDecoder().decode(StoredSession.self, from: data)
     }
 }
