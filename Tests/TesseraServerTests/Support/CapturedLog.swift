@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+
+/// Every log line a runtime writes (all levels, with metadata), so tests can check that no secret
+/// ever reaches a log.
+final class CapturedLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    var text: String { lock.withLock { lines.joined(separator: "\n") } }
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+
+    var logger: Logger {
+        var logger = Logger(label: "captured") { label in Handler(label: label, sink: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    struct Handler: LogHandler {
+        let label: String
+        let sink: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            sink.append("\(event.level) \(label) \(event.message) \(merged) \(event.source) \(event.function)")
+        }
+    }
+}
