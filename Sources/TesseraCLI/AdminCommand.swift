@@ -8,7 +8,7 @@ struct AdminCommand: AsyncParsableCommand {
         abstract: "Administer clients, nodes, keys and tokens (works directly on the server's storage).",
         subcommands: [
             ClientCommand.self, UserAdminCommand.self, DeviceAdminCommand.self, NodeAdminCommand.self, KeysCommand.self, TOTPAdminCommand.self,
-            TokenCommand.self,
+            TokenCommand.self, SessionAdminCommand.self, AuthenticatorAdminCommand.self,
         ]
     )
 }
@@ -16,7 +16,7 @@ struct AdminCommand: AsyncParsableCommand {
 struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client", abstract: "Manage clients (apps).",
-        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self]
+        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self, ClientPolicyCommand.self]
     )
 
     struct Create: AsyncParsableCommand {

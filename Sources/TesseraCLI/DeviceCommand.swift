@@ -9,7 +9,9 @@ struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Act as a device against any Tessera server (built on the public SDK).",
-        subcommands: [Signup.self, Recover.self, Login.self, Approve.self, TOTPCode.self, Show.self]
+        subcommands: [
+            Signup.self, Recover.self, Login.self, Approve.self, TOTPCode.self, Show.self, FlowSignup.self, PasswordLogin.self, Sessions.self,
+        ]
     )
 
     /// Where to find the server, saved in the device directory at sign-up.
