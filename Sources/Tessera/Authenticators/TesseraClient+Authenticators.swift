@@ -49,7 +49,7 @@ extension TesseraClient {
             throw TesseraError(code: .authenticatorUnknown, message: "No authenticator \(id)")
         }
         let type = try await listAuthenticators().first(where: { $0.id == id })?.type
-        _ = try await signedExchange("DELETE", "/v1/devices/authenticators/\(id)", body: nil, signedBy: deviceId)
+        let _: NoContent = try await call("DELETE", "/v1/devices/authenticators/\(id)", signedBy: deviceId)
         if let type { try authenticatorKeyStore.delete(type) }
     }
 
@@ -77,9 +77,9 @@ extension TesseraClient {
         return deviceId
     }
 
-    /// A call signed by the device key (RFC 9421) whose 2xx answer may be empty (`DELETE` → 204), with
-    /// extra headers (from an ``AuthorizationProvider``) that cannot replace the SDK's own. Returns the
-    /// answer's body; refusals throw ``TesseraError`` like every other call.
+    /// A call signed by the device key (RFC 9421) with extra headers (from an ``AuthorizationProvider``),
+    /// which cannot replace the SDK's own; `call` cannot add headers. Returns the 2xx answer's body
+    /// (possibly empty); refusals throw ``TesseraError`` like every other call.
     func signedExchange(
         _ method: String, _ path: String, body: Data?, signedBy keyId: String, extraHeaders: [String: String] = [:]
     ) async throws -> Data {

@@ -1,0 +1,365 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// Registers a new authenticator for this device (the seed's `NMARegistration`), built step by step
+/// and run with ``execute()-(()->Void)`` (callbacks) or ``execute()-(()async throws(OperationError)->AuthenticatorInfo)``.
+///
+/// ```swift
+/// tessera.registration()
+///     .username("alice")
+///     .deviceInformation(DeviceInformation(name: "Alice's phone", fcmRegistrationToken: token))
+///     .authenticatorSelector(mySelector)
+///     .biometricUserVerifier(myBiometricPrompt)
+///     .pinEnroller(myPinScreen)
+///     .onSuccess { info in … }
+///     .onError { error in … }
+///     .execute()
+/// ```
+///
+/// Required: ``username(_:)``, ``authenticatorSelector(_:)``, at least one of ``biometricUserVerifier(_:)``,
+/// ``devicePasscodeUserVerifier(_:)``, ``pinEnroller(_:)`` and ``passwordEnroller(_:)``, and for the
+/// callback form ``onSuccess(_:)-(()->Void)`` and ``onError(_:)``. They are checked before any network
+/// call, each with its own ``OperationError/missingParameter(_:)``.
+///
+/// The run: fetch the client's policy (`GET /v1/policy`), let the selector choose among the allowed
+/// authenticators, verify the user (biometric, device passcode) or enrol the PIN or password (checked
+/// against the policy's rules on the device, asking again up to ``maxEnrollmentAttempts`` answers),
+/// generate the authenticator's P-256 key in the ``AuthenticatorKeyStore``, and send its public key with a
+/// proof of possession (`POST /v1/devices/authenticators`, signed by the device key).
+///
+/// The builder is safe to use from several threads; each run takes a snapshot of its parts.
+public final class Registration: @unchecked Sendable {
+    /// How many answers a PIN or password enroller may give before the registration fails.
+    public static let maxEnrollmentAttempts = 3
+
+    struct Parts {
+        var username: String?
+        var serverUrl: URL?
+        var authorizationProvider: (any AuthorizationProvider)?
+        var deviceInformation: DeviceInformation?
+        var selector: (any AuthenticatorSelector)?
+        var biometric: (any BiometricUserVerifier)?
+        var passcode: (any DevicePasscodeUserVerifier)?
+        var pin: (any PinEnroller)?
+        var password: (any PasswordEnroller)?
+        var allowDevicePasscodeAsFallback = false
+        var invalidateOnNewOsBiometrics = true
+        var onSuccess: (@Sendable (AuthenticatorInfo) -> Void)?
+        var onError: (@Sendable (OperationError) -> Void)?
+    }
+
+    private let client: TesseraClient
+    private let lock = NSLock()
+    private var parts = Parts()
+
+    init(client: TesseraClient) { self.client = client }
+
+    private func set(_ change: (inout Parts) -> Void) -> Registration {
+        lock.withLock { change(&parts) }
+        return self
+    }
+
+    private var snapshot: Parts { lock.withLock { parts } }
+
+    // MARK: Builder
+
+    /// The username to register (required).
+    @discardableResult
+    public func username(_ username: String) -> Registration { set { $0.username = username } }
+
+    /// The server to register with: only its scheme, host and port are used, the path stays the one of
+    /// the client's ``TesseraClient/Configuration/serverURL`` (see ``combinedServerURL(base:provided:)``).
+    /// Without it, the client's server is used.
+    @discardableResult
+    public func serverUrl(_ serverUrl: URL) -> Registration { set { $0.serverUrl = serverUrl } }
+
+    /// Extra authorisation for the registration request (optional; see ``AuthorizationProvider``).
+    @discardableResult
+    public func authorizationProvider(_ authorizationProvider: any AuthorizationProvider) -> Registration {
+        set { $0.authorizationProvider = authorizationProvider }
+    }
+
+    /// The device's name and push token (optional; the server keeps the first it receives).
+    @discardableResult
+    public func deviceInformation(_ deviceInformation: DeviceInformation) -> Registration { set { $0.deviceInformation = deviceInformation } }
+
+    /// Chooses the authenticator to register (required).
+    @discardableResult
+    public func authenticatorSelector(_ authenticatorSelector: any AuthenticatorSelector) -> Registration {
+        set { $0.selector = authenticatorSelector }
+    }
+
+    /// Verifies the user for a fingerprint or face authenticator.
+    @discardableResult
+    public func biometricUserVerifier(_ biometricUserVerifier: any BiometricUserVerifier) -> Registration {
+        set { $0.biometric = biometricUserVerifier }
+    }
+
+    /// Verifies the user for a device passcode authenticator.
+    @discardableResult
+    public func devicePasscodeUserVerifier(_ devicePasscodeUserVerifier: any DevicePasscodeUserVerifier) -> Registration {
+        set { $0.passcode = devicePasscodeUserVerifier }
+    }
+
+    /// Asks the user for the PIN of a PIN authenticator.
+    @discardableResult
+    public func pinEnroller(_ pinEnroller: any PinEnroller) -> Registration { set { $0.pin = pinEnroller } }
+
+    /// Asks the user for the password of a password authenticator.
+    @discardableResult
+    public func passwordEnroller(_ passwordEnroller: any PasswordEnroller) -> Registration { set { $0.password = passwordEnroller } }
+
+    /// Whether a biometric authenticator may fall back to the device passcode (default `false`; the
+    /// client's policy must allow it).
+    @discardableResult
+    public func allowDevicePasscodeAsFallback(_ allowDevicePasscodeAsFallback: Bool) -> Registration {
+        set { $0.allowDevicePasscodeAsFallback = allowDevicePasscodeAsFallback }
+    }
+
+    /// Whether new OS biometrics invalidate a biometric authenticator (default `true`): its key then
+    /// fails with ``FidoErrorCode/keyDisappearedPermanently`` and a new registration is needed.
+    @discardableResult
+    public func invalidateOnNewOsBiometrics(_ invalidateOnNewOsBiometrics: Bool) -> Registration {
+        set { $0.invalidateOnNewOsBiometrics = invalidateOnNewOsBiometrics }
+    }
+
+    /// Runs when the registration succeeded (required by the callback ``execute()-(()->Void)``).
+    @discardableResult
+    public func onSuccess(_ onSuccess: @escaping @Sendable () -> Void) -> Registration { set { $0.onSuccess = { _ in onSuccess() } } }
+
+    /// Runs with the registered authenticator when the registration succeeded (required by the callback
+    /// ``execute()-(()->Void)``, in this form or the seed's one without argument).
+    @discardableResult
+    public func onSuccess(_ onSuccess: @escaping @Sendable (AuthenticatorInfo) -> Void) -> Registration { set { $0.onSuccess = onSuccess } }
+
+    /// Runs with the error when the registration failed (required by the callback ``execute()-(()->Void)``).
+    @discardableResult
+    public func onError(_ onError: @escaping @Sendable (OperationError) -> Void) -> Registration { set { $0.onError = onError } }
+
+    // MARK: Running
+
+    /// Checks the required parts, in the order username, selector, verifier or enroller, then (with
+    /// `requiringCallbacks`) onSuccess and onError.
+    /// - Throws: ``OperationError/missingParameter(_:)`` naming the first missing part.
+    public func validate(requiringCallbacks: Bool = false) throws(OperationError) {
+        try Self.validate(snapshot, requiringCallbacks: requiringCallbacks)
+    }
+
+    private static func validate(_ parts: Parts, requiringCallbacks: Bool) throws(OperationError) {
+        guard let username = parts.username, !username.isEmpty else { throw .missingParameter(.username) }
+        guard parts.selector != nil else { throw .missingParameter(.authenticatorSelector) }
+        guard parts.biometric != nil || parts.passcode != nil || parts.pin != nil || parts.password != nil else {
+            throw .missingParameter(.userVerifierOrEnroller)
+        }
+        if requiringCallbacks {
+            guard parts.onSuccess != nil else { throw .missingParameter(.onSuccess) }
+            guard parts.onError != nil else { throw .missingParameter(.onError) }
+        }
+    }
+
+    /// Runs the registration and reports the outcome to ``onSuccess(_:)-(()->Void)`` or ``onError(_:)``,
+    /// exactly once, from a background task. Returns at once.
+    ///
+    /// A missing part is reported to `onError`; when `onError` itself is missing nothing can be called,
+    /// and the error goes to the client's log (`onTotalLog`).
+    public func execute() {
+        let parts = snapshot
+        do throws(OperationError) {
+            try Self.validate(parts, requiringCallbacks: true)
+        } catch {
+            client.log?("✗ registration: \(error.description)")
+            if let onError = parts.onError { Task { onError(error) } }
+            return
+        }
+        guard let onSuccess = parts.onSuccess, let onError = parts.onError else { return }
+        Task {
+            do throws(OperationError) {
+                onSuccess(try await self.run(parts))
+            } catch {
+                onError(error)
+            }
+        }
+    }
+
+    /// Runs the registration and returns the registered authenticator. ``onSuccess(_:)-(()->Void)`` and
+    /// ``onError(_:)`` are neither needed nor called.
+    /// - Throws: ``OperationError``: a missing part before any network call; ``OperationError/userCanceled``;
+    ///   ``OperationError/authenticatorNotAllowed(_:)``; ``OperationError/policyViolation(_:message:)``;
+    ///   ``OperationError/fido(_:)``; ``OperationError/server(_:)`` with the server's code (7201–7207) or
+    ///   ``ErrorCode/networkError``.
+    @discardableResult
+    public func execute() async throws(OperationError) -> AuthenticatorInfo {
+        try await run(snapshot)
+    }
+
+    private func run(_ parts: Parts) async throws(OperationError) -> AuthenticatorInfo {
+        do {
+            return try await register(parts)
+        } catch {
+            let failure = OperationError(error)
+            client.log?("✗ registration: \(failure.description)")
+            throw failure
+        }
+    }
+
+    private func register(_ parts: Parts) async throws -> AuthenticatorInfo {
+        try Self.validate(parts, requiringCallbacks: false)
+        guard let username = parts.username, let selector = parts.selector else { throw OperationError.missingParameter(.username) }
+        let target: TesseraClient
+        if let provided = parts.serverUrl {
+            var configuration = client.configuration
+            configuration.serverURL = try Self.combinedServerURL(base: client.configuration.serverURL, provided: provided)
+            target = TesseraClient(configuration: configuration, keyStore: client.keyStore, onTotalLog: client.log)
+        } else {
+            target = client
+        }
+        guard let deviceId = try client.keyStore.loadState()?.deviceId else { throw OperationError.deviceNotRegistered }
+        let keys = try client.authenticatorKeyStore
+
+        let policy = try await target.fetchPolicy()
+        var allowed: [AuthenticatorType] = []
+        for type in policy.allowedAuthenticators where !allowed.contains(type) { allowed.append(type) }
+        let selection = AuthenticatorSelectionContext(username: username, authenticators: allowed, policy: policy)
+        guard let type = try await selector.selectAuthenticator(context: selection) else { throw OperationError.userCanceled }
+        guard allowed.contains(type) else { throw OperationError.authenticatorNotAllowed(type) }
+        target.log?("  registration: \(type.rawValue) selected")
+
+        let fallback = type.isBiometric && parts.allowDevicePasscodeAsFallback
+        let invalidate = type.isBiometric && parts.invalidateOnNewOsBiometrics
+        var secret: String?
+        var domainState: Data?
+        switch type {
+        case .fingerprint, .faceRecognition:
+            guard let verifier = parts.biometric else { throw OperationError.missingParameter(.biometricUserVerifier) }
+            if fallback, !policy.allowDevicePasscodeFallback {
+                throw OperationError.policyViolation(
+                    .passcodeFallbackNotAllowed, message: "the client's policy does not allow the device passcode as fallback"
+                )
+            }
+            try await keepingNoLocalKey(of: type, in: keys, target: target)
+            try await verifier.verifyBiometric(
+                context: BiometricUserVerificationContext(username: username, authenticator: type, allowDevicePasscodeAsFallback: fallback)
+            )
+            if invalidate {
+                guard let state = verifier.domainState else { throw OperationError.fido(.userNotEnrolled) }
+                domainState = state
+            }
+        case .devicePasscode:
+            guard let verifier = parts.passcode else { throw OperationError.missingParameter(.devicePasscodeUserVerifier) }
+            try await keepingNoLocalKey(of: type, in: keys, target: target)
+            try await verifier.verifyDevicePasscode(context: DevicePasscodeUserVerificationContext(username: username, authenticator: type))
+        case .pin:
+            guard let enroller = parts.pin else { throw OperationError.missingParameter(.pinEnroller) }
+            try await keepingNoLocalKey(of: type, in: keys, target: target)
+            secret = try await Self.enrollPin(with: enroller, username: username, rules: policy.pin)
+        case .password:
+            guard let enroller = parts.password else { throw OperationError.missingParameter(.passwordEnroller) }
+            try await keepingNoLocalKey(of: type, in: keys, target: target)
+            secret = try await Self.enrollPassword(with: enroller, username: username, rules: policy.password)
+        }
+
+        let publicKey = try keys.generate(for: type, unlockSecret: secret, biometricDomainState: domainState)
+        do {
+            let publicKeyBase64 = publicKey.x963Representation.base64EncodedString()
+            let proof = AuthenticatorRegistrationRequest.proofBytes(deviceId: deviceId, aaid: type.aaid, publicKey: publicKeyBase64)
+            let signature = try keys.sign(type, data: Data(proof), unlockSecret: secret, currentBiometricDomainState: domainState)
+            let request = AuthenticatorRegistrationRequest(
+                aaid: type.aaid, publicKey: publicKeyBase64, keySignature: signature.derRepresentation.base64EncodedString(),
+                pin: type == .pin ? secret : nil, password: type == .password ? secret : nil,
+                allowDevicePasscodeAsFallback: fallback, invalidateOnNewOsBiometrics: invalidate,
+                deviceName: parts.deviceInformation?.name, pushToken: parts.deviceInformation?.pushToken
+            )
+            let extra = try await parts.authorizationProvider?.authorizationHeaders() ?? [:]
+            let answer = try await target.signedExchange(
+                "POST", "/v1/devices/authenticators", body: try JSONEncoder().encode(request), signedBy: deviceId, extraHeaders: extra
+            )
+            do {
+                let info = try JSONDecoder().decode(AuthenticatorInfo.self, from: answer)
+                target.log?("  registration: \(type.rawValue) registered as \(info.id)")
+                return info
+            } catch {
+                throw TesseraError(code: .invalidResponse, message: "Unexpected answer from the server: \(error)")
+            }
+        } catch {
+            try? keys.delete(type)
+            throw error
+        }
+    }
+
+    /// Refuses to replace a local key that the server still lists as an active authenticator (the server
+    /// would refuse the registration with ``ErrorCode/authenticatorExists`` and the working key would be lost).
+    private func keepingNoLocalKey(of type: AuthenticatorType, in keys: any AuthenticatorKeyStore, target: TesseraClient) async throws {
+        guard try keys.publicKey(for: type) != nil else { return }
+        if try await target.listAuthenticators().contains(where: { $0.type == type }) {
+            throw TesseraError(
+                code: .authenticatorExists, message: "This device already has an active \(type.rawValue) authenticator: delete it first"
+            )
+        }
+    }
+
+    /// Asks `enroller` for a PIN until one keeps `rules`, at most ``maxEnrollmentAttempts`` times, passing
+    /// the previous refusal in ``PinEnrollmentContext/lastRecoverableError``.
+    /// - Returns: The first PIN keeping the rules.
+    /// - Throws: ``OperationError/policyViolation(_:message:)`` with ``ErrorCode/pinPolicyViolation`` after the
+    ///   last refused answer; whatever the enroller throws, mapped by ``OperationError/init(_:)``.
+    public static func enrollPin(with enroller: any PinEnroller, username: String, rules: PINRules) async throws(OperationError) -> String {
+        try await enroll(code: .pinPolicyViolation) { last in
+            try await enroller.enrollPin(context: PinEnrollmentContext(username: username, policy: rules, lastRecoverableError: last))
+        } violation: { rules.violation(of: $0) }
+    }
+
+    /// Asks `enroller` for a password until one keeps `rules`, at most ``maxEnrollmentAttempts`` times,
+    /// passing the previous refusal in ``PasswordEnrollmentContext/lastRecoverableError``.
+    /// - Returns: The first password keeping the rules.
+    /// - Throws: ``OperationError/policyViolation(_:message:)`` with ``ErrorCode/passwordPolicyViolation`` after
+    ///   the last refused answer; whatever the enroller throws, mapped by ``OperationError/init(_:)``.
+    public static func enrollPassword(
+        with enroller: any PasswordEnroller, username: String, rules: PasswordRules
+    ) async throws(OperationError) -> String {
+        try await enroll(code: .passwordPolicyViolation) { last in
+            try await enroller.enrollPassword(context: PasswordEnrollmentContext(username: username, policy: rules, lastRecoverableError: last))
+        } violation: { rules.violation(of: $0) }
+    }
+
+    private static func enroll(
+        code: ErrorCode, ask: (RecoverableError?) async throws -> String, violation: (String) -> String?
+    ) async throws(OperationError) -> String {
+        var last: RecoverableError?
+        for attempt in 1...maxEnrollmentAttempts {
+            let answer: String
+            do {
+                answer = try await ask(last)
+            } catch {
+                throw OperationError(error)
+            }
+            guard let broken = violation(answer) else { return answer }
+            if attempt == maxEnrollmentAttempts { throw .policyViolation(code, message: broken) }
+            last = RecoverableError(message: broken, remainingAttempts: maxEnrollmentAttempts - attempt)
+        }
+        throw .policyViolation(code, message: "no answer")
+    }
+
+    /// The URL a registration with ``serverUrl(_:)`` talks to: the scheme, host and port of `provided`
+    /// with the path of `base` (the seed's rule: all servers have the same endpoints).
+    ///
+    /// - `https://server/path` + `https://other.server` → `https://other.server/path`
+    /// - `https://server:443/path` + `https://other.server/path` → `https://other.server/path`
+    /// - `https://server/path` + `http://other.server:80/otherpath` → `http://other.server:80/path`
+    /// - Throws: ``OperationError/invalidParameter(_:reason:)`` when `provided` has no scheme or host.
+    public static func combinedServerURL(base: URL, provided: URL) throws(OperationError) -> URL {
+        guard let given = URLComponents(url: provided, resolvingAgainstBaseURL: false), let scheme = given.scheme, !scheme.isEmpty,
+              let host = given.host, !host.isEmpty
+        else { throw .invalidParameter(.serverUrl, reason: "\(provided.absoluteString) has no scheme or host") }
+        var combined = URLComponents()
+        combined.scheme = scheme
+        combined.host = host
+        combined.port = given.port
+        let basePath = URLComponents(url: base, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        var path = basePath
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        combined.percentEncodedPath = path == "/" ? "" : path
+        guard let url = combined.url else { throw .invalidParameter(.serverUrl, reason: "cannot combine \(provided.absoluteString) with \(base.absoluteString)") }
+        return url
+    }
+}
