@@ -11,6 +11,7 @@ struct DeviceCommand: AsyncParsableCommand {
         abstract: "Act as a device against any Tessera server (built on the public SDK).",
         subcommands: [
             Signup.self, Recover.self, Login.self, Approve.self, TOTPCode.self, Show.self, FlowSignup.self, PasswordLogin.self, Sessions.self,
+            RegisterAuthenticator.self,
         ]
     )
 

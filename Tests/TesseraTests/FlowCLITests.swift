@@ -46,6 +46,16 @@ struct FlowCLITests {
             let again = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common)
             #expect(again.output.contains("* ses_"), "\(again.output)")
             #expect(again.output.contains("revoked"), "\(again.output)")
+
+            // A PIN authenticator under the client's policy; a second one is refused by the server.
+            let pin = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--type", "pin", "--secret", "482913"])
+            #expect(pin.status == 0, "\(pin.output)")
+            #expect(pin.output.contains("registered pin authenticator atr_"), "\(pin.output)")
+            let second = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--type", "pin", "--secret", "592041"])
+            #expect(second.status != 0)
+            #expect(second.output.contains("7207"), "\(second.output)")
+            let listedAuthenticators = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--list"])
+            #expect(listedAuthenticators.output.contains("pin  F1D0#0001"), "\(listedAuthenticators.output)")
         }
     }
 

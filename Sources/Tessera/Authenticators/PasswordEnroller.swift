@@ -7,10 +7,10 @@ public struct PasswordEnrollmentContext: Sendable, Equatable {
     /// The client's password rules; the SDK checks the answer against them before sending it.
     public var policy: PasswordRules
     /// Why the previous answer was refused, nil on the first ask.
-    public var lastRecoverableError: RecoverableError?
+    public var lastRecoverableError: RecoverableEnrollmentError?
 
     /// Creates a context.
-    public init(username: String, policy: PasswordRules, lastRecoverableError: RecoverableError? = nil) {
+    public init(username: String, policy: PasswordRules, lastRecoverableError: RecoverableEnrollmentError? = nil) {
         self.username = username
         self.policy = policy
         self.lastRecoverableError = lastRecoverableError

@@ -323,9 +323,9 @@ public final class Registration: @unchecked Sendable {
     }
 
     private static func enroll(
-        code: ErrorCode, ask: (RecoverableError?) async throws -> String, violation: (String) -> String?
+        code: ErrorCode, ask: (RecoverableEnrollmentError?) async throws -> String, violation: (String) -> String?
     ) async throws(OperationError) -> String {
-        var last: RecoverableError?
+        var last: RecoverableEnrollmentError?
         for attempt in 1...maxEnrollmentAttempts {
             let answer: String
             do {
@@ -335,7 +335,7 @@ public final class Registration: @unchecked Sendable {
             }
             guard let broken = violation(answer) else { return answer }
             if attempt == maxEnrollmentAttempts { throw .policyViolation(code, message: broken) }
-            last = RecoverableError(message: broken, remainingAttempts: maxEnrollmentAttempts - attempt)
+            last = RecoverableEnrollmentError(message: broken, remainingAttempts: maxEnrollmentAttempts - attempt)
         }
         throw .policyViolation(code, message: "no answer")
     }

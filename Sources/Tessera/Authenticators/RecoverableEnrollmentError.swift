@@ -1,6 +1,6 @@
 /// Why the previous answer of an enroller was refused, so that it can ask the user again (the seed's
 /// `NMARecoverableError`).
-public struct RecoverableError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RecoverableEnrollmentError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which rule was broken, in words.
     public var message: String
     /// How many more answers will be accepted before the operation fails.
