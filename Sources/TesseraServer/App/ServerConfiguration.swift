@@ -159,7 +159,7 @@ public struct ServerConfiguration: Sendable {
         sessionIdleTimeout = try seconds("sessions.idleTimeout", sessionIdleTimeout, range: 60...(365 * 86400))
         passwordMaxFailures = try count("passwords.maxFailures", passwordMaxFailures, range: 1...100)
         passwordLockout = try seconds("passwords.lockout", passwordLockout, range: 1...86400)
-        passwordPerIPHourlyLimit = try count("passwords.perIPHourlyLimit", passwordPerIPHourlyLimit, range: 1...1_000_000)
+        passwordPerIPHourlyLimit = try count("passwords.perIpHourlyLimit", passwordPerIPHourlyLimit, range: 1...1_000_000)
         passwordScryptLogN = try count("passwords.scryptLogN", passwordScryptLogN, range: 10...20)
     }
 }

@@ -56,11 +56,25 @@ struct ConfigurationTests {
         #expect(ServerConfiguration().embeddedNodes == 3 && ServerConfiguration().nodeQuorum == 2)
     }
 
+    @Test("flow, session and password settings from flags")
+    func sessions() throws {
+        let arguments = [
+            "tessera", "--flows-lifetime", "600", "--sessions-lifetime", "86400", "--sessions-idle-timeout", "3600",
+            "--passwords-max-failures", "3", "--passwords-lockout", "60", "--passwords-per-ip-hourly-limit", "9", "--passwords-scrypt-log-n", "16",
+        ]
+        let configuration = try ServerConfiguration(reader: ConfigReader(provider: CommandLineArgumentsProvider(arguments: arguments)))
+        #expect(configuration.flowLifetime == .seconds(600) && configuration.sessionLifetime == .seconds(86400))
+        #expect(configuration.sessionIdleTimeout == .seconds(3600) && configuration.passwordMaxFailures == 3)
+        #expect(configuration.passwordLockout == .seconds(60) && configuration.passwordPerIPHourlyLimit == 9)
+        #expect(configuration.passwordScryptLogN == 16 && ServerConfiguration().passwordScryptLogN == 15)
+    }
+
     @Test("out-of-range values are refused with the key's name")
     func ranges() {
         for (flag, value) in [
             ("--otp-code-lifetime", "5"), ("--otp-max-attempts", "0"), ("--http-body-limit", "10"), ("--smtp-security", "ssl"),
             ("--nodes-quorum", "4"), ("--nodes-timeout-ms", "10"), ("--auth-channel-lifetime", "1"), ("--totp-max-failures", "0"),
+            ("--passwords-scrypt-log-n", "8"), ("--sessions-idle-timeout", "1"), ("--passwords-max-failures", "0"),
         ] {
             var extra = [flag, value]
             if flag == "--smtp-security" { extra += ["--smtp-host", "h", "--smtp-from", "a@b.co"] }
