@@ -66,7 +66,7 @@ struct RegistrationFlowService: Sendable {
         let now = clock.now()
         let record = try await load(client: client, flowId: flowId, now: now)
         guard record.flowState == .created || record.flowState == .otpSent else { throw Self.outOfOrder("sending a code", record.flowState) }
-        let phone = try TargetNormalizer.normalize(phoneNumber, channel: .sms)
+        let phone = try TargetNormalizer.normalize(phoneNumber, channel: .sms, field: "phoneNumber")
         _ = try await otp.send(client: client, channel: .sms, target: phone, purpose: .signup, ip: ip)
         let repository = self.repository
         guard try await database.withSQL({ try await repository.markOTPSent(id: flowId, phone: phone, now: now, in: $0) }) else {
@@ -80,6 +80,10 @@ struct RegistrationFlowService: Sendable {
         let now = clock.now()
         let record = try await load(client: client, flowId: flowId, now: now)
         guard record.flowState == .otpSent, let phone = record.phone else { throw Self.outOfOrder("verifying the phone", record.flowState) }
+        let length = otp.settings.codeLength
+        guard code.count == length, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw AppError.invalidField("otp", "otp must be \(length) digits")
+        }
         switch try await otp.verify(client: client, channel: .sms, target: phone, code: code, purpose: .signup) {
         case .invalid(let remaining):
             throw AppError(.otpInvalid, .badRequest, "The code does not match", detail: "\(remaining) tries left", remainingAttempts: remaining)
@@ -96,11 +100,11 @@ struct RegistrationFlowService: Sendable {
         let now = clock.now()
         let record = try await load(client: client, flowId: flowId, now: now)
         guard record.flowState == .verified, let verifiedPhone = record.phone else { throw Self.outOfOrder("finishing", record.flowState) }
-        let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms)
+        let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms, field: "phoneNumber")
         guard phone == verifiedPhone else {
             throw AppError(.flowPhoneMismatch, .conflict, "The phone number differs from the verified one", field: "phoneNumber")
         }
-        let email = try TargetNormalizer.normalize(request.email, channel: .email)
+        let email = try TargetNormalizer.normalize(request.email, channel: .email, field: "email")
         let first = request.firstName.trimmingCharacters(in: .whitespacesAndNewlines)
         let last = request.lastName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...50).contains(first.count) else { throw AppError.invalidField("firstName", "firstName must be 1–50 characters") }

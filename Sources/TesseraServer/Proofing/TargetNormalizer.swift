@@ -3,18 +3,19 @@ import TesseraCore
 /// Normalises and validates OTP targets: e-mail addresses are trimmed and lower-cased, phone
 /// numbers reduced to E.164 (`+` and 7–15 digits, no leading zero).
 enum TargetNormalizer {
-    static func normalize(_ target: String, channel: OTPChannel) throws -> String {
+    /// `field` names the request member in the problem answer.
+    static func normalize(_ target: String, channel: OTPChannel, field: String = "sendTarget") throws -> String {
         switch channel {
         case .email:
             guard let email = normalizeEmail(target) else {
-                throw AppError(.invalidEmail, .badRequest, "Invalid e-mail address", field: "sendTarget")
+                throw AppError(.invalidEmail, .badRequest, "Invalid e-mail address", field: field)
             }
             return email
         case .sms:
             guard let phone = normalizePhone(target) else {
                 throw AppError(
                     .invalidPhoneNumber, .badRequest, "Invalid phone number",
-                    detail: "Give the number in E.164 form, for example +41446681800", field: "sendTarget"
+                    detail: "Give the number in E.164 form, for example +41446681800", field: field
                 )
             }
             return phone

@@ -21,10 +21,10 @@ public struct SignUpService: Sendable {
         let users = self.users
         switch type {
         case .email:
-            let email = try TargetNormalizer.normalize(data, channel: .email)
+            let email = try TargetNormalizer.normalize(data, channel: .email, field: "verifyData")
             return try await database.withSQL { try await users.emailExists(clientId: client.id, email: email, in: $0) }
         case .phoneNumber:
-            let phone = try TargetNormalizer.normalize(data, channel: .sms)
+            let phone = try TargetNormalizer.normalize(data, channel: .sms, field: "verifyData")
             return try await database.withSQL { try await users.phoneExists(clientId: client.id, phone: phone, in: $0) }
         }
     }
@@ -58,8 +58,8 @@ public struct SignUpService: Sendable {
         where value.count > limit {
             throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
         }
-        let email = try TargetNormalizer.normalize(request.email, channel: .email)
-        let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms)
+        let email = try TargetNormalizer.normalize(request.email, channel: .email, field: "email")
+        let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms, field: "phoneNumber")
         guard let deviceKey = P256.Signing.PublicKey(x963Base64: request.devicePublicKey) else {
             throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
         }
