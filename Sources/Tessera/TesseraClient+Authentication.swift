@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import TesseraCore
 
-/// A value behind a lock, for the little state the SDK keeps between calls.
-final class LockedValue<Value: Sendable>: @unchecked Sendable {
+/// A value behind a lock, for the little state the SDK keeps between calls (the value is only ever
+/// reached through the lock, so it need not be `Sendable` itself).
+final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 

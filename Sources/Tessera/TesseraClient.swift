@@ -142,28 +142,45 @@ public final class TesseraClient: Sendable {
     private func exchange<Answer: Decodable>(
         _ method: String, _ fullPath: String, bytes: Data, signedBy keyId: String?, bearer: String? = nil
     ) async throws -> Answer {
+        let body = try await exchangeData(method, fullPath, bytes: bytes, signedBy: keyId, bearer: bearer)
+        if Answer.self == NoContent.self, let empty = NoContent() as? Answer { return empty }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: body)
+        } catch {
+            throw TesseraError(code: .invalidResponse, message: "Unexpected answer from the server: \(error)")
+        }
+    }
+
+    /// Sends one call and returns the body of a 2xx answer; a refusal throws ``TesseraError`` with the
+    /// server's code. `extraHeaders` (an ``AuthorizationProvider``'s) never replace the SDK's own.
+    func exchangeData(
+        _ method: String, _ fullPath: String, bytes: Data, signedBy keyId: String?, bearer: String? = nil,
+        extraHeaders: [String: String] = [:]
+    ) async throws -> Data {
         let parts = fullPath.split(separator: "?", maxSplits: 1)
         let path = String(parts[0])
         var url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
         if parts.count == 2, let withQuery = URL(string: url.absoluteString + "?" + parts[1]) { url = withQuery }
         log?("→ \(method) \(path)")
-        var headers = [
+        var own = [
             "Accept": "application/json",
             TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
         ]
-        if !bytes.isEmpty { headers["Content-Type"] = "application/json" }
-        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+        if !bytes.isEmpty { own["Content-Type"] = "application/json" }
+        if let bearer { own["Authorization"] = "Bearer \(bearer)" }
         if let keyId {
             let store = keyStore
             let signed = try MessageSignature.sign(
                 method: method, path: path, body: bytes, keyId: keyId, nonce: UUID().uuidString,
                 created: Int64(Date().timeIntervalSince1970)
             ) { try store.signWithDeviceKey($0) }
-            headers["Content-Digest"] = signed.contentDigest
-            headers["Signature-Input"] = signed.signatureInput
-            headers["Signature"] = signed.signature
+            own["Content-Digest"] = signed.contentDigest
+            own["Signature-Input"] = signed.signatureInput
+            own["Signature"] = signed.signature
             log?("  signed as \(keyId)")
         }
+        var headers = extraHeaders.filter { extra in !own.keys.contains { $0.lowercased() == extra.key.lowercased() } }
+        headers.merge(own) { $1 }
         let answer: HTTPAnswer
         do {
             answer = try await transport.send(method: method, url: url, headers: headers, body: bytes.isEmpty ? nil : bytes)
@@ -172,14 +189,7 @@ public final class TesseraClient: Sendable {
             throw TesseraError(code: .networkError, message: "Cannot reach \(configuration.serverURL.absoluteString): \(error)")
         }
         log?("← \(answer.status) \(path)")
-        if (200..<300).contains(answer.status) {
-            if Answer.self == NoContent.self, let empty = NoContent() as? Answer { return empty }
-            do {
-                return try JSONDecoder().decode(Answer.self, from: answer.body)
-            } catch {
-                throw TesseraError(code: .invalidResponse, message: "Unexpected answer from the server: \(error)")
-            }
-        }
+        if (200..<300).contains(answer.status) { return answer.body }
         if let problem = try? JSONDecoder().decode(Problem.self, from: answer.body) {
             log?("✗ \(path): code \(problem.code) \(problem.title)")
             throw TesseraError(code: problem.errorCode, message: problem.detail ?? problem.title, problem: problem)

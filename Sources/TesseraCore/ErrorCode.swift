@@ -182,6 +182,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let flowAlreadyUsed = ErrorCode(rawValue: 7004)
     /// The phone number differs from the one the flow verified.
     public static let flowPhoneMismatch = ErrorCode(rawValue: 7005)
+    /// Too many registration flows were started from this address in the last hour.
+    public static let flowRateLimited = ErrorCode(rawValue: 7006)
 
     // MARK: Sessions and password log-in (7100–7199)
     /// The session token is missing or unknown.
@@ -255,7 +257,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         6001: "totp-invalid", 6002: "totp-step-reused", 6003: "totp-locked", 6004: "totp-user-unknown",
         6101: "token-invalid",
         7001: "flow-unknown", 7002: "flow-expired", 7003: "flow-step-out-of-order", 7004: "flow-already-used",
-        7005: "flow-phone-mismatch",
+        7005: "flow-phone-mismatch", 7006: "flow-rate-limited",
         7101: "session-invalid", 7102: "session-expired", 7103: "session-revoked", 7104: "session-device-required",
         7105: "session-unknown", 7110: "password-invalid", 7111: "password-locked", 7112: "password-rate-limited",
         7201: "authenticator-not-allowed", 7202: "pin-policy-violation", 7203: "password-policy-violation",

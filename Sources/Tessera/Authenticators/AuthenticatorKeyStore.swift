@@ -70,7 +70,7 @@ enum AuthenticatorKeyStoreRegistry {
         }
     }
 
-    private static let entries = LockedBox<[ObjectIdentifier: Entry]>([:])
+    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
 
     static func store(for owner: AnyObject) -> MemoryAuthenticatorKeyStore {
         entries.withLock { entries in
@@ -81,20 +81,6 @@ enum AuthenticatorKeyStoreRegistry {
             entries[id] = Entry(owner: owner, store: store)
             return store
         }
-    }
-}
-
-/// A lock around a non-`Sendable` value that is only reached through it.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }
 

@@ -78,43 +78,10 @@ extension TesseraClient {
     }
 
     /// A call signed by the device key (RFC 9421) with extra headers (from an ``AuthorizationProvider``),
-    /// which cannot replace the SDK's own; `call` cannot add headers. Returns the 2xx answer's body
-    /// (possibly empty); refusals throw ``TesseraError`` like every other call.
+    /// which cannot replace the SDK's own. Returns the 2xx answer's body (possibly empty).
     func signedExchange(
         _ method: String, _ path: String, body: Data?, signedBy keyId: String, extraHeaders: [String: String] = [:]
     ) async throws -> Data {
-        let url = configuration.serverURL.appendingPathComponent(String(path.dropFirst()))
-        let bytes = body ?? Data()
-        log?("→ \(method) \(path)")
-        var headers: [String: String] = [:]
-        for (name, value) in extraHeaders { headers[name] = value }
-        let store = keyStore
-        let signed = try MessageSignature.sign(
-            method: method, path: path, body: bytes, keyId: keyId, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)
-        ) { try store.signWithDeviceKey($0) }
-        let own = [
-            "Accept": "application/json", TesseraHeader.clientKey: configuration.clientKey, TesseraHeader.bundleId: configuration.bundleIdentifier,
-            "Content-Digest": signed.contentDigest, "Signature-Input": signed.signatureInput, "Signature": signed.signature,
-        ]
-        for (name, value) in own {
-            for existing in headers.keys where existing.lowercased() == name.lowercased() { headers[existing] = nil }
-            headers[name] = value
-        }
-        if !bytes.isEmpty { headers["Content-Type"] = "application/json" }
-        log?("  signed as \(keyId)")
-        let answer: HTTPAnswer
-        do {
-            answer = try await transport.send(method: method, url: url, headers: headers, body: bytes.isEmpty ? nil : bytes)
-        } catch {
-            log?("✗ \(method) \(path): network error \(error)")
-            throw TesseraError(code: .networkError, message: "Cannot reach \(configuration.serverURL.absoluteString): \(error)")
-        }
-        log?("← \(answer.status) \(path)")
-        if (200..<300).contains(answer.status) { return answer.body }
-        if let problem = try? JSONDecoder().decode(Problem.self, from: answer.body) {
-            log?("✗ \(path): code \(problem.code) \(problem.title)")
-            throw TesseraError(code: problem.errorCode, message: problem.detail ?? problem.title, problem: problem)
-        }
-        throw TesseraError(code: .invalidResponse, message: "HTTP \(answer.status) without a problem document")
+        try await exchangeData(method, path, bytes: body ?? Data(), signedBy: keyId, extraHeaders: extraHeaders)
     }
 }

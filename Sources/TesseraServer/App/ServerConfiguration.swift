@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var totpMaxFailures = 10
     /// Lifetime of a registration flow.
     public var flowLifetime: Duration = .seconds(900)
+    /// Registration flows started per IP address per hour.
+    public var flowPerIPHourlyLimit = 100
     /// Absolute lifetime of a session.
     public var sessionLifetime: Duration = .seconds(30 * 86400)
     /// A session not used for this long expires.
@@ -155,6 +157,7 @@ public struct ServerConfiguration: Sendable {
         resultTokenLifetime = try seconds("auth.resultTokenLifetime", resultTokenLifetime, range: 30...86400)
         totpMaxFailures = try count("totp.maxFailures", totpMaxFailures, range: 1...1000)
         flowLifetime = try seconds("flows.lifetime", flowLifetime, range: 60...86400)
+        flowPerIPHourlyLimit = try count("flows.perIpHourlyLimit", flowPerIPHourlyLimit, range: 1...1_000_000)
         sessionLifetime = try seconds("sessions.lifetime", sessionLifetime, range: 60...(365 * 86400))
         sessionIdleTimeout = try seconds("sessions.idleTimeout", sessionIdleTimeout, range: 60...(365 * 86400))
         passwordMaxFailures = try count("passwords.maxFailures", passwordMaxFailures, range: 1...100)

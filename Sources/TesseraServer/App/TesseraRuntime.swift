@@ -103,7 +103,7 @@ public final class TesseraRuntime: Sendable {
         let passwords = PasswordHasher(pepper: hasher, random: random, logN: configuration.passwordScryptLogN)
         flows = RegistrationFlowService(
             database: database, otp: otp, sessions: sessions, passwords: passwords, policies: policies, random: random, clock: clock,
-            lifetime: configuration.flowLifetime
+            lifetime: configuration.flowLifetime, perIPHourlyLimit: configuration.flowPerIPHourlyLimit
         )
         passwordLogin = PasswordLoginService(
             database: database, sessions: sessions, passwords: passwords, clock: clock, maxFailures: configuration.passwordMaxFailures,

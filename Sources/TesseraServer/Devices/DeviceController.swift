@@ -27,12 +27,7 @@ struct DeviceController<Context: TesseraContext> {
         let client = try context.requireClient()
         let body = try await request.decodeSelfSigned(
             RegisterDeviceRequest.self, limit: bodyLimit, database: service.database, clock: service.clock
-        ) { body in
-            guard let key = P256.Signing.PublicKey(x963Base64: body.devicePublicKey) else {
-                throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
-            }
-            return key
-        }
+        ) { try P256.Signing.PublicKey(x963Base64: $0.devicePublicKey, field: "devicePublicKey") }
         return try .json(try await service.register(body, client: client), status: .created)
     }
 

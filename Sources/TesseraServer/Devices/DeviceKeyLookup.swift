@@ -8,6 +8,14 @@ extension P256.Signing.PublicKey {
         guard let raw = Data(base64Encoded: text), let key = try? P256.Signing.PublicKey(x963Representation: raw) else { return nil }
         self = key
     }
+
+    /// Parses the request member `field`, or answers 1005 naming it.
+    init(x963Base64 text: String, field: String) throws {
+        guard let key = Self(x963Base64: text) else {
+            throw AppError.invalidField(field, "\(field) must be a P-256 public key (X9.63, base64)")
+        }
+        self = key
+    }
 }
 
 /// A device's signing key as the verifier needs it.

@@ -52,9 +52,7 @@ public struct DeviceRegistrationService: Sendable {
         guard SignUpService.knownAuthTypes.contains(request.authType) else {
             throw AppError.invalidField("authType", "authType must be one of \(SignUpService.knownAuthTypes.sorted().joined(separator: ", "))")
         }
-        guard P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey) != nil else {
-            throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
-        }
+        _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
         let now = clock.now()
         let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
         let users = self.users, issuer = self.issuer, otp = self.otp

@@ -8,7 +8,7 @@ struct FlowController<Context: TesseraContext> {
 
     func addRoutes(to app: RouterGroup<Context>) {
         app.post("flows/registration") { _, context in
-            try Response.json(try await flows.create(client: try context.requireClient()), status: .created)
+            try Response.json(try await flows.create(client: try context.requireClient(), ip: context.remoteAddress), status: .created)
         }
         app.get("flows/registration/{flowId}") { _, context in
             try Response.json(try await flows.get(client: try context.requireClient(), flowId: try context.parameters.require("flowId")))

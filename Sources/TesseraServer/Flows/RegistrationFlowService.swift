@@ -20,6 +20,8 @@ struct RegistrationFlowService: Sendable {
     let random: RandomSource
     let clock: WallClock
     var lifetime: Duration = .seconds(900)
+    /// Flows started per IP address per hour.
+    var perIPHourlyLimit = 100
 
     private func answer(_ record: RegistrationFlowRecord, now: Int64) -> RegistrationFlow {
         RegistrationFlow(
@@ -27,9 +29,17 @@ struct RegistrationFlowService: Sendable {
         )
     }
 
-    func create(client: Client) async throws -> RegistrationFlow {
+    func create(client: Client, ip: String? = nil) async throws -> RegistrationFlow {
         let id = random.identifier(prefix: "flw_"), now = clock.now(), expires = now + lifetime.millis, repository = self.repository
-        try await database.withSQL { try await repository.insert(id: id, clientId: client.id, now: now, expiresAt: expires, in: $0) }
+        let limit = perIPHourlyLimit
+        try await database.transaction { sql in
+            if let ip, try await RateCounters().increment("flow-ip|\(ip)", now: now, window: .seconds(3600), in: sql) > limit {
+                throw AppError(
+                    .flowRateLimited, .tooManyRequests, "Too many registration flows from this address", retryAfter: Int(3600 - (now / 1000) % 3600)
+                )
+            }
+            try await repository.insert(id: id, clientId: client.id, now: now, expiresAt: expires, in: sql)
+        }
         return RegistrationFlow(id: id, state: .created, phoneNumber: nil, expiresIn: Int(lifetime.components.seconds))
     }
 

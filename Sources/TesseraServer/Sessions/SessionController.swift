@@ -25,12 +25,7 @@ struct SessionController<Context: TesseraContext> {
             let session = try context.requireSession()
             let body = try await request.decodeSelfSigned(
                 SessionDeviceRequest.self, limit: bodyLimit, database: sessions.database, clock: sessions.clock
-            ) { body in
-                guard let key = P256.Signing.PublicKey(x963Base64: body.devicePublicKey) else {
-                    throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
-                }
-                return key
-            }
+            ) { try P256.Signing.PublicKey(x963Base64: $0.devicePublicKey, field: "devicePublicKey") }
             return try Response.json(try await devices.register(body, session: session, client: try context.requireClient()), status: .created)
         }
         pending.delete("session") { _, context in

@@ -60,12 +60,8 @@ public struct SignUpService: Sendable {
         }
         let email = try TargetNormalizer.normalize(request.email, channel: .email, field: "email")
         let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms, field: "phoneNumber")
-        guard let deviceKey = P256.Signing.PublicKey(x963Base64: request.devicePublicKey) else {
-            throw AppError.invalidField("devicePublicKey", "devicePublicKey must be a P-256 public key (X9.63, base64)")
-        }
-        guard P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey) != nil else {
-            throw AppError.invalidField("userVerificationPublicKey", "userVerificationPublicKey must be a P-256 public key (X9.63, base64)")
-        }
+        let deviceKey = try P256.Signing.PublicKey(x963Base64: request.devicePublicKey, field: "devicePublicKey")
+        _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
         return (email, phone, deviceKey)
     }
 

@@ -84,6 +84,17 @@ struct RegistrationFlowTests {
         }
     }
 
+    @Test("flows started per address are limited per hour", arguments: [TestDatabase.sqlite])
+    func perIPLimit(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind, configure: { $0.flowPerIPHourlyLimit = 2 }) { runtime in
+            let client = try await runtime.makeTestClient()
+            _ = try await runtime.flows.create(client: client, ip: "10.2.2.2")
+            _ = try await runtime.flows.create(client: client, ip: "10.2.2.2")
+            await expectCode(.flowRateLimited) { _ = try await runtime.flows.create(client: client, ip: "10.2.2.2") }
+            _ = try await runtime.flows.create(client: client, ip: "10.2.2.3")
+        }
+    }
+
     @Test("concurrent finishes of one verified flow create one identity", arguments: TestDatabase.kinds)
     func concurrentFinish(kind: TestDatabase) async throws {
         try await withTestRuntime(kind, configure: { $0.passwordScryptLogN = 10 }) { runtime in
