@@ -10,7 +10,7 @@ import TesseraServer
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Load generators for the benchmarks in bench/.",
-        subcommands: [Signup.self, Login.self, TOTPBodies.self]
+        subcommands: [Signup.self, Login.self, TOTPBodies.self, FlowSignup.self, PasswordLogin.self]
     )
 
     struct Signup: AsyncParsableCommand {

@@ -41,7 +41,7 @@ struct PasswordLoginService: Sendable {
                 )
             }
         }
-        let maxTries = maxFailures
+        let maxTries = maxFailures, lockoutMillis = lockout.millis
         let claim: Claim = try await database.transaction { sql in
             let column = channel == .email ? "email" : "phone"
             guard let row = try await sql.raw(
@@ -68,9 +68,15 @@ struct PasswordLoginService: Sendable {
                 RETURNING password_hash, password_failures
                 """
             ).first() else {
-                let until = try await sql.raw("SELECT password_locked_until FROM users WHERE id = \(bind: userId)").first()?
-                    .decode(column: "password_locked_until", as: Int64?.self)
-                return .locked(until: until ?? now + lockout.millis)
+                // Out of tries. The lock normally starts with the last wrong password; should that write
+                // never have happened, it starts now, so a lock always ends.
+                let until = try await sql.raw(
+                    """
+                    UPDATE users SET password_locked_until = COALESCE(password_locked_until, \(bind: now + lockoutMillis))
+                    WHERE id = \(bind: userId) RETURNING password_locked_until
+                    """
+                ).first()?.decode(column: "password_locked_until", as: Int64?.self)
+                return .locked(until: until ?? now + lockoutMillis)
             }
             return .claimed(
                 userId: userId, hash: try claimed.decode(column: "password_hash", as: String.self),
