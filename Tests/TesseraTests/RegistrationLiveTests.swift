@@ -44,7 +44,11 @@ struct RegistrationLiveTests {
 
             let biometrics = MockBiometricUserVerifier()
             let finger = try await tessera.registration().username("nevis").authenticatorSelector(ClosureAuthenticatorSelector.fixed(.fingerprint))
+                .deviceInformation(DeviceInformation(name: "Renamed phone", pushToken: "push-3"))
                 .biometricUserVerifier(biometrics).invalidateOnNewOsBiometrics(true).execute()
+            // The seed's rule: the device information of the first registration is kept.
+            let users = try await runtime.userAdmin.list(clientKey: client.clientKey).users
+            #expect(users.first { $0.userKey == "nevis" }?.devices.first { $0.status == "active" }?.name == "Test phone")
             #expect(finger.invalidateOnNewOsBiometrics)
             let onServer = try await runtime.userAuthenticators(clientKey: client.clientKey, userKey: "nevis").authenticators
             #expect(Set(onServer.map(\.id)) == [pin.id, finger.id])

@@ -5,6 +5,8 @@ import TesseraCore
 /// A device as the admin sees it (no keys or secrets).
 public struct AdminDevice: Codable, Sendable, Equatable {
     public var deviceId: String
+    /// The name given with the first authenticator registration (`deviceInformation`), if any.
+    public var name: String?
     public var status: String
     public var os: String
     public var appVersion: String
@@ -65,7 +67,7 @@ public struct UserAdminService: Sendable {
             let userId = try row.decode(column: "id", as: String.self)
             let devices = try await database.withSQL { sql in
                 try await sql.raw(
-                    "SELECT id, status, os, app_version, created_at, revoked_at FROM devices WHERE user_id = \(bind: userId) ORDER BY created_at"
+                    "SELECT id, name, status, os, app_version, created_at, revoked_at FROM devices WHERE user_id = \(bind: userId) ORDER BY created_at"
                 ).all()
             }
             page.append(AdminUser(
@@ -75,7 +77,8 @@ public struct UserAdminService: Sendable {
                 createdAt: try row.decode(column: "created_at", as: Int64.self),
                 devices: try devices.map {
                     AdminDevice(
-                        deviceId: try $0.decode(column: "id", as: String.self), status: try $0.decode(column: "status", as: String.self),
+                        deviceId: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String?.self),
+                        status: try $0.decode(column: "status", as: String.self),
                         os: try $0.decode(column: "os", as: String.self), appVersion: try $0.decode(column: "app_version", as: String.self),
                         createdAt: try $0.decode(column: "created_at", as: Int64.self), revokedAt: try $0.decode(column: "revoked_at", as: Int64?.self)
                     )

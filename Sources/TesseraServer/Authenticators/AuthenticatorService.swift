@@ -71,8 +71,12 @@ struct AuthenticatorService: Sendable {
                     .decode(column: "user_id", as: String.self)
                 else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
                 try await repository.insert(info, userId: userId, in: sql)
+                // The seed's rule: device information given at an earlier registration is kept.
+                if let name = request.deviceName {
+                    try await sql.raw("UPDATE devices SET name = \(bind: name) WHERE id = \(bind: deviceId) AND name IS NULL").run()
+                }
                 if let pushToken = request.pushToken {
-                    try await sql.raw("UPDATE devices SET push_token = \(bind: pushToken) WHERE id = \(bind: deviceId)").run()
+                    try await sql.raw("UPDATE devices SET push_token = \(bind: pushToken) WHERE id = \(bind: deviceId) AND push_token = ''").run()
                 }
             }
         } catch let error where UniqueViolation.detail(of: error) != nil {

@@ -276,6 +276,7 @@ enum Migrator {
             )
             """,
             "CREATE INDEX authenticators_user ON authenticators (user_id, created_at)",
+            "ALTER TABLE devices ADD COLUMN name TEXT",
             "CREATE UNIQUE INDEX authenticators_active_type ON authenticators (device_id, type) WHERE status = 'active'",
         ]),
     ]
