@@ -3,16 +3,28 @@ import TesseraCore
 
 /// Requires a live session (`Authorization: Bearer tss_…`) of the calling client and puts it in the
 /// context. With `requiresDevice`, a session not yet bound to a device key is refused (7104): the
-/// user counts as logged in only once the device key is registered.
+/// user counts as logged in only once the device key is registered. A 401 carries
+/// `WWW-Authenticate: Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.
 struct SessionMiddleware<Context: TesseraContext>: RouterMiddleware {
     let sessions: SessionService
     var requiresDevice = true
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-            throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown", detail: "Send Authorization: Bearer <session token>")
+            var response = AppError(
+                .sessionInvalid, .unauthorized, "Session missing or unknown", detail: "Send Authorization: Bearer <session token>"
+            ).response(requestId: context.requestId)
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"tessera\""
+            return response
         }
-        let session = try await sessions.authenticate(token: String(header.dropFirst(7)), client: try context.requireClient())
+        let session: SessionService.Authenticated
+        do {
+            session = try await sessions.authenticate(token: String(header.dropFirst(7)), client: try context.requireClient())
+        } catch let error as AppError where error.status == .unauthorized {
+            var response = error.response(requestId: context.requestId)
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"tessera\", error=\"invalid_token\""
+            return response
+        }
         if requiresDevice, session.deviceId == nil {
             throw AppError(.sessionDeviceRequired, .forbidden, "Register the device key first", detail: "PUT /v1/session/device")
         }
