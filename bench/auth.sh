@@ -22,9 +22,8 @@ OUT=$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-auth
 mkdir -p "$OUT"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
-echo "== building release"
-swift build -c release --product tessera --scratch-path .build-release 2>&1 | tail -1
-BIN=$ROOT/.build-release/release/tessera
+source bench/lib.sh
+build_release
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -34,10 +33,9 @@ echo "== Tessera with three node processes"
 DATA=$OUT/data
 DB_ARGS=(); [ -n "${DATABASE_URL:-}" ] && DB_ARGS=(--database-url "$DATABASE_URL")
 ADMIN_DB=(--data-dir "$DATA" "${DB_ARGS[@]}")
-"$BIN" serve --data-dir "$DATA" "${DB_ARGS[@]}" --port "$PORT" --log-level error --nodes-embedded 0 \
-  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 > "$OUT/tessera.log" 2>&1 & TPID=$!; PIDS+=($TPID)
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
-KEY=$(awk '/client key:/{print $3}' "$OUT/tessera.log")
+start_tessera "$OUT/tessera.log" "$PORT" --data-dir "$DATA" "${DB_ARGS[@]}" --nodes-embedded 0 \
+  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000
+PIDS+=($TPID)
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
 SERVER_KEY=$("$BIN" admin node server-key "${ADMIN_DB[@]}")
 NODE_PIDS=()

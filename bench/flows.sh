@@ -12,15 +12,12 @@ CONCS=${CONCS:-"16 64"}
 PORT=${PORT:-8099}
 OUT=$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-flows
 mkdir -p "$OUT"
-echo "== building release"
-swift build -c release --product tessera --scratch-path .build-release 2>&1 | tail -1
-BIN=$ROOT/.build-release/release/tessera
-"$BIN" serve --data-dir "$OUT/data" --port "$PORT" --log-level error --otp-per-ip-hourly-limit 1000000000 \
-  --otp-per-client-hourly-limit 1000000000 --flows-per-ip-hourly-limit 1000000 --passwords-per-ip-hourly-limit 1000000 \
-  > "$OUT/tessera.log" 2>&1 & PID=$!
+source bench/lib.sh
+build_release
+start_tessera "$OUT/tessera.log" "$PORT" --data-dir "$OUT/data" --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 \
+  --flows-per-ip-hourly-limit 1000000 --passwords-per-ip-hourly-limit 1000000
+PID=$TPID
 trap 'kill $PID 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
-KEY=$(awk '/client key:/{print $3}' "$OUT/tessera.log")
 RUN=0
 : > "$OUT/results.jsonl"
 run() {  # scenario, extra args…
