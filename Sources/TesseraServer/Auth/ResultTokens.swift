@@ -69,6 +69,7 @@ final class ResultTokens: @unchecked Sendable {
     private var activeKid = ""
     private var published: [PublishedJWK] = []
     private var loadedAt: Int64 = 0
+    private var lastUnknownKidReload: Int64 = 0
 
     init(database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock) {
         self.database = database
@@ -167,13 +168,43 @@ final class ResultTokens: @unchecked Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
-    /// Verifies signature, issuer and expiry; throws code 6101 otherwise.
+    /// Verifies signature, issuer and expiry; throws code 6101 otherwise. A token signed with a key this
+    /// instance does not know yet (rotated in by another instance) makes it reload the keys at once,
+    /// at most once a second, instead of waiting for the minute's refresh.
     func verify(_ token: String) async throws -> ResultClaims {
         try await refreshIfStale()
-        let keys = lock.withLock { collection }
-        guard token.count < 8192, let claims = try? await keys.verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
-            throw AppError(.tokenInvalid, .unauthorized, "Invalid token", detail: "The token is malformed, expired or not issued by this server")
+        guard token.count < 8192 else { throw Self.invalidToken }
+        if let claims = try? await lock.withLock({ collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer {
+            return claims
+        }
+        let now = clock.now()
+        let reload = lock.withLock {
+            guard let kid = Self.kid(of: token), !published.contains(where: { $0.kid == kid }), now - lastUnknownKidReload >= 1000 else {
+                return false
+            }
+            lastUnknownKidReload = now
+            return true
+        }
+        guard reload else { throw Self.invalidToken }
+        try await load()
+        guard let claims = try? await lock.withLock({ collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
+            throw Self.invalidToken
         }
         return claims
+    }
+
+    static let invalidToken = AppError(
+        .tokenInvalid, .unauthorized, "Invalid token", detail: "The token is malformed, expired or not issued by this server"
+    )
+
+    /// The `kid` of a compact JWS header, if it has one.
+    static func kid(of token: String) -> String? {
+        guard let header = token.split(separator: ".", maxSplits: 1).first, header.count < 1024 else { return nil }
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["kid"] as? String
     }
 }
