@@ -188,7 +188,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     // MARK: Sessions and password log-in (7100–7199)
     /// The session token is missing or unknown.
     public static let sessionInvalid = ErrorCode(rawValue: 7101)
-    /// The session expired (absolute lifetime or idle timeout).
+    /// The session expired (absolute lifetime, idle timeout, or no device key within the pending lifetime).
     public static let sessionExpired = ErrorCode(rawValue: 7102)
     /// The session was revoked (log-out, admin, or its device was revoked).
     public static let sessionRevoked = ErrorCode(rawValue: 7103)

@@ -2,7 +2,8 @@ import Logging
 import ServiceLifecycle
 
 /// Deletes what has ended: expired challenges and dispose tokens, old rate windows, delivered
-/// messages older than a week. Runs every few minutes.
+/// messages older than a week, registration flows a day after they expired, sessions and
+/// authentications 90 days after they ended. Runs every few minutes.
 struct JanitorService: Service {
     let database: any Database
     let outbox: Outbox
@@ -27,6 +28,7 @@ struct JanitorService: Service {
                 try await RateCounters().purge(before: now - 2 * 3_600_000, in: sql)
                 try await SignedRequestVerifier.purgeNonces(before: now, in: sql)
                 try await SQLRegistrationFlowRepository.purge(before: now - 86_400_000, in: sql)
+                try await SQLSessionRepository.purge(endedBefore: now - historyRetention.millis, in: sql)
                 try await AuthChannelStore(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
             }
             try await outbox.purge(sentBefore: now - 7 * 86_400_000)

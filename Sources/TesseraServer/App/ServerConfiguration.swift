@@ -56,6 +56,8 @@ public struct ServerConfiguration: Sendable {
     public var sessionLifetime: Duration = .seconds(30 * 86400)
     /// A session not used for this long expires.
     public var sessionIdleTimeout: Duration = .seconds(7 * 86400)
+    /// A session without a device key expires after this long.
+    public var sessionPendingLifetime: Duration = .seconds(900)
     /// Wrong passwords in a row before an identity's password log-in is locked.
     public var passwordMaxFailures = 5
     /// How long a password lock lasts.
@@ -160,6 +162,7 @@ public struct ServerConfiguration: Sendable {
         flowPerIPHourlyLimit = try count("flows.perIpHourlyLimit", flowPerIPHourlyLimit, range: 1...1_000_000)
         sessionLifetime = try seconds("sessions.lifetime", sessionLifetime, range: 60...(365 * 86400))
         sessionIdleTimeout = try seconds("sessions.idleTimeout", sessionIdleTimeout, range: 60...(365 * 86400))
+        sessionPendingLifetime = try seconds("sessions.pendingLifetime", sessionPendingLifetime, range: 60...86400)
         passwordMaxFailures = try count("passwords.maxFailures", passwordMaxFailures, range: 1...100)
         passwordLockout = try seconds("passwords.lockout", passwordLockout, range: 1...86400)
         passwordPerIPHourlyLimit = try count("passwords.perIpHourlyLimit", passwordPerIPHourlyLimit, range: 1...1_000_000)

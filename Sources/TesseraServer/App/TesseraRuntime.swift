@@ -91,7 +91,7 @@ public final class TesseraRuntime: Sendable {
         nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
         sessions = SessionService(
             database: database, hasher: hasher, random: random, clock: clock, lifetime: configuration.sessionLifetime,
-            idleTimeout: configuration.sessionIdleTimeout
+            idleTimeout: configuration.sessionIdleTimeout, pendingLifetime: configuration.sessionPendingLifetime
         )
         policies = ClientPolicyStore(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
         let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), sessions: sessions, totpKey: keys.totpKey, random: random)

@@ -71,6 +71,11 @@ struct SQLSessionRepository: Sendable {
             .first() != nil
     }
 
+    /// Deletes sessions that expired or were revoked before `cutoff` (live ones are kept whatever their age).
+    static func purge(endedBefore cutoff: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM sessions WHERE expires_at < \(bind: cutoff) OR revoked_at < \(bind: cutoff)").run()
+    }
+
     /// Binds a live session that has no device yet to `deviceId`. Returns whether it did.
     func bindDevice(tokenHash: String, deviceId: String, in sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw(

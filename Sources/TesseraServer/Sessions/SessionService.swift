@@ -11,6 +11,9 @@ public struct SessionService: Sendable {
     let clock: WallClock
     var lifetime: Duration = .seconds(30 * 86400)
     var idleTimeout: Duration = .seconds(7 * 86400)
+    /// A session that has not registered a device key within this time expires: it only bridges the
+    /// flow's finish or a password log-in to the device-key registration.
+    var pendingLifetime: Duration = .seconds(900)
 
     static let tokenDomain = "session-token"
 
@@ -52,21 +55,25 @@ public struct SessionService: Sendable {
         }
         let now = clock.now()
         if record.revoked_at != nil || deviceRevoked { throw AppError(.sessionRevoked, .unauthorized, "Session revoked") }
-        if now >= record.expires_at || now >= record.last_used_at + idleTimeout.millis {
-            throw AppError(.sessionExpired, .unauthorized, "Session expired")
-        }
+        if !isLive(record, now: now) { throw AppError(.sessionExpired, .unauthorized, "Session expired") }
         if now - record.last_used_at > 60_000 {
             try await database.withSQL { try await repository.touch(tokenHash: hash, now: now, in: $0) }
         }
         return Authenticated(id: record.id, userId: record.user_id, deviceId: record.device_id, tokenHash: hash)
     }
 
+    /// Whether a session that is not revoked is still within its lifetime, its idle timeout and, without
+    /// a device key, its pending lifetime.
+    func isLive(_ record: SessionRecord, now: Int64) -> Bool {
+        now < record.expires_at && now < record.last_used_at + idleTimeout.millis
+            && (record.device_id != nil || now < record.created_at + pendingLifetime.millis)
+    }
+
     /// The user's sessions, live ones first (newest first), then ended ones.
     func list(userId: String, currentId: String?) async throws -> SessionList {
-        let repository = self.repository, now = clock.now(), idle = idleTimeout.millis
+        let repository = self.repository, now = clock.now()
         let records = try await database.read { try await repository.list(userId: userId, in: $0) }
-        func live(_ r: SessionRecord) -> Bool { r.revoked_at == nil && now < r.expires_at && now < r.last_used_at + idle }
-        let ordered = records.filter(live) + records.filter { !live($0) }
+        let ordered = records.filter { $0.revoked_at == nil && isLive($0, now: now) } + records.filter { $0.revoked_at != nil || !isLive($0, now: now) }
         return SessionList(sessions: ordered.map { $0.info(current: $0.id == currentId) })
     }
 

@@ -73,6 +73,7 @@ struct PasswordLoginTests {
             $0.passwordScryptLogN = 10
             $0.sessionIdleTimeout = .seconds(3600)
             $0.sessionLifetime = .seconds(3 * 3600)
+            $0.sessionPendingLifetime = .seconds(86400)  // these sessions never get a device key
         }) { runtime in
             let client = try await runtime.makeTestClient()
             let sessions = runtime.sessions
@@ -105,6 +106,32 @@ struct PasswordLoginTests {
             let listed = try await sessions.list(userId: session.userId, currentId: nil).sessions
             #expect(listed.count == 3)
             #expect(listed.first(where: { $0.id == session.id })?.revokedAt != nil)
+        }
+    }
+
+    @Test("a session without a device key ends after 15 minutes; the janitor deletes ended sessions after 90 days", arguments: TestDatabase.kinds)
+    func pendingSessionsAndPurge(kind: TestDatabase) async throws {
+        let clock = ManualClock(start: WallClock.nowMillis())
+        try await withTestRuntime(kind, clock: clock.clock, configure: { $0.passwordScryptLogN = 10 }) { runtime in
+            let client = try await runtime.makeTestClient()
+            let sessions = runtime.sessions
+            _ = try await Self.identity(runtime, client, phone: "+41790000201", password: "right-pass-1")
+            // A session that never registers a device key ends after its pending lifetime (15 minutes).
+            let pending = try await runtime.passwordLogin.login(client: client, identifier: "+41790000201", password: "right-pass-1", ip: nil)
+            clock.advance(by: .seconds(14 * 60))
+            _ = try await sessions.authenticate(token: pending.sessionToken, client: client)
+            clock.advance(by: .seconds(61))
+            await expectCode(.sessionExpired) { _ = try await sessions.authenticate(token: pending.sessionToken, client: client) }
+            // The janitor deletes sessions 90 days after they ended, not before.
+            let count = { try await runtime.database.withSQL { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM sessions").first()?.decode(column: "n", as: Int.self) ?? 0
+            } }
+            let before = try await count()
+            await runtime.janitor.sweep()
+            #expect(try await count() == before)
+            clock.advance(by: .seconds(121 * 86400))  // 30-day lifetime + 90 days
+            await runtime.janitor.sweep()
+            #expect(try await count() == 0)
         }
     }
 }
