@@ -273,6 +273,7 @@ struct DeviceCommand: AsyncParsableCommand {
             print("local auth:  \(state.localAuthType.rawValue)")
             print("push token:  \(state.pushToken.isEmpty ? "(none)" : state.pushToken)")
             let tessera = try options.client(try options.connection())
+            print("session:     \(tessera.isAuthenticated ? "logged in" : "logged out")")
             do {
                 let info = try await tessera.deviceInfo()
                 print("server:      active (device \(info.deviceId) of \(info.userKey))")

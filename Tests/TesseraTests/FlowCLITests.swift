@@ -27,6 +27,8 @@ struct FlowCLITests {
             #expect(signup.output.contains("logged in: true"), "\(signup.output)")
             #expect(!signup.output.contains("cli-pass-123"))
 
+            let shown = try await DeviceCLITests.run(tessera, ["device", "show"] + common)
+            #expect(shown.output.contains("session:     logged in"), "\(shown.output)")
             let listed = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common)
             #expect(listed.status == 0, "\(listed.output)")
             let sessionId = try #require(listed.output.firstMatch(of: /\* (ses_[A-Za-z0-9_-]+)/)?.1)
@@ -38,6 +40,9 @@ struct FlowCLITests {
             let after = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common)
             #expect(after.status != 0)
             #expect(after.output.contains("not logged in"), "\(after.output)")
+            let shownAfter = try await DeviceCLITests.run(tessera, ["device", "show"] + common)
+            #expect(shownAfter.status == 0, "the device itself is still active: \(shownAfter.output)")
+            #expect(shownAfter.output.contains("session:     logged out"), "\(shownAfter.output)")
 
             let login = try await DeviceCLITests.run(
                 tessera, ["device", "password-login"] + common + ["--identifier", "cli-flow@example.com", "--password", "cli-pass-123"]
