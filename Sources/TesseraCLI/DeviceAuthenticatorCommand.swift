@@ -8,9 +8,16 @@ extension DeviceCommand {
     struct TerminalEnroller: PinEnroller, PasswordEnroller {
         let given: String?
 
+        /// The secret given on the command line breaks the rules: asking again would not help.
+        struct Refused: Error, CustomStringConvertible {
+            var message: String
+            var description: String { message }
+        }
+
         func ask(_ what: String, rules: String, retry: RecoverableEnrollmentError?) throws -> String {
+            if let retry, given != nil { throw Refused(message: retry.message) }
             if let retry { print("  refused: \(retry.message) (\(retry.remainingAttempts) tries left)") }
-            if let given, retry == nil { return given }
+            if let given { return given }
             print("New \(what) (\(rules)): ", terminator: "")
             guard let typed = readLine(), !typed.isEmpty else { throw CancellationError() }
             return typed
@@ -72,7 +79,14 @@ extension DeviceCommand {
                         .execute()
                     print("registered \(registered.type.rawValue) authenticator \(registered.id) (\(registered.aaid))")
                 } catch {
-                    throw ValidationError("registration failed: \(error.code.map { String($0.rawValue) } ?? String(describing: error.kind)) \(error.message)")
+                    let reason: String
+                    if case .unknown(let refusal) = error {
+                        reason = "refused on this device: \(refusal)"
+                    } else {
+                        reason = "\(error.code.map { String($0.rawValue) } ?? String(describing: error.kind)) \(error.message)"
+                    }
+                    FileHandle.standardError.write(Data("registration failed: \(reason)\n".utf8))
+                    throw ExitCode(2)
                 }
             }
             if list || (type == nil && delete == nil) {
