@@ -34,7 +34,8 @@ public struct AuthSession: Sendable, Equatable {
 }
 
 extension TesseraClient {
-    private func signingDeviceId() throws -> String {
+    /// The enrolled device's id, which its signed calls name as `keyid` (``ErrorCode/deviceUnknown`` before enrolment).
+    func signingDeviceId() throws -> String {
         guard let deviceId = try keyStore.loadState()?.deviceId else {
             throw TesseraError(code: .deviceUnknown, message: "This device is not enrolled: sign up or re-register first")
         }

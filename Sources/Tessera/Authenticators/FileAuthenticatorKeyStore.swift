@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import TesseraCore
-import _CryptoExtras
 
 /// An ``AuthenticatorKeyStore`` in a directory (mode 0700), one file per authenticator type (mode
 /// 0600), for Linux devices and the CLI. PIN and password keys are sealed (AES-GCM) under a key derived
@@ -30,11 +29,7 @@ public struct FileAuthenticatorKeyStore: AuthenticatorKeyStore {
 
     private func write(_ record: Record) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let url = file(record.type)
-        let temporary = url.path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: try JSONEncoder().encode(record), attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteUnknown) }
-        guard rename(temporary, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        try LocalSecrets.writePrivately(try JSONEncoder().encode(record), to: file(record.type).path)
     }
 
     private func read(_ type: AuthenticatorType) throws -> Record? {
@@ -49,9 +44,9 @@ public struct FileAuthenticatorKeyStore: AuthenticatorKeyStore {
             type: type, publicKey: key.publicKey.x963Representation, biometricDomainState: biometricDomainState, invalidated: false
         )
         if type.needsUnlockSecret {
-            let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+            let salt = LocalSecrets.randomSalt()
             record.salt = salt
-            record.sealedPrivateKey = try AES.GCM.seal(key.rawRepresentation, using: FileKeyStore.wrappingKey(unlockSecret, salt: salt)).combined
+            record.sealedPrivateKey = try LocalSecrets.seal(key.rawRepresentation, under: unlockSecret, salt: salt)
         } else {
             record.privateKey = key.rawRepresentation
         }
@@ -74,9 +69,7 @@ public struct FileAuthenticatorKeyStore: AuthenticatorKeyStore {
         }
         let raw: Data
         if let sealed = record.sealedPrivateKey, let salt = record.salt {
-            guard let box = try? AES.GCM.SealedBox(combined: sealed),
-                  let opened = try? AES.GCM.open(box, using: FileKeyStore.wrappingKey(unlockSecret, salt: salt))
-            else { throw FidoErrorCode.authenticatorAccessDenied }
+            guard let opened = LocalSecrets.open(sealed, under: unlockSecret, salt: salt) else { throw FidoErrorCode.authenticatorAccessDenied }
             raw = opened
         } else if let plain = record.privateKey {
             raw = plain

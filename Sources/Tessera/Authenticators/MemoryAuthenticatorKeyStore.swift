@@ -26,7 +26,7 @@ public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecke
     /// Generates the key of `type`, replacing any.
     public func generate(for type: AuthenticatorType, unlockSecret: String?, biometricDomainState: Data?) throws -> P256.Signing.PublicKey {
         let key = P256.Signing.PrivateKey()
-        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let salt = LocalSecrets.randomSalt()
         let entry = Entry(
             key: key, salt: salt, secretCheck: type.needsUnlockSecret ? Self.check(unlockSecret, salt: salt) : nil,
             biometricDomainState: biometricDomainState

@@ -271,8 +271,8 @@ public final class Registration: @unchecked Sendable {
                 deviceName: parts.deviceInformation?.name, pushToken: parts.deviceInformation?.pushToken
             )
             let extra = try await parts.authorizationProvider?.authorizationHeaders() ?? [:]
-            let answer = try await target.signedExchange(
-                "POST", "/v1/devices/authenticators", body: try JSONEncoder().encode(request), signedBy: deviceId, extraHeaders: extra
+            let answer = try await target.exchangeData(
+                "POST", "/v1/devices/authenticators", bytes: try JSONEncoder().encode(request), signedBy: deviceId, extraHeaders: extra
             )
             do {
                 let info = try JSONDecoder().decode(AuthenticatorInfo.self, from: answer)

@@ -35,7 +35,7 @@ extension TesseraClient {
     /// The authenticators registered for this device (`GET /v1/devices/authenticators`, signed by the device key).
     /// - Throws: ``TesseraError`` (``ErrorCode/deviceUnknown`` when the device is not registered).
     public func listAuthenticators() async throws -> [AuthenticatorInfo] {
-        let list: AuthenticatorList = try await call("GET", "/v1/devices/authenticators", signedBy: try authenticatorDeviceId())
+        let list: AuthenticatorList = try await call("GET", "/v1/devices/authenticators", signedBy: try signingDeviceId())
         return list.authenticators
     }
 
@@ -44,7 +44,7 @@ extension TesseraClient {
     /// - Parameter id: The authenticator id (`atr_…`), from ``listAuthenticators()`` or the registration.
     /// - Throws: ``TesseraError`` (``ErrorCode/authenticatorUnknown`` for an id the server does not know).
     public func deleteAuthenticator(id: String) async throws {
-        let deviceId = try authenticatorDeviceId()
+        let deviceId = try signingDeviceId()
         guard !id.isEmpty, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
             throw TesseraError(code: .authenticatorUnknown, message: "No authenticator \(id)")
         }
@@ -67,21 +67,5 @@ extension TesseraClient {
         _ type: AuthenticatorType, data: Data, unlockSecret: String? = nil, currentBiometricDomainState: Data? = nil
     ) throws -> P256.Signing.ECDSASignature {
         try authenticatorKeyStore.sign(type, data: data, unlockSecret: unlockSecret, currentBiometricDomainState: currentBiometricDomainState)
-    }
-
-    /// The device id authenticator calls are signed with.
-    func authenticatorDeviceId() throws -> String {
-        guard let deviceId = try keyStore.loadState()?.deviceId else {
-            throw TesseraError(code: .deviceUnknown, message: "This device is not enrolled: sign up or re-register first")
-        }
-        return deviceId
-    }
-
-    /// A call signed by the device key (RFC 9421) with extra headers (from an ``AuthorizationProvider``),
-    /// which cannot replace the SDK's own. Returns the 2xx answer's body (possibly empty).
-    func signedExchange(
-        _ method: String, _ path: String, body: Data?, signedBy keyId: String, extraHeaders: [String: String] = [:]
-    ) async throws -> Data {
-        try await exchangeData(method, path, bytes: body ?? Data(), signedBy: keyId, extraHeaders: extraHeaders)
     }
 }

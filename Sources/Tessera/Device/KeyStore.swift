@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import _CryptoExtras
 
 /// What the SDK keeps on the device after sign-up: the seed's `BSA.load…` values and the two keys.
 public struct DeviceState: Codable, Sendable, Equatable {
@@ -116,27 +115,17 @@ public struct FileKeyStore: DeviceKeyStore {
     private var stateFile: URL { directory.appendingPathComponent("device.json") }
     private var sessionFile: URL { directory.appendingPathComponent("session.json") }
 
-    private func write(_ data: Data, to url: URL) throws {
-        let temporary = url.path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        guard rename(temporary, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
-    }
+    private func write(_ data: Data, to url: URL) throws { try LocalSecrets.writePrivately(data, to: url.path) }
 
     private func loadKeys() throws -> Keys {
         guard let data = FileManager.default.contents(atPath: keysFile.path) else { throw KeyStoreError.noKeys }
         return try JSONDecoder().decode(Keys.self, from: data)
     }
 
-    static func wrappingKey(_ secret: String?, salt: Data) throws -> SymmetricKey {
-        try KDF.Scrypt.deriveKey(from: Data((secret ?? "").utf8), salt: salt, outputByteCount: 32, rounds: 1 << 14, blockSize: 8, parallelism: 1)
-    }
-
     public func generateKeys(unlockSecret: String?) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey) {
         let device = P256.Signing.PrivateKey(), userVerification = P256.Signing.PrivateKey()
-        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-        let sealed = try AES.GCM.seal(userVerification.rawRepresentation, using: Self.wrappingKey(unlockSecret, salt: salt)).combined!
+        let salt = LocalSecrets.randomSalt()
+        let sealed = try LocalSecrets.seal(userVerification.rawRepresentation, under: unlockSecret, salt: salt)
         let keys = Keys(
             device: device.rawRepresentation, userVerificationSealed: sealed,
             userVerificationPublic: userVerification.publicKey.x963Representation, salt: salt
@@ -151,9 +140,7 @@ public struct FileKeyStore: DeviceKeyStore {
 
     public func signWithUserVerificationKey(_ data: Data, unlockSecret: String?) throws -> P256.Signing.ECDSASignature {
         let keys = try loadKeys()
-        guard let box = try? AES.GCM.SealedBox(combined: keys.userVerificationSealed),
-              let raw = try? AES.GCM.open(box, using: Self.wrappingKey(unlockSecret, salt: keys.salt))
-        else { throw KeyStoreError.locked }
+        guard let raw = LocalSecrets.open(keys.userVerificationSealed, under: unlockSecret, salt: keys.salt) else { throw KeyStoreError.locked }
         return try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: data)
     }
 

@@ -34,13 +34,7 @@ public struct FileSecretVerifierStore: SecretVerifierStore {
     }
 
     public func save(_ state: SoftwareSecretAuthenticator.State) throws {
-        let data = try JSONEncoder().encode(state)
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        // rename(2) replaces the old file atomically: a crash leaves the old state or the new one.
-        guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        try LocalSecrets.writePrivately(try JSONEncoder().encode(state), to: path)
     }
 }
 
@@ -96,7 +90,7 @@ public struct SoftwareSecretAuthenticator: LocalAuthenticator {
 
     /// Sets (or replaces) the secret.
     public func enroll(secret: String) throws {
-        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let salt = LocalSecrets.randomSalt()
         try store.save(State(type: type, salt: salt, hash: try Self.hash(secret, salt: salt), failures: 0, lockouts: 0, lockedUntil: nil))
     }
 
