@@ -49,4 +49,11 @@ extension AppError {
         AppError(.fieldInvalid, .badRequest, "A field has a value that is not allowed", detail: detail, field: field)
     }
     static let internalError = AppError(.internalError, .internalServerError, "Internal server error")
+
+    /// Refuses (1005, naming the field) the first value longer than its limit; absent values pass.
+    static func checkLengths(_ fields: [(name: String, value: String?, limit: Int)]) throws {
+        for field in fields where (field.value?.count ?? 0) > field.limit {
+            throw invalidField(field.name, "\(field.name) is longer than \(field.limit) characters")
+        }
+    }
 }

@@ -55,10 +55,7 @@ struct AuthenticatorService: Sendable {
         else {
             throw AppError(.authenticatorKeyInvalid, .badRequest, "keySignature does not verify with publicKey", field: "keySignature")
         }
-        for (field, value, limit) in [("deviceName", request.deviceName, 100), ("pushToken", request.pushToken, 4096)]
-        where (value?.count ?? 0) > limit {
-            throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
-        }
+        try AppError.checkLengths([("deviceName", request.deviceName, 100), ("pushToken", request.pushToken, 4096)])
         let info = AuthenticatorInfo(
             id: random.identifier(prefix: "atr_"), deviceId: deviceId, aaid: type.aaid, type: type, publicKey: request.publicKey,
             allowDevicePasscodeAsFallback: request.allowDevicePasscodeAsFallback,

@@ -101,25 +101,13 @@ struct PasswordLoginService: Sendable {
                 }
                 throw Self.invalid
             }
-            let sessions = self.sessions
+            let sessions = self.sessions, users = self.users
             let (created, identity) = try await database.transaction { sql in
                 try await sql.raw("UPDATE users SET password_failures = 0, password_locked_until = NULL WHERE id = \(bind: userId)").run()
                 let created = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
-                return (created, try await Self.identity(userId: userId, in: sql))
+                return (created, try await users.identity(userId: userId, in: sql))
             }
             return SessionGrant(sessionToken: created.token, sessionExpiresIn: created.expiresIn, identity: identity)
         }
-    }
-
-    /// The identity as its sessions see it.
-    static func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo {
-        guard let row = try await sql.raw(
-            "SELECT user_key, email, phone, name, password_hash FROM users WHERE id = \(bind: userId)"
-        ).first() else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
-        return IdentityInfo(
-            id: try row.decode(column: "user_key", as: String.self), email: try row.decode(column: "email", as: String.self),
-            phoneNumber: try row.decode(column: "phone", as: String.self), name: try row.decode(column: "name", as: String.self),
-            hasPassword: try row.decode(column: "password_hash", as: String?.self) != nil
-        )
     }
 }

@@ -33,11 +33,7 @@ struct SessionController<Context: TesseraContext> {
             return Response(status: .noContent)
         }
         live.get("session") { _, context in
-            let session = try context.requireSession()
-            let list = try await sessions.list(userId: session.userId, currentId: session.id)
-            let identity = try await sessions.database.read { try await PasswordLoginService.identity(userId: session.userId, in: $0) }
-            guard let current = list.sessions.first(where: \.current) else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
-            return try Response.json(CurrentSession(session: current, identity: identity))
+            try Response.json(try await sessions.current(try context.requireSession()))
         }
         live.get("sessions") { _, context in
             let session = try context.requireSession()

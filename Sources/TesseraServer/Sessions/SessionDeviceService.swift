@@ -18,10 +18,7 @@ struct SessionDeviceService: Sendable {
     func register(_ request: SessionDeviceRequest, session: SessionService.Authenticated, client: Client) async throws -> SessionDeviceResponse {
         guard session.deviceId == nil else { throw AppError(.conflict, .conflict, "This session has a device key already") }
         _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
-        for (field, value, limit) in [("appVersion", request.appVersion, 32), ("os", request.os, 32), ("pushToken", request.pushToken, 4096)]
-        where value.count > limit {
-            throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
-        }
+        try AppError.checkLengths([("appVersion", request.appVersion, 32), ("os", request.os, 32), ("pushToken", request.pushToken, 4096)])
         let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
         let device = DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,

@@ -77,6 +77,17 @@ public struct SessionService: Sendable {
         return SessionList(sessions: ordered.map { $0.info(current: $0.id == currentId) })
     }
 
+    /// The calling session and its identity.
+    func current(_ session: Authenticated) async throws -> CurrentSession {
+        let repository = self.repository, users = SQLUserRepository()
+        return try await database.read { sql in
+            guard let (record, _, _) = try await repository.find(tokenHash: session.tokenHash, in: sql) else {
+                throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown")
+            }
+            return CurrentSession(session: record.info(current: true), identity: try await users.identity(userId: session.userId, in: sql))
+        }
+    }
+
     /// Revokes a session; `userId` limits it to that user's (7105 otherwise).
     func revoke(id: String, userId: String?) async throws {
         let repository = self.repository, now = clock.now()

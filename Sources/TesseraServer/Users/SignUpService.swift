@@ -54,10 +54,7 @@ public struct SignUpService: Sendable {
         guard Self.knownAuthTypes.contains(request.authType) else {
             throw AppError.invalidField("authType", "authType must be one of \(Self.knownAuthTypes.sorted().joined(separator: ", "))")
         }
-        for (field, value, limit) in [("appVersion", request.appVersion, 32), ("os", request.os, 32), ("token", request.token, 4096)]
-        where value.count > limit {
-            throw AppError.invalidField(field, "\(field) is longer than \(limit) characters")
-        }
+        try AppError.checkLengths([("appVersion", request.appVersion, 32), ("os", request.os, 32), ("token", request.token, 4096)])
         let email = try TargetNormalizer.normalize(request.email, channel: .email, field: "email")
         let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms, field: "phoneNumber")
         let deviceKey = try P256.Signing.PublicKey(x963Base64: request.devicePublicKey, field: "devicePublicKey")

@@ -1,4 +1,5 @@
 import SQLKit
+import TesseraCore
 
 /// A user as stored.
 struct UserRecord: Sendable {
@@ -57,6 +58,18 @@ struct SQLUserRepository: Sendable {
         return UserRecord(
             id: row.id, clientId: row.client_id, userKey: row.user_key, name: row.name, email: row.email, phone: row.phone,
             localAuthType: row.local_auth_type, createdAt: row.created_at
+        )
+    }
+
+    /// The identity as its sessions see it (a missing user is a session that no longer holds: 7101).
+    func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo {
+        guard let row = try await sql.raw(
+            "SELECT user_key, email, phone, name, password_hash FROM users WHERE id = \(bind: userId)"
+        ).first() else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
+        return IdentityInfo(
+            id: try row.decode(column: "user_key", as: String.self), email: try row.decode(column: "email", as: String.self),
+            phoneNumber: try row.decode(column: "phone", as: String.self), name: try row.decode(column: "name", as: String.self),
+            hasPassword: try row.decode(column: "password_hash", as: String?.self) != nil
         )
     }
 
