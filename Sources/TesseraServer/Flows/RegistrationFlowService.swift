@@ -90,13 +90,9 @@ struct RegistrationFlowService: Sendable {
         let now = clock.now()
         let record = try await load(client: client, flowId: flowId, now: now)
         guard record.flowState == .otpSent, let phone = record.phone else { throw Self.outOfOrder("verifying the phone", record.flowState) }
-        let length = otp.settings.codeLength
-        guard code.count == length, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw AppError.invalidField("otp", "otp must be \(length) digits")
-        }
-        switch try await otp.verify(client: client, channel: .sms, target: phone, code: code, purpose: .signup) {
+        switch try await otp.verify(client: client, channel: .sms, target: phone, code: code, purpose: .signup, codeField: "otp") {
         case .invalid(let remaining):
-            throw AppError(.otpInvalid, .badRequest, "The code does not match", detail: "\(remaining) tries left", remainingAttempts: remaining)
+            throw OTPService.invalidCode(remaining: remaining)
         case .valid(let token):
             let hash = otp.disposeTokenHash(token), repository = self.repository
             guard try await database.withSQL({ try await repository.markVerified(id: flowId, phone: phone, disposeHash: hash, now: now, in: $0) })

@@ -32,9 +32,7 @@ struct OTPController<Context: TesseraContext> {
         case .valid(let token):
             return try .json(VerifyOTPResponse(disposeToken: token, expiresIn: Int(service.settings.disposeTokenLifetime.components.seconds)))
         case .invalid(let remaining):
-            throw AppError(
-                .otpInvalid, .badRequest, "The code does not match", detail: "\(remaining) tries left", remainingAttempts: remaining
-            )
+            throw OTPService.invalidCode(remaining: remaining)
         }
     }
 

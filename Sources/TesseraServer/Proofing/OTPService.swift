@@ -20,6 +20,11 @@ public struct OTPService: Sendable {
     static let codeDomain = "otp-code"
     static let disposeDomain = "dispose-token"
 
+    /// The answer to a wrong code (the seed's `onInvalidOTPNumber`), with the tries left.
+    static func invalidCode(remaining: Int) -> AppError {
+        AppError(.otpInvalid, .badRequest, "The code does not match", detail: "\(remaining) tries left", remainingAttempts: remaining)
+    }
+
     /// What a verify call ends in. A wrong code is an outcome, not a failure (the seed's
     /// `onInvalidOTPNumber`); failures (expired, locked) are thrown as ``AppError``.
     enum Verification: Sendable, Equatable {
@@ -90,10 +95,13 @@ public struct OTPService: Sendable {
 
     /// Verifies a code. Each try is counted atomically before comparing, so no more than
     /// `maxAttempts` guesses are ever evaluated, whatever the concurrency.
-    func verify(client: Client, channel: OTPChannel, target rawTarget: String, code: String, purpose: OTPPurpose) async throws -> Verification {
+    /// `codeField` names the request member carrying the code in the problem answer.
+    func verify(
+        client: Client, channel: OTPChannel, target rawTarget: String, code: String, purpose: OTPPurpose, codeField: String = "otpNumber"
+    ) async throws -> Verification {
         let target = try TargetNormalizer.normalize(rawTarget, channel: channel)
         guard code.count == settings.codeLength, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw AppError.invalidField("otpNumber", "otpNumber must be \(settings.codeLength) digits")
+            throw AppError.invalidField(codeField, "\(codeField) must be \(settings.codeLength) digits")
         }
         let binding = OTPBinding(clientId: client.id, channel: channel, target: target, purpose: purpose)
         let now = clock.now()
