@@ -102,9 +102,7 @@ extension TesseraClient {
         let state = DeviceState(
             deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType
         )
-        try keyStore.saveState(state)
-        try keyStore.saveSession(StoredSession(token: answer.sessionToken, deviceBound: true, identityId: answer.userKey))
-        authentication.set(true, tessera: self)
+        try storeEnrolledDevice(state, sessionToken: answer.sessionToken)
         log?("enrolled as device \(answer.deviceId)")
         return state
     }

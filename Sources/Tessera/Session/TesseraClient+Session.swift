@@ -187,14 +187,23 @@ extension TesseraClient {
             "PUT", "/v1/session/device", bytes: try JSONEncoder().encode(body),
             signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation), session: session
         )
-        try keyStore.saveState(DeviceState(
-            deviceId: answer.deviceId, userKey: session.identityId, totpSecret: answer.totpSecret, pushToken: device.pushToken,
-            localAuthType: .none
-        ))
-        try keyStore.saveSession(StoredSession(token: session.token, deviceBound: true, identityId: session.identityId))
+        try storeEnrolledDevice(
+            DeviceState(
+                deviceId: answer.deviceId, userKey: session.identityId, totpSecret: answer.totpSecret, pushToken: device.pushToken,
+                localAuthType: .none
+            ),
+            sessionToken: session.token
+        )
         log?("device key registered as \(answer.deviceId)")
-        authentication.set(true, tessera: self)
         return answer.deviceId
+    }
+
+    /// What every enrolment ends with (sign-up, re-registration, the flow's device key, password log-in):
+    /// the device state and its device-bound session saved, and the user reported logged in.
+    func storeEnrolledDevice(_ state: DeviceState, sessionToken: String) throws {
+        try keyStore.saveState(state)
+        try keyStore.saveSession(StoredSession(token: sessionToken, deviceBound: true, identityId: state.userKey))
+        authentication.set(true, tessera: self)
     }
 
     /// The current session and its identity.
