@@ -69,10 +69,12 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
+        // What both test targets share: waiting for events without timing assertions.
+        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer",
+                "TesseraServer", "TesseraTestSupport",
                 "Tessera",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -80,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: [
-                "Tessera", "TesseraServer",
+                "Tessera", "TesseraServer", "TesseraTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

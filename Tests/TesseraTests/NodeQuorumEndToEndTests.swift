@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import TesseraTestSupport
 import Tessera
 import TesseraCore
 @testable import TesseraServer
@@ -48,15 +49,15 @@ struct NodeQuorumEndToEndTests {
         }
 
         func waitUntilUp() async throws -> NodeInfo {
-            for _ in 0..<100 {
-                if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/healthz"), timeout: .seconds(1)),
-                   response.status == .ok
-                {
-                    return try JSONDecoder().decode(NodeInfo.self, from: Data(try await response.body.collect(upTo: 1 << 16).readableBytesView))
-                }
-                try await Task.sleep(for: .milliseconds(100))
+            let url = url
+            let info: NodeInfo? = await eventually {
+                guard let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url + "/healthz"), timeout: .seconds(5)),
+                      response.status == .ok, let body = try? await response.body.collect(upTo: 1 << 16)
+                else { return nil }
+                return try? JSONDecoder().decode(NodeInfo.self, from: Data(body.readableBytesView))
             }
-            throw ConfigurationError("node on \(port) did not start")
+            guard let info else { throw ConfigurationError("node on \(port) did not start") }
+            return info
         }
 
         func signal(_ value: Int32) { kill(process.processIdentifier, value) }
@@ -76,13 +77,8 @@ struct NodeQuorumEndToEndTests {
         func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 
-        func wait(for needle: String, seconds: Double = 5) async -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if text.contains(needle) { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return text.contains(needle)
+        func wait(for needle: String) async -> Bool {
+            await eventually { self.text.contains(needle) }
         }
     }
 
@@ -172,17 +168,15 @@ struct NodeQuorumEndToEndTests {
             nodes[0].signal(SIGKILL)
             _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
 
-            // A second node hanging: the login fails closed with its own code, within the node timeout.
+            // A second node hanging: the login fails closed with its own code (the node timeout ends the
+            // wait; how long that takes on a busy machine is not asserted).
             nodes[1].signal(SIGSTOP)
-            let started = ContinuousClock.now
             do {
                 _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
                 Issue.record("logged in with one node of three")
             } catch let error as TesseraError {
                 #expect(error.code == .authQuorumNotReached)
             }
-            let elapsed = ContinuousClock.now - started
-            #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(2500), "\(elapsed)")
 
             // Two killed: refused at once, same code.
             nodes[1].signal(SIGKILL)

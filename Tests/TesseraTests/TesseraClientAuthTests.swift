@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import TesseraTestSupport
 import Tessera
 import TesseraCore
 @testable import TesseraServer
@@ -80,7 +81,7 @@ struct TesseraClientAuthTests {
             let late = try await tessera.openAuthChannel()
             _ = try await tessera.requestAuthRequest(channel: late)
             let lateEvents = Task { await Array(tessera.authEvents(channelId: late.channelId)) }
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await eventually { runtime.auth.hub.listenerCount(late.channelId) > 0 })
             try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
             let replayed = await lateEvents.value
             #expect(replayed.compactMap(\.status) == AuthStatus.allCases)
@@ -110,7 +111,9 @@ struct TesseraClientAuthTests {
 
     @Test("relying-party request declined, cancelled by the backend, or expired: each ends with its own outcome")
     func relyingPartyEndings() async throws {
-        try await LiveServer.run(bundleId: Self.bundle, configure: { $0.channelLifetime = .seconds(2) }) { runtime, client, url in
+        // Time is the server's injected clock: the channels expire when the test moves it, not after a sleep.
+        let manual = ManualClock(start: WallClock.system.now())
+        try await LiveServer.run(bundleId: Self.bundle, clock: manual.clock, configure: { $0.channelLifetime = .seconds(20) }) { runtime, client, url in
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "dave", bundleId: Self.bundle)
             let ask = RPAuthRequest(userKey: "dave", connectIp: "198.51.100.1", message: "")
 
@@ -132,7 +135,8 @@ struct TesseraClientAuthTests {
 
             let expiring = try await runtime.auth.rpCreate(client: client, request: ask)
             let expiringChannel = try #require(try await tessera.pendingAuthRequests().first)
-            let final = try await runtime.auth.rpState(client: client, id: expiring.requestId, wait: .seconds(10))
+            manual.advance(by: .seconds(21))
+            let final = try await runtime.auth.rpState(client: client, id: expiring.requestId, wait: .seconds(120))
             #expect(final.outcome == .expired)
             do {
                 _ = try await tessera.requestAuthRequest(channel: expiringChannel)
@@ -142,7 +146,7 @@ struct TesseraClientAuthTests {
             }
             // A device's own channel that has passed its lifetime cannot be completed either.
             _ = try await tessera.requestAuthRequest()
-            try await Task.sleep(for: .milliseconds(2100))
+            manual.advance(by: .seconds(21))
             do {
                 _ = try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
                 Issue.record("completed an expired channel")

@@ -22,6 +22,9 @@ final class AuthEventHub: @unchecked Sendable {
         }
     }
 
+    /// How many streams on this instance listen to the channel.
+    func listenerCount(_ channelId: String) -> Int { lock.withLock { listeners[channelId]?.count ?? 0 } }
+
     func publish(_ channelId: String, _ event: AuthEvent) {
         let targets = lock.withLock { listeners[channelId].map { Array($0.values) } ?? [] }
         for target in targets { target.yield(event) }

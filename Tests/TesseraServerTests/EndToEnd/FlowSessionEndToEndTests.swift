@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import SQLKit
 import Testing
+import TesseraTestSupport
 @testable import Tessera
 import TesseraCore
 @testable import TesseraServer
@@ -37,7 +38,7 @@ struct FlowSessionEndToEndTests {
         func append(_ value: Bool) { lock.withLock { items.append(value) } }
 
         func wait(count: Int) async {
-            for _ in 0..<100 where values.count < count { try? await Task.sleep(for: .milliseconds(20)) }
+            _ = await eventually { self.values.count >= count }
         }
     }
 
@@ -158,11 +159,10 @@ struct FlowSessionEndToEndTests {
 
     /// The newest code the file outbox holds for `target` (the courier may still be delivering it).
     static func code(_ runtime: TesseraRuntime, to target: String) async throws -> String {
-        for _ in 0..<50 {
-            if let code = try? await runtime.deliverAndReadCode(to: target) { return code }
-            try await Task.sleep(for: .milliseconds(100))
+        guard let code = await eventually({ try? await runtime.deliverAndReadCode(to: target) }) else {
+            throw ConfigurationError("no code for \(target)")
         }
-        throw ConfigurationError("no code for \(target)")
+        return code
     }
 
     /// Every `table.column` of the database holding a text that contains `needle`.

@@ -33,15 +33,17 @@ struct StorageTests {
         }
         // A reader answers while the writer holds an open transaction, and sees only what was committed.
         let (entered, signal) = AsyncStream<Void>.makeStream()
+        let (released, release) = AsyncStream<Void>.makeStream()
         let writer = Task {
             try await database.transaction { sql in
                 try await sql.raw("INSERT INTO t (n) VALUES (99)").run()
                 signal.yield()
-                try await Task.sleep(for: .milliseconds(300))
+                for await _ in released { break }
             }
         }
         for await _ in entered { break }
         let during = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
+        release.yield()
         #expect(during == 20)
         try await writer.value
         let after = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
@@ -51,7 +53,6 @@ struct StorageTests {
         await database.close()
         // Dropped without close (a failed start): its connections close in the background, no crash.
         _ = try await SQLiteDatabase.open(path: path, readers: 2, logger: TestDatabase.logger)
-        try await Task.sleep(for: .milliseconds(100))
     }
 
     @Test("client keys are unique by constraint", arguments: TestDatabase.kinds)

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Tessera
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// A Tessera server on a real loopback socket (in-memory SQLite, file outbox, courier running),
@@ -15,7 +16,7 @@ enum LiveServer {
     }()
 
     static func run(
-        bundleId: String, configure: (inout ServerConfiguration) -> Void = { _ in },
+        bundleId: String, clock: WallClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void
     ) async throws {
         var configuration = ServerConfiguration()
@@ -24,7 +25,8 @@ enum LiveServer {
         configuration.courierPollInterval = .milliseconds(100)
         configure(&configuration)
         let runtime = try await TesseraRuntime.bootstrap(
-            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger
+            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger,
+            clock: clock
         )
         let client = try await runtime.clients.create(name: "SDK test", bundleIds: [bundleId]).client
         let app = Application(
@@ -72,16 +74,15 @@ enum LiveServer {
 
     /// The newest code the file outbox holds for `target`.
     static func latestCode(_ runtime: TesseraRuntime, to target: String) async throws -> String {
-        // The background courier may hold the message under its lease for a moment: look a few times.
-        for _ in 0..<50 {
+        // The background courier may hold the message under its lease for a moment: look until it is there.
+        let code: String? = await eventually {
             await runtime.courier.drain()
-            if let entry = try? FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last(where: { $0.to == target }),
-               let match = entry.body.firstMatch(of: /\b(\d{6})\b/)
-            {
-                return String(match.1)
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            guard let entry = try? FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last(where: { $0.to == target }),
+                  let match = entry.body.firstMatch(of: /\b(\d{6})\b/)
+            else { return nil }
+            return String(match.1)
         }
-        throw ConfigurationError("no code for \(target)")
+        guard let code else { throw ConfigurationError("no code for \(target)") }
+        return code
     }
 }
