@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import PostgresNIO
 import SQLKit
 import TesseraCore
 
@@ -95,7 +96,7 @@ public final class TesseraRuntime: Sendable {
         )
         policies = ClientPolicyStore(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
         let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), sessions: sessions, totpKey: keys.totpKey, random: random)
-        signUp = SignUpService(database: database, issuer: issuer, otp: otp, random: random, clock: clock, nodeSync: nodeSync)
+        signUp = SignUpService(database: database, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock, nodeSync: nodeSync)
         registration = DeviceRegistrationService(
             database: database, issuer: issuer, otp: otp, clock: clock, policies: policies,
             identityChecksPerHour: configuration.identityChecksPerHour, nodeSync: nodeSync
@@ -150,15 +151,17 @@ public final class TesseraRuntime: Sendable {
         try FileManager.default.createDirectory(
             atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
         )
-        let database: any Database
-        if let url = configuration.databaseURL {
-            database = try await PostgresDatabase.open(url: url, logger: logger)
-        } else {
-            database = try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
+        return try await StartupLock.withLock(directory: configuration.dataDirectory) {
+            let database: any Database
+            if let url = configuration.databaseURL {
+                database = try await PostgresDatabase.open(url: url, logger: logger)
+            } else {
+                database = try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
+            }
+            return try await bootstrap(
+                configuration: configuration, database: database, logger: logger, clock: clock, random: random, runsNodes: runsNodes
+            )
         }
-        return try await bootstrap(
-            configuration: configuration, database: database, logger: logger, clock: clock, random: random, runsNodes: runsNodes
-        )
     }
 
     /// Same, on an already opened database (tests use in-memory SQLite or a test PostgreSQL).

@@ -21,16 +21,10 @@ struct NodeIdentity: Sendable {
     static func loadOrCreate(directory: String) throws -> NodeIdentity {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = (directory as NSString).appendingPathComponent("node.key")
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            guard let raw = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)),
-                  let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
-            else { throw ConfigurationError("\(path) is not an Ed25519 private key in base64") }
-            return NodeIdentity(privateKey: key)
+        let text = try KeyFile.readOrCreate(path: path) { Curve25519.Signing.PrivateKey().rawRepresentation.base64EncodedString() }.text
+        guard let raw = Data(base64Encoded: text), let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
+            throw ConfigurationError("\(path) is not an Ed25519 private key in base64")
         }
-        let key = Curve25519.Signing.PrivateKey()
-        guard FileManager.default.createFile(
-            atPath: path, contents: Data(key.rawRepresentation.base64EncodedString().utf8), attributes: [.posixPermissions: 0o600]
-        ) else { throw ConfigurationError("cannot write \(path)") }
         return NodeIdentity(privateKey: key)
     }
 }

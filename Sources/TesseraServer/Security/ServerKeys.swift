@@ -67,19 +67,11 @@ public struct ServerKeys: Sendable {
             return SymmetricKey(data: data)
         }
         let path = (dataDirectory as NSString).appendingPathComponent("master.key")
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
-                throw ConfigurationError("\(path) is not a 32-byte base64 key")
-            }
-            return SymmetricKey(data: data)
+        let (text, created) = try KeyFile.readOrCreate(path: path) { Data(random.bytes(32)).base64EncodedString() }
+        guard let data = Data(base64Encoded: text), data.count == 32 else {
+            throw ConfigurationError("\(path) is not a 32-byte base64 key")
         }
-        let data = Data(random.bytes(32))
-        guard FileManager.default.createFile(
-            atPath: path, contents: Data(data.base64EncodedString().utf8), attributes: [.posixPermissions: 0o600]
-        ) else {
-            throw ConfigurationError("cannot write \(path)")
-        }
-        logger.notice("generated a new master key", metadata: ["path": .string(path)])
+        if created { logger.notice("generated a new master key", metadata: ["path": .string(path)]) }
         return SymmetricKey(data: data)
     }
 }

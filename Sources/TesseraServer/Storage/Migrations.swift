@@ -279,23 +279,33 @@ enum Migrator {
             "ALTER TABLE devices ADD COLUMN name TEXT",
             "CREATE UNIQUE INDEX authenticators_active_type ON authenticators (device_id, type) WHERE status = 'active'",
         ]),
+        Migration(version: 6, name: "embedded-node-heartbeat-outbox-claims", statements: [
+            // The last sign of life of the instance running an embedded node: another instance on the
+            // same database refuses to start its own embedded nodes while this is recent.
+            "ALTER TABLE nodes ADD COLUMN heartbeat_at BIGINT",
+            // Who holds an outbox message's lease, so the holder alone renews it.
+            "ALTER TABLE outbox ADD COLUMN locked_by TEXT",
+        ]),
     ]
 
     /// Applies every migration not yet recorded. Returns the versions applied now.
     @discardableResult
     static func migrate(_ database: any Database, migrations: [Migration] = all) async throws -> [Int] {
-        try await database.withSQL { sql in
+        let kind = database.kind
+        // The bookkeeping table is created under the same lock as every migration: instances starting
+        // together on an empty PostgreSQL database would otherwise race on CREATE TABLE IF NOT EXISTS
+        // (which is not safe against itself there: a unique violation in pg_type). SQLite's
+        // transactions take the database's write lock (BEGIN IMMEDIATE) for the same effect.
+        try await database.transaction { sql in
+            try await lock(kind, sql)
             try await sql.raw(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
             ).run()
         }
         var applied: [Int] = []
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
-            let kind = database.kind
             let didApply = try await database.transaction { sql in
-                if kind == .postgres {
-                    try await sql.raw("SELECT pg_advisory_xact_lock(7412001)").run()
-                }
+                try await lock(kind, sql)
                 let existing = try await sql.raw(
                     "SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)"
                 ).all()
@@ -311,5 +321,10 @@ enum Migrator {
             if didApply { applied.append(migration.version) }
         }
         return applied
+    }
+
+    /// Serialises migrations across instances on PostgreSQL (released at the transaction's end).
+    private static func lock(_ kind: DatabaseKind, _ sql: any SQLDatabase) async throws {
+        if kind == .postgres { try await sql.raw("SELECT pg_advisory_xact_lock(7412001)").run() }
     }
 }

@@ -12,6 +12,8 @@ public final class PostgresDatabase: Database {
     let client: PostgresClient
     private let logger: Logger
     private let probeConfiguration: PostgresConnection.Configuration
+    /// `host:port/database`, for messages (never the password).
+    public let location: String
 
     /// Creates a pool for a `postgres://user:password@host:port/database` URL.
     init(url: String, logger: Logger) throws {
@@ -40,6 +42,7 @@ public final class PostgresDatabase: Database {
             database: database.isEmpty ? nil : database, tls: probeTLS
         )
         configuration.options.maximumConnections = 16
+        location = "\(host):\(components.port ?? 5432)/\(database.isEmpty ? username : database)"
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
     }
@@ -53,11 +56,8 @@ public final class PostgresDatabase: Database {
         do {
             let probe = try await PostgresConnection.connect(configuration: database.probeConfiguration, id: 0, logger: logger)
             try await probe.close()
-        } catch let error as PSQLError {
-            let reason = error.serverInfo?[.message] ?? String(describing: error.code)
-            throw ConfigurationError("cannot connect to PostgreSQL at the database URL: \(reason)")
         } catch {
-            throw ConfigurationError("cannot connect to PostgreSQL at the database URL: \(error)")
+            throw ConfigurationError("cannot connect to PostgreSQL at \(database.location): \(Self.describe(error))")
         }
         let client = database.client
         database.runner.set(Task { await client.run() })
@@ -66,7 +66,7 @@ public final class PostgresDatabase: Database {
             try await database.withSQL { sql in try await sql.raw("SELECT 1").run() }
         } catch {
             await database.close()
-            throw ConfigurationError("cannot reach PostgreSQL at the database URL: \(String(reflecting: error))")
+            throw ConfigurationError("cannot reach PostgreSQL at \(database.location): \(Self.describe(error))")
         }
         return database
     }
@@ -85,6 +85,22 @@ public final class PostgresDatabase: Database {
 
     public func close() async {
         runner.cancel()
+    }
+}
+
+extension PostgresDatabase {
+    /// What went wrong, in PostgreSQL's own words: `SQLSTATE 23505: duplicate key value … (detail)`.
+    /// `PSQLError`'s own description hides all of it behind a generic text.
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let info = error.serverInfo {
+            var text = "SQLSTATE \(info[.sqlState] ?? "?"): \(info[.message] ?? "no message")"
+            if let detail = info[.detail] { text += " (\(detail))" }
+            return text
+        }
+        var text = "\(error.code)"
+        if let underlying = error.underlying { text += ": \(underlying)" }
+        return text
     }
 }
 

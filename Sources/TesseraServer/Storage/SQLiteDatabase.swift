@@ -28,7 +28,9 @@ public final class SQLiteDatabase: Database {
                 storage: storage, threadPool: NIOThreadPool.singleton, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any()
             ).get()
             let sql = connection.sql(queryLogLevel: nil)
-            try await sql.raw("PRAGMA busy_timeout=5000").run()
+            // Other processes on the same file (a second instance, the admin CLI, instances starting
+            // together and migrating) hold the write lock in turn: wait for it rather than fail.
+            try await sql.raw("PRAGMA busy_timeout=30000").run()
             try await sql.raw("PRAGMA foreign_keys=ON").run()
             return connection
         }

@@ -27,16 +27,23 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             return try await SQLiteDatabase.open(path: nil, logger: Self.logger)
         case .postgres:
-            guard let url = Self.postgresURL else { throw ConfigurationError("TESSERA_TEST_DATABASE_URL not set") }
-            let name = "tessera_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-            let admin = try await PostgresDatabase.open(url: url, logger: Self.logger)
-            try await admin.withSQL { sql in try await sql.raw("CREATE DATABASE \(unsafeRaw: name)").run() }
-            await admin.close()
-            var components = URLComponents(string: url)!
-            components.path = "/" + name
-            print("[postgres] test database \(name)")
-            return try await PostgresDatabase.open(url: components.string!, logger: Self.logger)
+            return try await PostgresDatabase.open(url: try await Self.freshPostgresURL(), logger: Self.logger)
         }
+    }
+
+    /// The URL of a new, empty PostgreSQL database on the test server.
+    static func freshPostgresURL() async throws -> String {
+        guard let url = postgresURL, var components = URLComponents(string: url) else {
+            throw ConfigurationError("TESSERA_TEST_DATABASE_URL not set")
+        }
+        let name = "tessera_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        let admin = try await PostgresDatabase.open(url: url, logger: logger)
+        try await admin.withSQL { sql in try await sql.raw("CREATE DATABASE \(unsafeRaw: name)").run() }
+        await admin.close()
+        components.path = "/" + name
+        print("[postgres] test database \(name)")
+        guard let fresh = components.string else { throw ConfigurationError("cannot build a URL for \(name)") }
+        return fresh
     }
 }
 
