@@ -54,29 +54,67 @@ final class NodeDirectory: @unchecked Sendable {
     /// The public half of the key the server signs node calls with: what `tessera node --server-key` needs.
     var serverKey: String { signingKey.publicKey.x963Representation.base64EncodedString() }
 
-    /// Registers this process's embedded nodes (and disables embedded nodes it no longer runs).
+    /// How long an instance's embedded nodes count as running after its last heartbeat.
+    static let embeddedLiveness: Int64 = 30_000
+
+    /// Registers this process's embedded nodes. Embedded nodes serve the one instance that runs them:
+    /// when another instance's embedded nodes showed a sign of life within ``embeddedLiveness``, this
+    /// start is refused with a message saying what to do instead; older ones (an instance that is
+    /// gone) are disabled.
     func registerEmbedded(_ services: [NodeService]) async throws {
         let now = clock.now()
         let ids = services.map(\.identity.nodeId)
+        let kind = database.kind
         try await database.transaction { sql in
+            // Two instances starting at once must not both see "nobody else" (SQLite's write lock does this there).
+            if kind == .postgres { try await sql.raw("SELECT pg_advisory_xact_lock(7412002)").run() }
+            let others = try await sql.raw("SELECT id, heartbeat_at FROM nodes WHERE kind = 'embedded' AND enabled = 1").all()
+                .map { (id: try $0.decode(column: "id", as: String.self), heartbeat: try $0.decode(column: "heartbeat_at", as: Int64?.self) ?? 0) }
+                .filter { !ids.contains($0.id) }
+            if let live = others.map(\.heartbeat).max(), now - live < Self.embeddedLiveness {
+                let wait = max(1, (Self.embeddedLiveness - (now - live) + 999) / 1000)
+                throw ConfigurationError(
+                    """
+                    another Tessera instance runs embedded verifier nodes on this database (last seen \(max(0, (now - live) / 1000)) s ago). \
+                    Embedded nodes serve one instance only, and every instance on a shared database needs the same nodes. \
+                    Start this instance with --nodes-embedded 0 and register remote nodes (`tessera node`, then `tessera admin node add`), \
+                    or stop the other instance (its nodes are taken over \(wait) s after it stopped).
+                    """
+                )
+            }
+            for other in others { try await sql.raw("UPDATE nodes SET enabled = 0 WHERE id = \(bind: other.id)").run() }
             for (index, service) in services.enumerated() {
                 try await sql.raw(
                     """
-                    INSERT INTO nodes (id, name, url, public_key, kind, enabled, created_at)
+                    INSERT INTO nodes (id, name, url, public_key, kind, enabled, created_at, heartbeat_at)
                     VALUES (\(bind: service.identity.nodeId), \(bind: "embedded-\(index + 1)"), \(bind: "embedded:\(index + 1)"),
-                            \(bind: service.identity.publicKeyBase64), 'embedded', 1, \(bind: now))
-                    ON CONFLICT (id) DO UPDATE SET enabled = 1
+                            \(bind: service.identity.publicKeyBase64), 'embedded', 1, \(bind: now), \(bind: now))
+                    ON CONFLICT (id) DO UPDATE SET enabled = 1, heartbeat_at = \(bind: now)
                     """
                 ).run()
-            }
-            let rows = try await sql.raw("SELECT id FROM nodes WHERE kind = 'embedded' AND enabled = 1").all()
-            for row in rows {
-                let id = try row.decode(column: "id", as: String.self)
-                if !ids.contains(id) { try await sql.raw("UPDATE nodes SET enabled = 0 WHERE id = \(bind: id)").run() }
             }
         }
         lock.withLock { embedded = Dictionary(uniqueKeysWithValues: services.map { ($0.identity.nodeId, LocalNodeClient(service: $0)) }) }
         try await reload()
+    }
+
+    /// Tells other instances that this one's embedded nodes still run (see ``registerEmbedded(_:)``).
+    func heartbeat() async throws {
+        let ids = lock.withLock { Array(embedded.keys) }
+        guard !ids.isEmpty else { return }
+        let now = clock.now()
+        try await database.withSQL { sql in
+            try await sql.update("nodes").set("heartbeat_at", to: now).where("id", .in, ids).where("kind", .equal, "embedded").run()
+        }
+    }
+
+    /// Marks this instance's embedded nodes as stopped, so another instance may take over at once.
+    func stopHeartbeat() async {
+        let ids = lock.withLock { Array(embedded.keys) }
+        guard !ids.isEmpty else { return }
+        _ = try? await database.withSQL { sql in
+            try await sql.update("nodes").set("heartbeat_at", to: 0).where("id", .in, ids).where("kind", .equal, "embedded").run()
+        }
     }
 
     /// Re-reads the enabled nodes.
@@ -111,6 +149,14 @@ final class NodeDirectory: @unchecked Sendable {
     }
 
     func node(_ id: String) async throws -> Node? { try await current().first { $0.entry.nodeId == id } }
+
+    /// The node, re-reading the table once when this instance does not know it (at most once a second).
+    func node(_ id: String, refreshing: Bool) async throws -> Node? {
+        if let known = try await node(id) { return known }
+        guard refreshing, lock.withLock({ clock.now() - loadedAt >= 1_000 || clock.now() < loadedAt }) else { return nil }
+        try await reload()
+        return lock.withLock { nodes.first { $0.entry.nodeId == id } }
+    }
 
     /// Up to `count` nodes, healthy ones first, in random order among equals.
     func select(_ count: Int) async throws -> [Node] {

@@ -39,13 +39,58 @@ struct NodeSyncService: Service {
         ).run()
     }
 
+    /// Queues, for every enabled node, each device whose current state that node has not yet
+    /// acknowledged with a receipt and that is not queued already. The normal path queues changes in
+    /// the transaction that makes them; this catches what a race can miss (a node added in one
+    /// transaction while a device is created in another, neither seeing the other's row). Returns
+    /// how many deliveries it queued.
+    @discardableResult
+    static func enqueueMissing(now: Int64, in sql: any SQLDatabase) async throws -> Int {
+        let rows = try await sql.raw(
+            """
+            INSERT INTO node_sync (node_id, device_id, attempts, next_attempt_at, last_error)
+            SELECT n.id, d.id, 0, \(bind: now), '' FROM nodes n CROSS JOIN devices d
+            WHERE n.enabled = 1
+              AND NOT EXISTS (SELECT 1 FROM node_sync q WHERE q.node_id = n.id AND q.device_id = d.id)
+              AND NOT EXISTS (
+                SELECT 1 FROM node_receipts r WHERE r.node_id = n.id AND r.device_id = d.id
+                  AND r.status = (CASE WHEN d.status = 'active' THEN 'active' ELSE 'revoked' END))
+              AND (d.status = 'active' OR EXISTS (
+                SELECT 1 FROM node_receipts r WHERE r.node_id = n.id AND r.device_id = d.id AND r.status = 'active'))
+            ON CONFLICT (node_id, device_id) DO NOTHING
+            RETURNING node_id
+            """
+        ).all()
+        return rows.count
+    }
+
+    /// Polls before each full reconciliation (``enqueueMissing(now:in:)``): at start, then about once a minute.
+    var reconcileEvery = 60
+
     func run() async throws {
+        var polls = 0
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do { try await deliverDue() } catch {
+            do {
+                if polls % reconcileEvery == 0 { try await reconcile() }
+                if polls % 5 == 0 { try await directory.heartbeat() }
+                try await deliverDue()
+            } catch {
                 logger.warning("node sync failed", metadata: ["error": .string(String(describing: error))])
             }
+            polls += 1
             try? await Task.sleep(for: pollInterval)
         }
+    }
+
+    /// Queues whatever a node is missing (see ``enqueueMissing(now:in:)``) and drops queued changes
+    /// for nodes that are disabled or gone.
+    func reconcile() async throws {
+        let now = clock.now()
+        let queued = try await database.transaction { sql in
+            try await sql.raw("DELETE FROM node_sync WHERE node_id NOT IN (SELECT id FROM nodes WHERE enabled = 1)").run()
+            return try await Self.enqueueMissing(now: now, in: sql)
+        }
+        if queued > 0 { logger.info("node sync queued missing deliveries", metadata: ["count": .stringConvertible(queued)]) }
     }
 
     /// Delivers the queued changes of these devices now (after the transaction that made them).
@@ -61,12 +106,17 @@ struct NodeSyncService: Service {
         }
     }
 
+    /// Delivers what is due for the nodes this instance can reach. Changes queued for a node this
+    /// instance does not know (yet) stay queued: another instance's embedded node, or one added a
+    /// moment ago that the next directory refresh brings in.
     func deliverDue() async throws {
         let now = clock.now()
+        let reachable = try await directory.current().map(\.entry.nodeId)
+        guard !reachable.isEmpty else { return }
         let rows = try await database.withSQL { sql in
-            try await sql.raw(
-                "SELECT node_id, device_id, attempts FROM node_sync WHERE next_attempt_at <= \(bind: now) ORDER BY next_attempt_at LIMIT 200"
-            ).all()
+            try await sql.select().columns("node_id", "device_id", "attempts").from("node_sync")
+                .where("next_attempt_at", .lessThanOrEqual, now).where("node_id", .in, reachable)
+                .orderBy("next_attempt_at").limit(200).all()
         }
         try await deliver(rows)
     }
@@ -86,13 +136,10 @@ struct NodeSyncService: Service {
 
     private func deliverOne(nodeId: String, deviceId: String, attempts: Int) async {
         do {
-            guard let node = try await directory.node(nodeId) else {
-                // Disabled or unknown here: drop it; re-enabling a node queues everything again.
-                try await database.withSQL { sql in
-                    try await sql.raw("DELETE FROM node_sync WHERE node_id = \(bind: nodeId) AND device_id = \(bind: deviceId)").run()
-                }
-                return
-            }
+            // A node this instance has not loaded yet (added by another process a moment ago) is
+            // looked up once more; one it cannot reach keeps its queued change for whoever can, and
+            // the reconciliation drops changes for nodes that are disabled.
+            guard let node = try await directory.node(nodeId, refreshing: true) else { return }
             guard let record = try await Self.record(deviceId: deviceId, database: database) else { return }
             let receipt = try await node.client.store(record)
             let statement = AuthStatement.receipt(

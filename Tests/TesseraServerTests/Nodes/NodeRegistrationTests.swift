@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SQLKit
+import Testing
+import TesseraCore
+@testable import TesseraServer
+
+/// How nodes join a running deployment: a node added by another process (the CLI) gets every
+/// device, and embedded nodes belong to one instance.
+@Suite("Node registration")
+struct NodeRegistrationTests {
+    /// Signs up a device through the service (as `POST /v1/signup` does) and returns its ID.
+    static func signUp(_ runtime: TesseraRuntime, _ client: Client, _ userKey: String) async throws -> String {
+        let email = "\(userKey)@example.com"
+        let token = try await SignUpTests.disposeToken(runtime, client, email: email)
+        let request = SignUpTests.request(
+            client, email: email, phone: "+4179\(Int.random(in: 1_000_000...9_999_999))", userKey: userKey, token: token,
+            deviceKey: P256.Signing.PrivateKey()
+        )
+        let checked = try runtime.signUp.validate(request, client: client, bundleId: client.bundleIds[0])
+        return try await runtime.signUp.signUp(request, client: client, email: checked.email, phone: checked.phone).deviceId
+    }
+
+    /// A `tessera node` served over loopback HTTP in this process.
+    static func withNode(serverKey: String, _ body: @Sendable (NodeServer, String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try await NodeServer.open(
+            configuration: .init(dataDirectory: directory, host: "127.0.0.1", port: 0, serverKey: serverKey), logger: TestDatabase.logger
+        )
+        let app = Application(router: node.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
+        try await app.test(.live) { http in
+            guard let port = http.port else { throw ConfigurationError("no port") }
+            try await body(node, "http://127.0.0.1:\(port)")
+        }
+    }
+
+    @Test("a node added by another process while the server runs receives every device, and the listing counts what is pending", arguments: TestDatabase.kinds)
+    func nodeAddedElsewhereGetsEverything(kind: TestDatabase) async throws {
+        let manual = ManualClock(start: WallClock.system.now())
+        try await withTestRuntime(kind, clock: manual.clock, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let client = try await runtime.makeTestClient()
+            let first = try await Self.signUp(runtime, client, "before")
+            // The server has looked at its nodes (none) just now, as a running server does.
+            _ = try await runtime.nodes.current()
+            try await Self.withNode(serverKey: runtime.nodeAdmin.serverKey) { node, url in
+                // `tessera admin node add` is another process: its own directory over the same database.
+                let cli = NodeAdminService(
+                    database: runtime.database,
+                    directory: NodeDirectory(
+                        database: runtime.database, httpClient: .shared, signingKey: runtime.keys.nodeControlKey, timeout: .seconds(10),
+                        clock: .system
+                    ),
+                    clock: .system
+                )
+                let added = try await cli.add(url: url, publicKey: node.publicKey, name: "n1")
+                #expect(try await runtime.nodeAdmin.list().first { $0.nodeId == added.nodeId }?.pendingDevices == 1)
+                // A sign-up a moment later: the server delivers to the node it had not loaded yet (it
+                // looks the node up again, at most once a second).
+                manual.advance(by: .seconds(2))
+                let second = try await Self.signUp(runtime, client, "after")
+                try await runtime.nodeSync.deliverDue()
+                let info = try await node.service.info
+                #expect(info.devices == 2)
+                let listed = try #require(try await runtime.nodeAdmin.list().first { $0.nodeId == added.nodeId })
+                #expect(listed.pendingDevices == 0 && listed.lastError == nil)
+                let receipts = try await runtime.database.withSQL { sql in
+                    try await sql.raw("SELECT device_id FROM node_receipts WHERE node_id = \(bind: added.nodeId)").all()
+                        .map { try $0.decode(column: "device_id", as: String.self) }
+                }
+                #expect(Set(receipts) == [first, second])
+
+                // What a race between an add and a sign-up can leave out (no queued change, no
+                // receipt) the reconciliation queues again and the node receives.
+                try await runtime.database.withSQL { sql in
+                    try await sql.raw("DELETE FROM node_receipts WHERE device_id = \(bind: first)").run()
+                }
+                try await runtime.nodeSync.reconcile()
+                #expect(try await runtime.nodeAdmin.list().first { $0.nodeId == added.nodeId }?.pendingDevices == 1)
+                try await runtime.nodeSync.deliverDue()
+                #expect(try await runtime.nodeAdmin.list().first { $0.nodeId == added.nodeId }?.pendingDevices == 0)
+            }
+        }
+    }
+
+    /// A second database handle on the same storage: an SQLite file or a PostgreSQL database.
+    static func sharedStorage(_ kind: TestDatabase) async throws -> (open: @Sendable () async throws -> any Database, cleanup: @Sendable () -> Void) {
+        switch kind {
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString).sqlite").path
+            return ({ try await SQLiteDatabase.open(path: path, logger: TestDatabase.logger) }, {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            })
+        case .postgres:
+            let url = try await TestDatabase.freshPostgresURL()
+            return ({ try await PostgresDatabase.open(url: url, logger: TestDatabase.logger) }, {})
+        }
+    }
+
+    /// Instances sharing a database share its master key.
+    static let sharedMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+
+    static func configuration() -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.masterKey = sharedMasterKey
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("inst-\(UUID().uuidString)").path
+        configuration.createDemoClient = false
+        return configuration
+    }
+
+    @Test("a second instance with embedded nodes on a shared database is refused while the first runs, and leaves the first's nodes alone", arguments: TestDatabase.kinds)
+    func embeddedNodesBelongToOneInstance(kind: TestDatabase) async throws {
+        let storage = try await Self.sharedStorage(kind)
+        defer { storage.cleanup() }
+        let first = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        do {
+            try await Self.checkRefusalAndTakeOver(first, storage)
+        } catch {
+            await first.shutdown()
+            throw error
+        }
+        await first.shutdown()
+    }
+
+    static func checkRefusalAndTakeOver(
+        _ first: TesseraRuntime, _ storage: (open: @Sendable () async throws -> any Database, cleanup: @Sendable () -> Void)
+    ) async throws {
+        let firstIds = first.embeddedNodes.map(\.identity.nodeId)
+        #expect(firstIds.count == 3)
+
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        }
+        #expect(String(describing: error).contains("--nodes-embedded 0"), "\(String(describing: error))")
+        let enabled = try await first.nodeAdmin.list().filter(\.enabled).map(\.nodeId)
+        #expect(Set(enabled) == Set(firstIds))
+        #expect(try await first.nodes.current().count == 3)
+
+        // An instance whose heartbeat is old (it died without stopping) is taken over.
+        let later = WallClock { WallClock.system.now() + NodeDirectory.embeddedLiveness + 1_000 }
+        let second = try await TesseraRuntime.bootstrap(
+            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: later
+        )
+        let secondIds = second.embeddedNodes.map(\.identity.nodeId)
+        #expect(Set(try await second.nodeAdmin.list().filter(\.enabled).map(\.nodeId)) == Set(secondIds))
+        await second.shutdown()
+
+        // One that stopped cleanly can be followed at once.
+        let third = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        #expect(third.embeddedNodes.count == 3)
+        await third.shutdown()
+    }
+}
