@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import TesseraCore
@@ -11,6 +12,8 @@ public final class CourierService: Service, Sendable {
     let logger: Logger
     let pollInterval: Duration
     let batchSize = 32
+    /// This worker's name on the leases it holds (random per process).
+    let claimant = "courier-" + UUID().uuidString
     private let wakeStream: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
@@ -54,18 +57,20 @@ public final class CourierService: Service, Sendable {
         while true {
             let batch: [(message: OutboundMessage, attempts: Int)]
             do {
-                batch = try await outbox.claimDue(limit: batchSize)
+                batch = try await outbox.claimDue(limit: batchSize, claimant: claimant)
             } catch {
                 logger.error("outbox claim failed", metadata: ["error": .string(String(describing: error))])
                 return tried
             }
             if batch.isEmpty { return tried }
             tried += batch.count
-            let delivered = await withTaskGroup(of: String?.self) { group in
-                for item in batch {
-                    group.addTask { await self.deliver(item.message, attempts: item.attempts) ? item.message.id : nil }
+            let delivered = await whileRenewingLeases(of: batch.map(\.message.id)) {
+                await withTaskGroup(of: String?.self) { group in
+                    for item in batch {
+                        group.addTask { await self.deliver(item.message, attempts: item.attempts) ? item.message.id : nil }
+                    }
+                    return await group.reduce(into: [String]()) { ids, id in if let id { ids.append(id) } }
                 }
-                return await group.reduce(into: [String]()) { ids, id in if let id { ids.append(id) } }
             }
             do {
                 try await outbox.markSent(ids: delivered)
@@ -73,6 +78,25 @@ public final class CourierService: Service, Sendable {
                 // The lease runs out and the messages are sent again: at-least-once, never lost.
                 logger.error("recording deliveries failed", metadata: ["error": .string(String(describing: error))])
             }
+        }
+    }
+
+    /// Runs `body` (the sending of a batch) while renewing the batch's leases every third of the
+    /// lease, so a slow SMTP server does not let another instance send the same messages again.
+    private func whileRenewingLeases<T: Sendable>(of ids: [String], _ body: () async -> T) async -> T {
+        await withTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: self.outbox.lease / 3)
+                    guard !Task.isCancelled else { return }
+                    do { try await self.outbox.renew(ids: ids, claimant: self.claimant) } catch {
+                        self.logger.warning("renewing outbox leases failed", metadata: ["error": .string(String(describing: error))])
+                    }
+                }
+            }
+            let value = await body()
+            group.cancelAll()
+            return value
         }
     }
 

@@ -26,8 +26,10 @@ public struct FileOutboxSender: MessageSender {
         var line = try JSONEncoder().encode(entry)
         line.append(0x0A)
         try lock.withLock {
-            if !FileManager.default.fileExists(atPath: path) {
-                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            if !FileManager.default.fileExists(atPath: path),
+               !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            {
+                throw ConfigurationError("cannot create the file outbox \(path): check that its directory exists and is writable")
             }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             defer { try? handle.close() }

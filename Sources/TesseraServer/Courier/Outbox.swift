@@ -13,8 +13,10 @@ struct Outbox: Sendable {
 
     /// Retry schedule: 2 s, 4 s, 8 s … capped at 10 min; a message is given up after `maxAttempts`.
     var maxAttempts = 12
-    /// How long a claimed message is reserved for one worker.
-    var lease: Duration = .seconds(120)
+    /// How long a claimed message is reserved for one worker. The worker renews it every third of
+    /// this while it is still sending, so a message whose worker died is taken up again after at
+    /// most this long, and a slow delivery is not.
+    var lease: Duration = .seconds(30)
 
     private struct Payload: Codable { var subject: String; var body: String }
 
@@ -39,16 +41,16 @@ struct Outbox: Sendable {
         var attempts: Int
     }
 
-    /// Reserves up to `limit` due messages for this worker. A reservation that is not settled
-    /// (the process died) runs out after the lease, and the message is tried again.
-    func claimDue(limit: Int) async throws -> [(message: OutboundMessage, attempts: Int)] {
+    /// Reserves up to `limit` due messages for the worker `claimant`. A reservation that is not
+    /// settled or renewed (the process died) runs out after the lease, and the message is tried again.
+    func claimDue(limit: Int, claimant: String) async throws -> [(message: OutboundMessage, attempts: Int)] {
         let now = clock.now()
         let leaseEnd = now + lease.millis
         let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let rows = try await database.transaction { sql in
             try await sql.raw(
                 """
-                UPDATE outbox SET locked_until = \(bind: leaseEnd), attempts = attempts + 1
+                UPDATE outbox SET locked_until = \(bind: leaseEnd), locked_by = \(bind: claimant), attempts = attempts + 1
                 WHERE id IN (
                     SELECT id FROM outbox
                     WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
@@ -72,6 +74,19 @@ struct Outbox: Sendable {
         }
     }
 
+    /// Extends the lease of the messages `claimant` still holds; returns the IDs it still holds.
+    @discardableResult
+    func renew(ids: [String], claimant: String) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let now = clock.now()
+        return try await database.withSQL { sql in
+            try await sql.update("outbox").set("locked_until", to: now + lease.millis)
+                .where("id", .in, ids).where("locked_by", .equal, claimant).where("status", .equal, "pending")
+                .where("locked_until", .greaterThan, now)
+                .returning("id").all().map { try $0.decode(column: "id", as: String.self) }
+        }
+    }
+
     /// Records deliveries, in one statement for the whole batch.
     func markSent(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
@@ -79,7 +94,8 @@ struct Outbox: Sendable {
         try await database.withSQL { sql in
             try await sql.update("outbox")
                 .set("status", to: "sent").set("sent_at", to: now).set(SQLColumn("sealed_payload"), to: SQLLiteral.null)
-                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("last_error"), to: SQLLiteral.null)
+                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("locked_by"), to: SQLLiteral.null)
+                .set(SQLColumn("last_error"), to: SQLLiteral.null)
                 .where("id", .in, ids)
                 .run()
         }
@@ -93,11 +109,11 @@ struct Outbox: Sendable {
         try await database.withSQL { sql in
             if giveUp {
                 try await sql.raw(
-                    "UPDATE outbox SET status = 'failed', sealed_payload = NULL, locked_until = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
+                    "UPDATE outbox SET status = 'failed', sealed_payload = NULL, locked_until = NULL, locked_by = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
                 ).run()
             } else {
                 try await sql.raw(
-                    "UPDATE outbox SET next_attempt_at = \(bind: now + delay), locked_until = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
+                    "UPDATE outbox SET next_attempt_at = \(bind: now + delay), locked_until = NULL, locked_by = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
                 ).run()
             }
         }
