@@ -48,12 +48,13 @@ extension TesseraClient {
         try await enrolDevice(
             path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token,
             localAuthenticator: localAuthenticator, reason: reason
-        ) { keys in
+        ) { keys, secret in
             RegisterDeviceRequest(
                 userKey: existingUserData.userKey, disposeToken: existingUserData.disposeToken, appVersion: existingUserData.appVersion,
                 token: existingUserData.token, authType: existingUserData.authType.rawValue, os: existingUserData.os,
                 devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
+                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
+                pin: secret.pin, password: secret.password
             )
         }
     }

@@ -73,31 +73,41 @@ extension TesseraClient {
     public func requestSignUp(userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
         try await enrolDevice(
             path: "/v1/signup", authType: userData.authType, pushToken: userData.token, localAuthenticator: localAuthenticator, reason: reason
-        ) { keys in
+        ) { keys, secret in
             SignUpRequest(
                 appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
                 token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
                 name: userData.name, authType: userData.authType.rawValue, os: userData.os, disposeToken: userData.disposeToken,
                 agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson, agreeDevice: userData.agreeDevice,
                 devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString()
+                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
+                pin: secret.pin, password: secret.password
             )
         }
     }
 
     /// What sign-up and re-registration share: local authentication first, fresh keys in the key
-    /// store, a request signed by the new device key (proof of possession), the answer stored.
+    /// store, a request signed by the new device key (proof of possession), the answer stored. A PIN
+    /// or password the user entered goes to `body` once, so that the server can check it against
+    /// the app's policy (it is neither stored nor logged there).
     func enrolDevice<Body: Encodable>(
         path: String, authType: LocalAuthType, pushToken: String, localAuthenticator: any LocalAuthenticator, reason: String,
-        body: (_ keys: (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey)) -> Body
+        body: (
+            _ keys: (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey), _ secret: (pin: String?, password: String?)
+        ) -> Body
     ) async throws -> DeviceState {
         log?("local authentication (\(authType.rawValue))")
         let verified = try await localAuthenticator.authenticate(
             LocalAuthRequest(localAuthType: authType, reason: reason, checkDomainStateChanged: false)
         )
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret)
+        let secret: (pin: String?, password: String?) = switch authType {
+        case .pin: (verified.enteredSecret, nil)
+        case .password: (nil, verified.enteredSecret)
+        default: (nil, nil)
+        }
         let answer: SignUpResponse = try await call(
-            "POST", path, body: body(keys), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
+            "POST", path, body: body(keys, secret), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
         )
         let state = DeviceState(
             deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType

@@ -89,13 +89,21 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     public var devicePublicKey: String
     /// The user-verification key (P-256, X9.63 uncompressed point, base64).
     public var userVerificationPublicKey: String
+    /// With `authType` `PIN`: the PIN, sent once so that the server checks it against the client's
+    /// policy; never stored.
+    public var pin: String?
+    /// With `authType` `PASSWORD`: the password, checked the same way; never stored.
+    public var password: String?
 
     /// Creates a request.
     public init(
         appPackage: String, clientKey: String, appVersion: String, token: String, email: String, phoneNumber: String,
         userKey: String, name: String, authType: String, os: String, disposeToken: String, agreeGccs: Bool,
-        agreePerson: Bool, agreeDevice: Bool, devicePublicKey: String, userVerificationPublicKey: String
+        agreePerson: Bool, agreeDevice: Bool, devicePublicKey: String, userVerificationPublicKey: String,
+        pin: String? = nil, password: String? = nil
     ) {
+        self.pin = pin
+        self.password = password
         self.appPackage = appPackage
         self.clientKey = clientKey
         self.appVersion = appVersion
@@ -191,11 +199,17 @@ public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
     public var devicePublicKey: String
     /// The new user-verification key (P-256, X9.63, base64).
     public var userVerificationPublicKey: String
+    /// With `authType` `PIN`: the PIN, checked against the client's policy; never stored.
+    public var pin: String?
+    /// With `authType` `PASSWORD`: the password, checked the same way; never stored.
+    public var password: String?
     /// Creates a request.
     public init(
         userKey: String, disposeToken: String, appVersion: String, token: String, authType: String, os: String,
-        devicePublicKey: String, userVerificationPublicKey: String
+        devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil
     ) {
+        self.pin = pin
+        self.password = password
         self.userKey = userKey
         self.disposeToken = disposeToken
         self.appVersion = appVersion

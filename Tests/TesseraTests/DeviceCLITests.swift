@@ -60,16 +60,26 @@ struct DeviceCLITests {
         )
         let client = try await runtime.clients.create(name: "CLI", bundleIds: ["com.example.cli"]).client
         let deviceDir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-device-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: deviceDir) }
+        defer {
+            try? FileManager.default.removeItem(atPath: deviceDir)
+            try? FileManager.default.removeItem(atPath: deviceDir + "-refused")
+        }
         let app = Application(
             router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: [runtime.courier],
             logger: logger
         )
         let dataDirectory = configuration.dataDirectory
         try await app.test(.live) { http in
+            // A PIN breaking the client's policy (6–12 digits, no runs by default) is refused by the server.
+            let refused = try await Self.run(tessera, [
+                "device", "signup", "--device-dir", deviceDir + "-refused", "--server", "http://127.0.0.1:\(http.port!)",
+                "--client-key", client.clientKey, "--bundle-id", "com.example.cli", "--otp-from-outbox", dataDirectory, "--pin", "1234",
+                "--email", "weak@example.com", "--phone", "+41795550001", "--user-key", "weak-user", "--name", "Weak PIN",
+            ])
+            #expect(refused.status != 0 && refused.output.contains("7202"), "\(refused.output)")
             let signup = try await Self.run(tessera, [
                 "device", "signup", "--device-dir", deviceDir, "--server", "http://127.0.0.1:\(http.port!)", "--client-key", client.clientKey,
-                "--bundle-id", "com.example.cli", "--otp-from-outbox", dataDirectory, "--pin", "5555",
+                "--bundle-id", "com.example.cli", "--otp-from-outbox", dataDirectory, "--pin", "582036",
                 "--email", "cli@example.com", "--phone", "+41795550000", "--user-key", "cli-user", "--name", "CLI User",
             ])
             #expect(signup.status == 0, "\(signup.output)")

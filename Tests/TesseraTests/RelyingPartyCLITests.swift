@@ -39,7 +39,7 @@ struct RelyingPartyCLITests {
             defer { try? FileManager.default.removeItem(atPath: deviceDir) }
             let signup = try await DeviceCLITests.run(binary, [
                 "device", "signup", "--device-dir", deviceDir, "--server", url.absoluteString, "--client-key", client.clientKey,
-                "--bundle-id", Self.bundle, "--otp-from-outbox", runtime.configuration.dataDirectory, "--pin", "2468",
+                "--bundle-id", Self.bundle, "--otp-from-outbox", runtime.configuration.dataDirectory, "--pin", "246813",
                 "--email", "rp@example.com", "--phone", "+41795550777", "--user-key", "rp-user", "--name", "RP User",
             ])
             #expect(signup.status == 0, "\(signup.output)")
@@ -49,7 +49,7 @@ struct RelyingPartyCLITests {
             ]
 
             let relyingParty = try Self.start(binary, rpArguments)
-            let approve = try await DeviceCLITests.run(binary, ["device", "approve", "--device-dir", deviceDir, "--pin", "2468", "--wait", "20"])
+            let approve = try await DeviceCLITests.run(binary, ["device", "approve", "--device-dir", deviceDir, "--pin", "246813", "--wait", "20"])
             #expect(approve.status == 0, "\(approve.output)")
             #expect(approve.output.contains("198.51.100.23") && approve.output.contains("Log in to the shop"))
             let statuses = AuthStatus.allCases.compactMap { approve.output.range(of: $0.rawValue)?.lowerBound }

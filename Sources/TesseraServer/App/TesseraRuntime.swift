@@ -190,12 +190,16 @@ public final class TesseraRuntime: Sendable {
         } catch {
             try? await httpClient.shutdown()
             await database.close()
+            if let postgres = database as? PostgresDatabase, error is PSQLError {
+                throw ConfigurationError("start failed on PostgreSQL at \(postgres.location): \(PostgresDatabase.describe(error))")
+            }
             throw error
         }
     }
 
     /// Closes connections. Call after the application stopped.
     public func shutdown() async {
+        await nodes.stopHeartbeat()
         try? await httpClient.shutdown()
         for node in embeddedNodes { await node.close() }
         await database.close()

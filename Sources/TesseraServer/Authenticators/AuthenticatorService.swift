@@ -28,17 +28,13 @@ struct AuthenticatorService: Sendable {
         switch type {
         case .pin:
             guard let pin = request.pin else { throw AppError(.fieldMissing, .badRequest, "A PIN authenticator needs pin", field: "pin") }
-            if let violation = policy.pin.violation(of: pin) {
-                throw AppError(.pinPolicyViolation, .unprocessableContent, "The PIN breaks this app's rules", detail: violation, field: "pin")
-            }
+            try policy.enforce(pin: pin)
             guard request.password == nil else { throw AppError.invalidField("password", "only a password authenticator takes password") }
         case .password:
             guard let password = request.password else {
                 throw AppError(.fieldMissing, .badRequest, "A password authenticator needs password", field: "password")
             }
-            if let violation = policy.password.violation(of: password) {
-                throw AppError(.passwordPolicyViolation, .unprocessableContent, "The password breaks this app's rules", detail: violation, field: "password")
-            }
+            try policy.enforce(password: password)
             guard request.pin == nil else { throw AppError.invalidField("pin", "only a PIN authenticator takes pin") }
         default:
             guard request.pin == nil, request.password == nil else {

@@ -53,8 +53,10 @@ public struct DeviceRegistrationService: Sendable {
             throw AppError.invalidField("authType", "authType must be one of \(SignUpService.knownAuthTypes.sorted().joined(separator: ", "))")
         }
         _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
+        let policy = try await policies.policy(clientId: client.id)
+        try policy.enforceLocalSecret(authType: request.authType, pin: request.pin, password: request.password)
         let now = clock.now()
-        let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
+        let keep = policy.devicesPerUser - 1
         let users = self.users, issuer = self.issuer, otp = self.otp
         let device = DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,

@@ -117,10 +117,7 @@ struct RegistrationFlowService: Sendable {
         guard (1...50).contains(last.count) else { throw AppError.invalidField("lastName", "lastName must be 1–50 characters") }
         var passwordHash: String?
         if let password = request.password {
-            let policy = try await policies.policy(clientId: client.id)
-            if let violation = policy.password.violation(of: password) {
-                throw AppError(.passwordPolicyViolation, .unprocessableContent, "The password breaks this app's rules", detail: violation, field: "password")
-            }
+            try await policies.policy(clientId: client.id).enforce(password: password)
             passwordHash = try await passwords.hash(password)
         }
         let userId = random.identifier(prefix: "usr_")

@@ -11,6 +11,8 @@ public struct SignUpService: Sendable {
     let users = SQLUserRepository()
     let issuer: DeviceIssuer
     let otp: OTPService
+    /// The client's policy, which a PIN or password set at sign-up must keep.
+    let policies: ClientPolicyStore
     let random: RandomSource
     let clock: WallClock
     /// Tells the verifier nodes about the new device right after the commit.
@@ -64,6 +66,7 @@ public struct SignUpService: Sendable {
 
     /// Creates the account. Throws the duplicate codes when a constraint refuses the user.
     func signUp(_ request: SignUpRequest, client: Client, email: String, phone: String) async throws -> SignUpResponse {
+        try await policies.policy(clientId: client.id).enforceLocalSecret(authType: request.authType, pin: request.pin, password: request.password)
         let now = clock.now()
         let userId = random.identifier(prefix: "usr_")
         let user = UserRecord(

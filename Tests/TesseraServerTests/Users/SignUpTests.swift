@@ -27,7 +27,7 @@ struct SignUpTests {
             appPackage: client.bundleIds[0], clientKey: client.clientKey, appVersion: "1.0.0", token: "push-token", email: email,
             phoneNumber: phone, userKey: userKey, name: "Test User", authType: "PIN", os: "Linux", disposeToken: token,
             agreeGccs: agree, agreePerson: agree, agreeDevice: true, devicePublicKey: deviceKey.publicKey.x963Representation.base64EncodedString(),
-            userVerificationPublicKey: P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString()
+            userVerificationPublicKey: P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString(), pin: "482913"
         )
     }
 
