@@ -45,6 +45,8 @@ struct TesseraClientAuthTests {
             let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
             let active = try await introspection.introspect(token: token, client: client)
             #expect(active.active && active.sub == "alice" && active.tokenType == "result_token")
+            // The token's client_id and introspection's name the same thing: the client key.
+            #expect(claims.clientId == client.clientKey && active.clientId == claims.clientId)
             // A token from another client's point of view is inactive.
             let other = try await runtime.clients.create(name: "Other", bundleIds: ["com.example.other"]).client
             #expect(try await introspection.introspect(token: token, client: other).active == false)

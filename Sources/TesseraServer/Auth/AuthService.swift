@@ -222,7 +222,7 @@ struct AuthService: Sendable {
             throw AppError(.authUserVerificationInvalid, .unauthorized, "The user-verification signature does not verify")
         }
         let token = try await tokens.issue(
-            userKey: device.userKey, clientKey: device.clientKey, clientId: client.id, deviceId: deviceId, channelId: channelId,
+            userKey: device.userKey, clientKey: device.clientKey, clientId: device.clientKey, deviceId: deviceId, channelId: channelId,
             amr: ["hwk", ResultClaims.method(forLocalAuth: device.localAuthType)], nodes: channel.nodes
         )
         let sealed = channel.initiator == "rp"
@@ -405,7 +405,7 @@ struct AuthService: Sendable {
 
     /// The history page of the user a result token names.
     func history(claims: ResultClaims, limit: Int, before: String?) async throws -> AuthHistoryPage {
-        guard let device = try await device(claims.deviceId), device.active, device.clientId == claims.clientId else {
+        guard let device = try await device(claims.deviceId), device.active, device.clientKey == claims.clientId else {
             throw AppError(.tokenInvalid, .unauthorized, "Invalid token", detail: "The device that authenticated is revoked")
         }
         var cursor: (Int64, String)?

@@ -16,6 +16,8 @@ public struct ResultClaims: JWTPayload, Equatable {
     public var exp: ExpirationClaim
     /// The channel ID: each authentication yields one token.
     public var jti: IDClaim
+    /// The client (app) the token was issued to, by its client key: the same value as `aud` and as
+    /// introspection's `client_id` (RFC 9068 §2.2, RFC 7662 §2.2).
     public var clientId: String
     public var deviceId: String
     /// RFC 8176 methods: `hwk` (device key) plus the local verification (`pin`, `pwd`, `user`).

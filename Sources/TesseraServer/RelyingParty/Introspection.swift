@@ -39,7 +39,7 @@ struct Introspection: Sendable {
     func introspect(token: String, client: Client) async throws -> IntrospectionResponse {
         guard token.count <= 8192 else { return .inactive }
         if token.hasPrefix("tss_") { return try await session(token, client: client) }
-        guard let claims = try? await tokens.verify(token), claims.aud.value.contains(client.clientKey), claims.clientId == client.id,
+        guard let claims = try? await tokens.verify(token), claims.aud.value.contains(client.clientKey), claims.clientId == client.clientKey,
               try await deviceActive(claims.deviceId)
         else { return .inactive }
         return IntrospectionResponse(
