@@ -51,9 +51,10 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func save(_ connection: Connection) throws {
             let data = try JSONEncoder().encode(connection)
-            FileManager.default.createFile(
-                atPath: directory.appendingPathComponent("connection.json").path, contents: data, attributes: [.posixPermissions: 0o600]
-            )
+            let path = directory.appendingPathComponent("connection.json").path
+            guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
         }
 
         func readPIN(confirm: Bool) throws -> String {
