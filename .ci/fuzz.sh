@@ -7,10 +7,23 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-/tmp/tessera-ci-venv}
 [ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q schemathesis; }
 DIR=$(mktemp -d)
-PORT=${FUZZ_PORT:-8187}
+# A port nobody uses now (FUZZ_PORT overrides): two runs on one machine must not collide.
+PORT=${FUZZ_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')}
+PID=
+cleanup() {
+  if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 .build/debug/tessera serve --data-dir "$DIR/data" --port "$PORT" --log-level error > "$DIR/serve.log" 2>&1 & PID=$!
-trap 'kill $PID 2>/dev/null || true; rm -rf "$DIR"' EXIT
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 300); do
+  curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
+  kill -0 "$PID" 2>/dev/null || { echo "fuzz: the server did not start:"; cat "$DIR/serve.log"; exit 1; }
+  sleep 0.1
+done
+curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "fuzz: the server does not answer on port $PORT"; cat "$DIR/serve.log"; exit 1; }
+echo "fuzz: server on port $PORT"
 KEY=$(awk '/client key:/{print $3}' "$DIR/serve.log")
 TOKEN=$(awk '/admin token:/{print $3}' "$DIR/serve.log")
 timeout 600 "$VENV/bin/st" run Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \

@@ -34,13 +34,17 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
         )
     }
 
-    func response(requestId: String?) -> Response {
+    /// The problem document as JSON bytes.
+    func problemBody(requestId: String?) -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(problem(requestId: requestId))) ?? Data()
+        return ByteBuffer(bytes: (try? encoder.encode(problem(requestId: requestId))) ?? Data())
+    }
+
+    func response(requestId: String?) -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: problemBody(requestId: requestId)))
     }
 }
 

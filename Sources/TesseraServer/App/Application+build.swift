@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -57,10 +58,20 @@ extension TesseraRuntime {
     /// The services that deliver and clean up: courier, node sync, channel expiry.
     public var backgroundServices: [any Service] { [courier, nodeSync, ChannelExpiryService(auth: auth, logger: logger)] }
 
+    /// HTTP/1.1 with a problem document for requests that cannot be parsed (``MalformedRequestHandler``);
+    /// `router`'s routes answer a method the parser does not know with 405.
+    public static func httpServer(for router: Router<TesseraRequestContext>) -> HTTPServerBuilder {
+        let routes = RouteTable()
+        routes.fill(from: router.routes)
+        return .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler(routes: routes)]))
+    }
+
     /// The HTTP application with its background services (those above and the janitor).
     public func makeApplication() -> some ApplicationProtocol {
-        Application(
-            router: makeRouter(),
+        let router = makeRouter()
+        return Application(
+            router: router,
+            server: Self.httpServer(for: router),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
             services: backgroundServices + [janitor],
             logger: logger

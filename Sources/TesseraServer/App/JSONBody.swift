@@ -1,33 +1,70 @@
 import Foundation
 import Hummingbird
+import NIOCore
+import NIOHTTP1
 import TesseraCore
 
 extension Request {
-    /// Collects the body, answering 413 with code 1002 when it is larger than `limit`.
+    /// Collects the body, answering 413 with code 1002 when it is larger than `limit` (whether it
+    /// was announced by Content-Length or streamed in chunks) and 400 with code 1009 when its
+    /// framing is broken (malformed chunked encoding).
     mutating func collectBody(limit: Int) async throws -> ByteBuffer {
         do {
             return try await collectBody(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
+        } catch {
+            throw AppError(transport: error, bodyLimit: limit) ?? error
         }
     }
 
     /// Decodes a JSON body, answering each kind of bad input with its own code:
-    /// too large (1002), not JSON (1001), a field of the wrong type (1003), a missing field (1004).
+    /// too large (1002), not JSON (1001), a field of the wrong type (1003), a missing field (1004),
+    /// a string holding U+0000 (1005).
     mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
         if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/json")
         }
-        let data = Data(buffer: try await collectBody(limit: limit))
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let error as DecodingError {
-            throw AppError(decoding: error)
-        }
+        return try AppError.decodeJSON(T.self, from: Data(buffer: try await collectBody(limit: limit)))
     }
 }
 
 extension AppError {
+    /// Decodes a JSON document, turning every way it can be wrong into its problem (see
+    /// ``Request/decodeJSON(_:limit:)``).
+    static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let value: T
+        do {
+            value = try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw AppError(decoding: error)
+        }
+        try TextCheck.checkJSON(data)
+        return value
+    }
+
+    /// The problem for an error raised while a request was read rather than by Tessera's own
+    /// code: a body over the limit (413, 1002; `NIOTooManyBytesError` for a chunked body,
+    /// `HTTPError` 413 for one with Content-Length) or HTTP that cannot be parsed (400, 1009).
+    /// `nil` for anything else.
+    init?(transport error: any Error, bodyLimit: Int) {
+        switch error {
+        case is NIOTooManyBytesError:
+            self = .bodyTooLarge(limit: bodyLimit)
+        case let error as HTTPError where error.status == .contentTooLarge:
+            self = .bodyTooLarge(limit: bodyLimit)
+        case is HTTPParserError, is ByteToMessageDecoderError:
+            self = .malformedHTTP
+        default:
+            return nil
+        }
+    }
+
+    static func bodyTooLarge(limit: Int) -> AppError {
+        AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
+    }
+
+    /// HTTP that cannot be parsed: a broken request line, header or chunked framing.
+    static let malformedHTTP = AppError(.badRequest, .badRequest, "Malformed HTTP request", detail: "The request is not valid HTTP/1.1")
+
     init(decoding error: DecodingError) {
         func path(_ codingPath: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
             (codingPath + (key.map { [$0] } ?? [])).map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")

@@ -16,8 +16,9 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
         context.logger[metadataKey: "request"] = .string(requestId)
         do {
             if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
-                throw AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(bodyLimit) bytes")
+                throw AppError.bodyTooLarge(limit: bodyLimit)
             }
+            try TextCheck.checkQuery(request.uri)
             return try await next(request, context)
         } catch let error as AppError {
             context.logger.info("request refused", metadata: ["code": .stringConvertible(error.code.rawValue)])
@@ -32,6 +33,10 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
             context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
             return mapped.response(requestId: requestId)
         } catch {
+            if let mapped = AppError(transport: error, bodyLimit: bodyLimit) {
+                context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
+                return mapped.response(requestId: requestId)
+            }
             context.logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
             return AppError.internalError.response(requestId: requestId)
         }

@@ -57,12 +57,9 @@ struct RelyingPartyController<Context: TesseraContext> {
         let fields: [String: String]
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             fields = Self.form(String(buffer: raw))
+            for (name, value) in fields { try TextCheck.check(value, field: name) }
         } else if contentType.hasPrefix("application/json") {
-            do {
-                fields = ["token": try JSONDecoder().decode(IntrospectionJSONBody.self, from: Data(buffer: raw)).token]
-            } catch let error as DecodingError {
-                throw AppError(decoding: error)
-            }
+            fields = ["token": try AppError.decodeJSON(IntrospectionJSONBody.self, from: Data(buffer: raw)).token]
         } else {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
         }

@@ -72,14 +72,22 @@ public final class PostgresDatabase: Database {
     }
 
     public func withSQL<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
-            try await body(connection.sql(queryLogLevel: nil))
+        do {
+            return try await client.withConnection { connection in
+                try await body(connection.sql(queryLogLevel: nil))
+            }
+        } catch {
+            throw RefusedValue.problem(for: error) ?? error
         }
     }
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
-            try await inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
+        do {
+            return try await client.withConnection { connection in
+                try await inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
+            }
+        } catch {
+            throw RefusedValue.problem(for: error) ?? error
         }
     }
 
