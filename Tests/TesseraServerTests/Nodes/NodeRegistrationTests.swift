@@ -51,9 +51,9 @@ struct NodeRegistrationTests {
                     database: runtime.database,
                     directory: NodeDirectory(
                         database: runtime.database, httpClient: .shared, signingKey: runtime.keys.nodeControlKey, timeout: .seconds(10),
-                        clock: .system
+                        clock: manual.clock
                     ),
-                    clock: .system
+                    clock: manual.clock
                 )
                 let added = try await cli.add(url: url, publicKey: node.publicKey, name: "n1")
                 #expect(try await runtime.nodeAdmin.list().first { $0.nodeId == added.nodeId }?.pendingDevices == 1)
