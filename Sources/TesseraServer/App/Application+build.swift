@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import ServiceLifecycle
 
@@ -7,6 +8,7 @@ extension TesseraRuntime {
     public func makeRouter() -> Router<TesseraRequestContext> {
         let router = Router(context: TesseraRequestContext.self)
         let routes = RouteTable()
+        router.middlewares.add(ClientAddressMiddleware(resolver: configuration.clientAddressResolver))
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
 
@@ -57,10 +59,12 @@ extension TesseraRuntime {
     /// The services that deliver and clean up: courier, node sync, channel expiry.
     public var backgroundServices: [any Service] { [courier, nodeSync, ChannelExpiryService(auth: auth, logger: logger)] }
 
-    /// The HTTP application with its background services (those above and the janitor).
-    public func makeApplication() -> some ApplicationProtocol {
+    /// The HTTP application with its background services (those above and the janitor); HTTPS when
+    /// `tls.certificate` and `tls.key` are configured.
+    public func makeApplication() throws -> some ApplicationProtocol {
         Application(
             router: makeRouter(),
+            server: try HTTPServerBuilder.http1(tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
             services: backgroundServices + [janitor],
             logger: logger
