@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
-import NIOCore
+import HummingbirdCore
 import Logging
 import TesseraCore
 
@@ -85,12 +85,11 @@ public struct NodeServer: Sendable {
     }
 
     /// The node's HTTP(S) application.
-    func makeApplication(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    func makeApplication() throws -> some ApplicationProtocol {
         Application(
             router: makeRouter(),
             server: try HTTPServerBuilder.http1(tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera node"),
-            onServerRunning: onServerRunning,
             logger: logger
         )
     }
