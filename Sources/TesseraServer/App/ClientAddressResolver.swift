@@ -53,8 +53,10 @@ public struct ClientAddressResolver: Sendable {
 
     /// The trusted proxies; empty means forwarding headers are never read.
     public let trustedProxies: [AddressRange]
+    /// The one forwarding header that is read.
     public let header: Header
 
+    /// A resolver trusting `trustedProxies` to set `header`.
     public init(trustedProxies: [AddressRange] = [], header: Header = .xForwardedFor) {
         self.trustedProxies = trustedProxies
         self.header = header

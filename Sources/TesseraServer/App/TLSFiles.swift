@@ -22,6 +22,7 @@ public struct TLSFiles: Sendable, Equatable {
         self.keyName = keyName
     }
 
+    /// The same two files (the names used in messages do not count).
     public static func == (left: TLSFiles, right: TLSFiles) -> Bool { left.certificate == right.certificate && left.key == right.key }
 
     /// Both paths or neither: nil when neither is given, a ``ConfigurationError`` naming the missing
