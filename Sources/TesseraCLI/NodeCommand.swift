@@ -16,6 +16,8 @@ struct NodeCommand: AsyncParsableCommand {
         @Option(help: "Port to listen on.") var port = 8181
         @Option(help: "The server's node-control public key (`tessera admin node server-key`; or TESSERA_NODE_SERVER_KEY).")
         var serverKey: String?
+        @Option(help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.") var tlsCertificate: String?
+        @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
         @Option(help: "Log level.") var logLevel = "info"
 
         func run() async throws {
@@ -25,15 +27,19 @@ struct NodeCommand: AsyncParsableCommand {
             let logger = makeLogger(level: .init(rawValue: logLevel) ?? .info)
             let node: NodeServer
             do {
+                let tls = try TLSFiles.optional(
+                    certificate: tlsCertificate, key: tlsKey, certificateName: "--tls-certificate", keyName: "--tls-key"
+                )
                 node = try await NodeServer.open(
-                    configuration: .init(dataDirectory: dataDir, host: host, port: port, serverKey: key), logger: logger
+                    configuration: .init(dataDirectory: dataDir, host: host, port: port, serverKey: key, tls: tls), logger: logger
                 )
             } catch let error as ConfigurationError {
                 throw ValidationError(error.description)
             }
             print("node id:    \(node.nodeId)")
             print("public key: \(node.publicKey)")
-            print("register:   tessera admin node add --url http://\(host):\(port) --public-key \(node.publicKey)")
+            let scheme = tlsCertificate == nil ? "http" : "https"
+            print("register:   tessera admin node add --url \(scheme)://\(host):\(port) --public-key \(node.publicKey)")
             try await node.run()
         }
     }

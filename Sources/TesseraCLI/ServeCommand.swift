@@ -35,7 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "development file outbox in use for \(fileChannels.map(\.0).joined(separator: " and ")): codes are written to \(configuration.fileOutboxPath) (read them with `tessera outbox`); configure \(fileChannels.map(\.2).joined(separator: " and ")) for real delivery"
             )
         }
-        let app = runtime.makeApplication()
+        let app = try runtime.makeApplication()
         do {
             try await app.runService()
         } catch {

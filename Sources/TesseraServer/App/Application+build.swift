@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import ServiceLifecycle
 
@@ -8,6 +9,7 @@ extension TesseraRuntime {
     public func makeRouter() -> Router<TesseraRequestContext> {
         let router = Router(context: TesseraRequestContext.self)
         let routes = RouteTable()
+        router.middlewares.add(ClientAddressMiddleware(resolver: configuration.clientAddressResolver))
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
 
@@ -58,20 +60,21 @@ extension TesseraRuntime {
     /// The services that deliver and clean up: courier, node sync, channel expiry.
     public var backgroundServices: [any Service] { [courier, nodeSync, ChannelExpiryService(auth: auth, logger: logger)] }
 
-    /// HTTP/1.1 with a problem document for requests that cannot be parsed (``MalformedRequestHandler``);
-    /// `router`'s routes answer a method the parser does not know with 405.
-    public static func httpServer(for router: Router<TesseraRequestContext>) -> HTTPServerBuilder {
+    /// HTTP/1.1 (over TLS when `tls` is given) with a problem document for requests that cannot be
+    /// parsed (``MalformedRequestHandler``); `router`'s routes answer a method the parser does not know with 405.
+    public static func httpServer(for router: Router<TesseraRequestContext>, tls: TLSFiles? = nil) throws -> HTTPServerBuilder {
         let routes = RouteTable()
         routes.fill(from: router.routes)
-        return .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler(routes: routes)]))
+        return try HTTPServerBuilder.http1(tls: tls, additionalChannelHandlers: [MalformedRequestHandler(routes: routes)])
     }
 
-    /// The HTTP application with its background services (those above and the janitor).
-    public func makeApplication() -> some ApplicationProtocol {
+    /// The HTTP application with its background services (those above and the janitor); HTTPS when
+    /// `tls.certificate` and `tls.key` are configured.
+    public func makeApplication() throws -> some ApplicationProtocol {
         let router = makeRouter()
         return Application(
             router: router,
-            server: Self.httpServer(for: router),
+            server: try Self.httpServer(for: router, tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
             services: backgroundServices + [janitor],
             logger: logger

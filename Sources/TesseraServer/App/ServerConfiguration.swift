@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import NIOSSL
 
 /// Everything `tessera serve` can be told, read from (highest first) command-line flags,
 /// `TESSERA_*` environment variables and a JSON config file. Keys are listed in the README's
@@ -18,6 +19,15 @@ public struct ServerConfiguration: Sendable {
     /// Create a demo client at first start.
     public var createDemoClient = true
     public var bodyLimit = 64 * 1024
+    /// Reverse proxies whose forwarding header names the client (`http.trustedProxies`: IPs and CIDR
+    /// ranges). Empty: the socket peer is the client and forwarding headers are ignored.
+    public var trustedProxies: [ClientAddressResolver.AddressRange] = []
+    /// The header the trusted proxies set (`http.forwardedHeader`).
+    public var forwardedHeader: ClientAddressResolver.Header = .xForwardedFor
+    /// Certificate and key to serve HTTPS with (`tls.certificate`, `tls.key`); nil: plain HTTP.
+    public var tls: TLSFiles?
+    /// Extra trusted CA or self-signed certificate (PEM) for nodes registered with https URLs (`nodes.caFile`).
+    public var nodeCAFile: String?
     /// Active devices a user may have; registering one more revokes the oldest.
     public var maxDevicesPerUser = 1
     /// Re-registration identity checks per IP address and per user key per hour.
@@ -32,7 +42,7 @@ public struct ServerConfiguration: Sendable {
     public var sms: HTTPSMSSender.Settings?
     public var courierPollInterval: Duration = .seconds(1)
     public var logLevel: Logger.Level = .info
-    /// The `iss` of result tokens (default `http://<host>:<port>`).
+    /// The `iss` of result tokens (default `http(s)://<host>:<port>`).
     public var issuer: String?
     /// Verifier nodes started inside this server (default 3; 0 when remote nodes are registered).
     public var embeddedNodes = 3
@@ -69,6 +79,18 @@ public struct ServerConfiguration: Sendable {
 
     public init() {}
 
+    /// How the client address of a request is found (see ``ClientAddressResolver``).
+    public var clientAddressResolver: ClientAddressResolver { ClientAddressResolver(trustedProxies: trustedProxies, header: forwardedHeader) }
+
+    /// The TLS client settings for nodes registered with https URLs: the system's roots plus
+    /// `nodes.caFile`; nil (AsyncHTTPClient's default) without that file.
+    var nodeTLSConfiguration: TLSConfiguration? {
+        guard let nodeCAFile else { return nil }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.file(nodeCAFile)]
+        return tls
+    }
+
     /// The path of the SQLite file.
     public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("tessera.sqlite") }
     /// The path of the development file outbox.
@@ -85,6 +107,22 @@ public struct ServerConfiguration: Sendable {
         createDemoClient = config.bool(forKey: "demoClient", default: createDemoClient)
         bodyLimit = config.int(forKey: "http.bodyLimit", default: bodyLimit)
         guard (1024...(16 << 20)).contains(bodyLimit) else { throw ConfigurationError("http.bodyLimit must be 1 KiB – 16 MiB") }
+        for entry in config.stringArray(forKey: "http.trustedProxies", default: []) {
+            guard let range = ClientAddressResolver.AddressRange(entry) else {
+                throw ConfigurationError("http.trustedProxies: \(entry) is not an IP address or CIDR range")
+            }
+            trustedProxies.append(range)
+        }
+        guard let header = ClientAddressResolver.Header(rawValue: config.string(forKey: "http.forwardedHeader", default: forwardedHeader.rawValue).lowercased())
+        else { throw ConfigurationError("http.forwardedHeader must be x-forwarded-for or forwarded") }
+        forwardedHeader = header
+        tls = try TLSFiles.optional(certificate: config.string(forKey: "tls.certificate"), key: config.string(forKey: "tls.key"))
+        if let file = config.string(forKey: "nodes.caFile") {
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(file), !certificates.isEmpty else {
+                throw ConfigurationError("nodes.caFile: no PEM certificate could be read from \(file)")
+            }
+            nodeCAFile = file
+        }
         if let level = config.string(forKey: "log.level") {
             guard let parsed = Logger.Level(rawValue: level) else { throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical") }
             logLevel = parsed

@@ -4,7 +4,9 @@ import NIOCore
 /// What Tessera's handlers need from a request context: the caller's address, a request id, and
 /// the authenticated app client when there is one.
 public protocol TesseraContext: RequestContext {
-    var remoteAddress: String? { get }
+    /// The client's IP address: the socket peer, or the forwarded client behind a trusted proxy
+    /// (set by ``ClientAddressMiddleware``).
+    var remoteAddress: String? { get set }
     var requestId: String { get }
     var client: Client? { get set }
     /// The device whose signature a device endpoint verified.
@@ -16,7 +18,7 @@ public protocol TesseraContext: RequestContext {
 /// The request context of the Tessera server.
 public struct TesseraRequestContext: TesseraContext {
     public var coreContext: CoreRequestContextStorage
-    public let remoteAddress: String?
+    public var remoteAddress: String?
     public let requestId: String
     public var client: Client?
     public var deviceId: String?

@@ -76,7 +76,8 @@ public final class TesseraRuntime: Sendable {
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
         nodes = NodeDirectory(
-            database: database, httpClient: httpClient, signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
+            database: database, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
+            signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
         )
         var embedded: [NodeService] = []
         if runsNodes {
@@ -116,7 +117,7 @@ public final class TesseraRuntime: Sendable {
         authenticators = AuthenticatorService(database: database, policies: policies, random: random, clock: clock)
         tokens = ResultTokens(
             database: database, sealKey: keys.tokenSealKey,
-            issuer: configuration.issuer ?? "http://\(configuration.host):\(configuration.port)",
+            issuer: configuration.issuer ?? "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port)",
             lifetime: configuration.resultTokenLifetime, clock: clock
         )
         try await tokens.load()

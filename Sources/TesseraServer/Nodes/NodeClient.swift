@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
+import NIOSSL
 import TesseraCore
 
 /// How the server talks to one verifier node. ``LocalNodeClient`` calls an embedded node in
@@ -45,6 +46,8 @@ struct HTTPNodeClient: NodeClient {
     let nodeId: String
     let baseURL: String
     let httpClient: HTTPClient
+    /// Trust for an https URL beyond the system's roots (`nodes.caFile`).
+    var tlsConfiguration: TLSConfiguration? = nil
     let signingKey: P256.Signing.PrivateKey
     let timeout: Duration
 
@@ -64,6 +67,7 @@ struct HTTPNodeClient: NodeClient {
         )
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)
+        request.tlsConfiguration = tlsConfiguration
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Content-Digest", value: signed.contentDigest)
         request.headers.add(name: "Signature-Input", value: signed.signatureInput)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import NIOSSL
 import SQLKit
 import TesseraCore
 
@@ -32,6 +33,8 @@ final class NodeDirectory: @unchecked Sendable {
 
     let database: any Database
     let httpClient: HTTPClient
+    /// TLS settings for https node URLs (`nodes.caFile`); nil: AsyncHTTPClient's defaults.
+    let tlsConfiguration: TLSConfiguration?
     let signingKey: P256.Signing.PrivateKey
     let timeout: Duration
     let clock: WallClock
@@ -43,9 +46,13 @@ final class NodeDirectory: @unchecked Sendable {
     /// A node that failed within this window is asked only when too few others are available.
     let penaltyMillis: Int64 = 10_000
 
-    init(database: any Database, httpClient: HTTPClient, signingKey: P256.Signing.PrivateKey, timeout: Duration, clock: WallClock) {
+    init(
+        database: any Database, httpClient: HTTPClient, tlsConfiguration: TLSConfiguration? = nil, signingKey: P256.Signing.PrivateKey,
+        timeout: Duration, clock: WallClock
+    ) {
         self.database = database
         self.httpClient = httpClient
+        self.tlsConfiguration = tlsConfiguration
         self.signingKey = signingKey
         self.timeout = timeout
         self.clock = clock
@@ -130,7 +137,10 @@ final class NodeDirectory: @unchecked Sendable {
             if entry.url.hasPrefix("embedded:") {
                 client = lock.withLock { embedded[entry.nodeId] }
             } else {
-                client = HTTPNodeClient(nodeId: entry.nodeId, baseURL: entry.url, httpClient: httpClient, signingKey: signingKey, timeout: timeout)
+                client = HTTPNodeClient(
+                    nodeId: entry.nodeId, baseURL: entry.url, httpClient: httpClient, tlsConfiguration: tlsConfiguration, signingKey: signingKey,
+                    timeout: timeout
+                )
             }
             if let client { loaded.append(Node(entry: entry, publicKey: key, client: client)) }
         }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import TesseraCore
 
@@ -20,12 +21,15 @@ public struct NodeServer: Sendable {
         /// The server's node-control public key (P-256, X9.63, base64).
         public var serverKey: String
         public var bodyLimit: Int = 64 * 1024
+        /// Certificate and key to serve HTTPS with; nil: plain HTTP.
+        public var tls: TLSFiles?
 
-        public init(dataDirectory: String, host: String, port: Int, serverKey: String) {
+        public init(dataDirectory: String, host: String, port: Int, serverKey: String, tls: TLSFiles? = nil) {
             self.dataDirectory = dataDirectory
             self.host = host
             self.port = port
             self.serverKey = serverKey
+            self.tls = tls
         }
     }
 
@@ -80,14 +84,22 @@ public struct NodeServer: Sendable {
         return router
     }
 
-    /// Serves until SIGTERM/SIGINT.
-    public func run() async throws {
-        let app = Application(
+    /// The node's HTTP(S) application.
+    func makeApplication() throws -> some ApplicationProtocol {
+        Application(
             router: makeRouter(),
+            server: try HTTPServerBuilder.http1(tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera node"),
             logger: logger
         )
-        try await app.runService()
+    }
+
+    /// Serves until SIGTERM/SIGINT.
+    public func run() async throws {
+        do { try await makeApplication().runService() } catch {
+            await service.close()
+            throw error
+        }
         await service.close()
     }
 }

@@ -35,7 +35,7 @@ struct BadInputTests {
         try await withTestRuntime(kind, configure: { $0.adminToken = Self.adminToken }) { runtime in
             let client = try await runtime.clients.create(name: "Test app", bundleIds: ["com.example.app"])
             let router = runtime.makeRouter()
-            let app = Application(router: router, server: TesseraRuntime.httpServer(for: router), logger: TestDatabase.logger)
+            let app = Application(router: router, server: try TesseraRuntime.httpServer(for: router), logger: TestDatabase.logger)
             try await app.test(live ? .live : .router) { http in
                 try await body(Setup(client: client), http)
             }

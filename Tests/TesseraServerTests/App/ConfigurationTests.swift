@@ -83,4 +83,44 @@ struct ConfigurationTests {
             }
         }
     }
+
+    static func read(_ arguments: [String]) throws -> ServerConfiguration {
+        try ServerConfiguration(reader: ConfigReader(provider: CommandLineArgumentsProvider(arguments: ["tessera"] + arguments)))
+    }
+
+    static func error(_ arguments: [String]) -> String? {
+        do { _ = try read(arguments); return nil } catch { return "\(error)" }
+    }
+
+    @Test("trusted proxies and the forwarded header from flags and the environment; bad entries name the key")
+    func trustedProxies() throws {
+        #expect(ServerConfiguration().trustedProxies.isEmpty && ServerConfiguration().forwardedHeader == .xForwardedFor)
+        let flags = try Self.read(["--http-trusted-proxies", "10.0.0.0/8", "::1", "--http-forwarded-header", "Forwarded"])
+        #expect(flags.trustedProxies == [ClientAddressResolver.AddressRange("10.0.0.0/8"), ClientAddressResolver.AddressRange("::1")])
+        #expect(flags.forwardedHeader == .forwarded)
+        let environment = EnvironmentVariablesProvider(environmentVariables: ["TESSERA_HTTP_TRUSTED_PROXIES": "10.0.0.1,fd00::/8"])
+            .prefixKeys(with: "tessera")
+        #expect(try ServerConfiguration(reader: ConfigReader(provider: environment)).trustedProxies.count == 2)
+        #expect(Self.error(["--http-trusted-proxies", "10.0.0.0/40"])?.contains("http.trustedProxies") == true)
+        #expect(Self.error(["--http-trusted-proxies", "proxy.example.com"])?.contains("http.trustedProxies") == true)
+        #expect(Self.error(["--http-forwarded-header", "x-real-ip"])?.contains("http.forwardedHeader") == true)
+    }
+
+    @Test("tls.certificate and tls.key: both or neither, readable PEM; nodes.caFile must be a PEM certificate")
+    func tlsFiles() throws {
+        let certificate = try TestCertificate()
+        defer { certificate.remove() }
+        #expect(ServerConfiguration().tls == nil && ServerConfiguration().nodeCAFile == nil)
+        let both = try Self.read(["--tls-certificate", certificate.certificate, "--tls-key", certificate.key])
+        #expect(both.tls == certificate.files)
+        #expect(Self.error(["--tls-certificate", certificate.certificate])?.contains("tls.key is required") == true)
+        #expect(Self.error(["--tls-key", certificate.key])?.contains("tls.certificate is required") == true)
+        let missing = certificate.directory + "/missing.pem"
+        #expect(Self.error(["--tls-certificate", missing, "--tls-key", certificate.key])?.contains("tls.certificate") == true)
+        // The certificate is not a key.
+        #expect(Self.error(["--tls-certificate", certificate.certificate, "--tls-key", certificate.certificate])?.contains("tls.key") == true)
+        #expect(try Self.read(["--nodes-ca-file", certificate.certificate]).nodeCAFile == certificate.certificate)
+        #expect(Self.error(["--nodes-ca-file", missing])?.contains("nodes.caFile") == true)
+        #expect(Self.error(["--nodes-ca-file", certificate.key])?.contains("nodes.caFile") == true)
+    }
 }
