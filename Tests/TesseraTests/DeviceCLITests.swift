@@ -20,8 +20,12 @@ struct DeviceCLITests {
 
     /// Runs a program to its end on a thread of its own: waiting for it must never block one of the
     /// few threads Swift concurrency has, or the in-process server the program talks to would stall.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offThread { try runBlocking(executable, arguments) }
+    /// `directory` is the working directory (default: the test's); `environment` is added to the test's;
+    /// after `timeout` seconds the program is ended.
+    static func run(
+        _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
+    ) async throws -> (status: Int32, output: String) {
+        try await offThread { try runBlocking(executable, arguments, directory: directory, environment: environment, timeout: timeout) }
     }
 
     /// Runs `body` on a new thread and waits for it without holding a concurrency thread.
@@ -31,15 +35,23 @@ struct DeviceCLITests {
         }
     }
 
-    static func runBlocking(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func runBlocking(
+        _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A safety net only: a program that should have stopped at once but serves instead is ended.
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in if process.isRunning { process.terminate() } }
+        }
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, output)
