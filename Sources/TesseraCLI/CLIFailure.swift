@@ -26,7 +26,7 @@ struct CLIFailure: Error, CustomStringConvertible {
     init(_ error: any Error) {
         switch error {
         case let failure as CLIFailure:
-            self = failure
+            self.init(status: failure.status, message: failure.message)
         case let exit as ExitCode:
             self.init(status: exit.rawValue, message: "")
         case is CleanExit:

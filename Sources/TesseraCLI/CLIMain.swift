@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Foundation
 import Tessera
 import TesseraCore
@@ -40,7 +43,7 @@ enum CLIMain {
         } catch {
             let failure = CLIFailure(error)
             if !failure.message.isEmpty {
-                fflush(stdout)
+                fflush(nil)
                 FileHandle.standardError.write(Data((failure.message + "\n").utf8))
             }
             exit(failure.status)

@@ -46,7 +46,7 @@ extension DeviceCommand {
         @Flag(help: "Print the list as JSON.") var json = false
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
+            let tessera = try options.client(try options.connection(), logging: !json)
             if let delete {
                 try await tessera.deleteAuthenticator(id: delete)
                 print("deleted \(delete)")

@@ -41,11 +41,14 @@ struct DeviceCommand: AsyncParsableCommand {
             return Connection(server: server, clientKey: clientKey, bundleId: bundleId)
         }
 
-        func client(_ connection: Connection) throws -> TesseraClient {
+        @Sendable static func printLog(_ line: String) { print("  · \(line)") }
+
+        /// The SDK client; `logging` prints its progress lines (off for `--json`, whose output must be JSON only).
+        func client(_ connection: Connection, logging: Bool = true) throws -> TesseraClient {
             guard let url = URL(string: connection.server) else { throw ValidationError("--server is not a URL") }
             return TesseraClient(
                 configuration: .init(serverURL: url, clientKey: connection.clientKey, bundleIdentifier: connection.bundleId),
-                keyStore: try FileKeyStore(directory: directory), onTotalLog: { print("  · \($0)") }
+                keyStore: try FileKeyStore(directory: directory), onTotalLog: logging ? Self.printLog : nil
             )
         }
 

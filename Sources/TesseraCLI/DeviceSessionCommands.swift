@@ -72,7 +72,7 @@ extension DeviceCommand {
         @Flag(help: "Print the sessions as JSON.") var json = false
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
+            let tessera = try options.client(try options.connection(), logging: !json)
             if logout {
                 await tessera.logout()
                 print("logged out")

@@ -40,7 +40,7 @@ struct NodeCommand: AsyncParsableCommand {
             print("node id:    \(node.nodeId)")
             print("public key: \(node.publicKey)")
             print("register:   tessera admin node add --url http://\(host):\(port) --public-key \(node.publicKey)")
-            fflush(stdout)
+            fflush(nil)
             try await node.run()
         }
     }

@@ -86,6 +86,10 @@ struct DeviceCLITests {
             ])
             #expect(signup.status == 0, "\(signup.output)")
             #expect(signup.output.contains("signed up: device dev_"))
+            // A wrong PIN is a local failure (exit 3) that says how many tries are left.
+            let wrong = try await Self.run(tessera, ["device", "login", "--device-dir", deviceDir, "--pin", "0000"])
+            #expect(wrong.status == 3, "\(wrong.output)")
+            #expect(wrong.output.contains("wrong PIN or password; 4 tries left"), "\(wrong.output)")
         }
         let state = try #require(try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState())
         let time: Int64 = 1_900_000_000 + Int64.random(in: 0..<1_000_000)

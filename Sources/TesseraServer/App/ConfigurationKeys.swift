@@ -121,9 +121,13 @@ public enum ConfigurationKeys {
 
     /// ` (did you mean 'x'?)` when a known name is close.
     private static func suggestion(for name: String, among known: Set<String>) -> String {
-        let best = known.map { ($0, distance(name.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
-        guard let best, best.1 <= max(2, name.count / 4) else { return "" }
-        return " (did you mean '\(best.0)'?)"
+        var best: (name: String, distance: Int)?
+        for candidate in known.sorted() {
+            let candidateDistance = distance(name.lowercased(), candidate.lowercased())
+            if best == nil || candidateDistance < (best?.distance ?? Int.max) { best = (candidate, candidateDistance) }
+        }
+        guard let best, best.distance <= max(2, name.count / 4) else { return "" }
+        return " (did you mean '\(best.name)'?)"
     }
 
     private static func distance(_ a: String, _ b: String) -> Int {

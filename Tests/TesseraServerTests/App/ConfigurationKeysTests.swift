@@ -76,8 +76,8 @@ struct ConfigurationKeysTests {
         #expect { try ConfigurationKeys.checkFile(Data(#"{"otp": {"codeLifetme": 60}}"#.utf8), path: "c.json") } throws: {
             "\($0)".contains("otp.codeLifetme") && "\($0)".contains("c.json")
         }
-        #expect { try ConfigurationKeys.checkFile(Data(#"{"smtp": {"host": {"name": "x"}}}"#.utf8), path: "c.json") } throws: {
-            "\($0)".contains("smtp.host.name")
+        #expect { try ConfigurationKeys.checkFile(Data(#"{"smtp": {"hots": "x"}}"#.utf8), path: "c.json") } throws: {
+            "\($0)".contains("smtp.hots")
         }
         #expect(throws: ConfigurationError.self) { try ConfigurationKeys.checkFile(Data("[1]".utf8), path: "c.json") }
     }
