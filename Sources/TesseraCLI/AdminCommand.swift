@@ -135,8 +135,10 @@ struct TokenCommand: AsyncParsableCommand {
     }
 }
 
+/// Prints `value` as pretty JSON (sorted keys, dates in ISO 8601): every listing's `--json`.
 func printJSON(_ value: some Encodable) {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
     if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
 }

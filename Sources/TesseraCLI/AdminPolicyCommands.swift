@@ -72,7 +72,7 @@ struct SessionAdminCommand: AsyncParsableCommand {
             let list = try await withRuntime(options) { try await $0.userSessions(clientKey: clientKey, userKey: userKey) }
             if json { printJSON(list); return }
             for session in list.sessions {
-                print("\(session.id)  device \(session.deviceId ?? "-")  created \(session.createdAt)  last used \(session.lastUsedAt)  \(session.revokedAt == nil ? "live" : "revoked")")
+                print("\(session.id)  device \(session.deviceId ?? "-")  created \(isoTime(millis: session.createdAt))  last used \(isoTime(millis: session.lastUsedAt))  \(session.revokedAt.map { "revoked \(isoTime(millis: $0))" } ?? "live")")
             }
         }
     }

@@ -43,9 +43,10 @@ extension DeviceCommand {
         @Option(help: "User name shown to the enrollers (default: the stored user key).") var username: String?
         @Flag(help: "List this device's authenticators.") var list = false
         @Option(help: "Delete the authenticator with this id.") var delete: String?
+        @Flag(help: "Print the list as JSON.") var json = false
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
+            let tessera = try options.client(try options.connection(), logging: !json)
             if let delete {
                 try await tessera.deleteAuthenticator(id: delete)
                 print("deleted \(delete)")
@@ -79,19 +80,18 @@ extension DeviceCommand {
                         .execute()
                     print("registered \(registered.type.rawValue) authenticator \(registered.id) (\(registered.aaid))")
                 } catch {
-                    let reason: String
                     if case .unknown(let refusal) = error {
-                        reason = "refused on this device: \(refusal)"
-                    } else {
-                        reason = "\(error.code.map { String($0.rawValue) } ?? String(describing: error.kind)) \(error.message)"
+                        // The secret given on the command line breaks the client's policy (checked on this device).
+                        throw CLIFailure(status: CLIFailure.refused, message: "refused by the client's policy (checked on this device): \(refusal)")
                     }
-                    FileHandle.standardError.write(Data("registration failed: \(reason)\n".utf8))
-                    throw ExitCode(2)
+                    throw CLIFailure(error)
                 }
             }
             if list || (type == nil && delete == nil) {
-                for item in try await tessera.listAuthenticators() {
-                    print("\(item.id)  \(item.type.rawValue)  \(item.aaid)")
+                let items = try await tessera.listAuthenticators()
+                if json { printJSON(items); return }
+                for item in items {
+                    print("\(item.id)  \(item.type.rawValue)  \(item.aaid)  registered \(isoTime(millis: item.createdAt))")
                 }
             }
         }

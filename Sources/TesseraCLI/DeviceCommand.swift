@@ -41,11 +41,14 @@ struct DeviceCommand: AsyncParsableCommand {
             return Connection(server: server, clientKey: clientKey, bundleId: bundleId)
         }
 
-        func client(_ connection: Connection) throws -> TesseraClient {
+        @Sendable static func printLog(_ line: String) { print("  · \(line)") }
+
+        /// The SDK client; `logging` prints its progress lines (off for `--json`, whose output must be JSON only).
+        func client(_ connection: Connection, logging: Bool = true) throws -> TesseraClient {
             guard let url = URL(string: connection.server) else { throw ValidationError("--server is not a URL") }
             return TesseraClient(
                 configuration: .init(serverURL: url, clientKey: connection.clientKey, bundleIdentifier: connection.bundleId),
-                keyStore: try FileKeyStore(directory: directory), onTotalLog: { print("  · \($0)") }
+                keyStore: try FileKeyStore(directory: directory), onTotalLog: logging ? Self.printLog : nil
             )
         }
 
@@ -81,7 +84,7 @@ struct DeviceCommand: AsyncParsableCommand {
                     }
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                throw ValidationError("no new code for \(target) in \(path)")
+                throw CLIFailure.local("no new code for \(target) in \(path)")
             }
             print("Code sent to \(target): ", terminator: "")
             guard let code = readLine()?.trimmingCharacters(in: .whitespaces), !code.isEmpty else { throw ValidationError("no code given") }
@@ -138,15 +141,19 @@ struct DeviceCommand: AsyncParsableCommand {
             let connection = try options.connection()
             let tessera = try options.client(connection)
             print("1. checking that \(email) and \(userKey) are free")
-            guard try await !tessera.checkDuplicateUserData(verifyData: email, verifyType: .email) else { throw ValidationError("\(email) already has an account") }
-            guard try await tessera.checkUserKeyAvailable(userKey: userKey) else { throw ValidationError("user key \(userKey) is taken") }
+            guard try await !tessera.checkDuplicateUserData(verifyData: email, verifyType: .email) else {
+                throw CLIFailure(status: CLIFailure.refused, message: "refused: \(email) already has an account")
+            }
+            guard try await tessera.checkUserKeyAvailable(userKey: userKey) else {
+                throw CLIFailure(status: CLIFailure.refused, message: "refused: user key \(userKey) is taken")
+            }
             print("2. sending a code to \(email)")
             let before = options.outboxCount(to: email.lowercased())
             let sent = try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: email)
             let code = try await options.readCode(to: sent.sendTarget, after: before)
             print("3. verifying the code")
             guard case .valid(let token) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: sent.sendTarget, otpNumber: code) else {
-                throw ValidationError("the code does not match")
+                throw CLIFailure(status: CLIFailure.refused, message: "refused: the code does not match")
             }
             print("4. setting the PIN (local authentication)")
             let pin = try options.readPIN(confirm: true)
@@ -180,7 +187,7 @@ struct DeviceCommand: AsyncParsableCommand {
             print("2. verifying the code")
             guard case .valid(let token) = try await tessera.verifyOTPNumber(
                 sendType: .email, sendTarget: email, otpNumber: code, purpose: .recovery
-            ) else { throw ValidationError("the code does not match") }
+            ) else { throw CLIFailure(status: CLIFailure.refused, message: "refused: the code does not match") }
             print("3. setting the PIN on this device")
             let pin = try options.readPIN(confirm: true)
             let verifier = options.authenticator(pin: pin)
@@ -202,12 +209,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let tessera = try options.client(try options.connection())
-            do {
-                try await options.authenticate(tessera, channel: nil)
-            } catch let error as TesseraError {
-                print("refused: code \(error.code.rawValue) \(error.code.name): \(error.message)")
-                throw ExitCode(3)
-            }
+            try await options.authenticate(tessera, channel: nil)
         }
     }
 
@@ -224,26 +226,18 @@ struct DeviceCommand: AsyncParsableCommand {
             while request == nil {
                 request = try await tessera.pendingAuthRequests().first
                 if request == nil {
-                    guard Date() < deadline else {
-                        print("no pending request")
-                        throw ExitCode(4)
-                    }
+                    guard Date() < deadline else { throw CLIFailure.local("no pending request within \(wait) s") }
                     try await Task.sleep(for: .milliseconds(500))
                 }
             }
             guard let request else { return }
             print("request from \(request.connectIp.isEmpty ? "an unknown address" : request.connectIp) for \(request.userKey)")
             if !request.message.isEmpty { print("  “\(request.message)”") }
-            do {
-                if decline {
-                    try await tessera.declineAuthRequest(request)
-                    print("declined")
-                } else {
-                    try await options.authenticate(tessera, channel: request)
-                }
-            } catch let error as TesseraError {
-                print("refused: code \(error.code.rawValue) \(error.code.name): \(error.message)")
-                throw ExitCode(3)
+            if decline {
+                try await tessera.declineAuthRequest(request)
+                print("declined")
+            } else {
+                try await options.authenticate(tessera, channel: request)
             }
         }
     }
@@ -256,7 +250,7 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws {
             guard let state = try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState(),
                   let totp = TOTP(base32Secret: state.totpSecret)
-            else { throw ValidationError("this device has not signed up (\(deviceDir))") }
+            else { throw CLIFailure.local("this device has not signed up (\(deviceDir))") }
             let date = at.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
             print(totp.code(at: date))
         }
@@ -268,7 +262,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try FileKeyStore(directory: options.directory)
-            guard let state = try store.loadState() else { throw ValidationError("this device has not signed up (\(options.deviceDir))") }
+            guard let state = try store.loadState() else { throw CLIFailure.local("this device has not signed up (\(options.deviceDir))") }
             print("device id:   \(state.deviceId)")
             print("user key:    \(state.userKey)")
             print("local auth:  \(state.localAuthType.rawValue)")
@@ -278,9 +272,9 @@ struct DeviceCommand: AsyncParsableCommand {
             do {
                 let info = try await tessera.deviceInfo()
                 print("server:      active (device \(info.deviceId) of \(info.userKey))")
-            } catch let error as TesseraError {
+            } catch let error as TesseraError where error.code != .networkError {
                 print("server:      refused, code \(error.code.rawValue) \(error.code.name)")
-                throw ExitCode(3)
+                throw CLIFailure(error)
             }
         }
     }

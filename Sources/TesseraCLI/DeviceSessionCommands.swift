@@ -69,9 +69,10 @@ extension DeviceCommand {
         @OptionGroup var options: DeviceOptions
         @Option(help: "Revoke the session with this id.") var revoke: String?
         @Flag(help: "Log out: revoke this device's session and forget it.") var logout = false
+        @Flag(help: "Print the sessions as JSON.") var json = false
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
+            let tessera = try options.client(try options.connection(), logging: !json)
             if logout {
                 await tessera.logout()
                 print("logged out")
@@ -81,12 +82,12 @@ extension DeviceCommand {
                 try await tessera.revokeSession(id: revoke)
                 print("revoked \(revoke)")
             }
-            guard tessera.isAuthenticated else { throw ValidationError("not logged in") }
-            let formatter = ISO8601DateFormatter()
-            func time(_ millis: Int64) -> String { formatter.string(from: Date(timeIntervalSince1970: TimeInterval(millis) / 1000)) }
-            for session in try await tessera.sessions() {
-                let state = session.revokedAt.map { "revoked \(time($0))" } ?? "expires \(time(session.expiresAt))"
-                print("\(session.current ? "*" : " ") \(session.id)  device \(session.deviceId ?? "-")  created \(time(session.createdAt))  last used \(time(session.lastUsedAt))  \(state)")
+            guard tessera.isAuthenticated else { throw CLIFailure.local("not logged in (sign up or log in first)") }
+            let sessions = try await tessera.sessions()
+            if json { printJSON(sessions); return }
+            for session in sessions {
+                let state = session.revokedAt.map { "revoked \(isoTime(millis: $0))" } ?? "expires \(isoTime(millis: session.expiresAt))"
+                print("\(session.current ? "*" : " ") \(session.id)  device \(session.deviceId ?? "-")  created \(isoTime(millis: session.createdAt))  last used \(isoTime(millis: session.lastUsedAt))  \(state)")
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TesseraServer
 
 /// `tessera node`: a verifier node process.
@@ -24,7 +25,12 @@ struct NodeCommand: AsyncParsableCommand {
             guard let key = serverKey ?? ProcessInfo.processInfo.environment["TESSERA_NODE_SERVER_KEY"] else {
                 throw ValidationError("give --server-key (print it with `tessera admin node server-key`)")
             }
-            let logger = makeLogger(level: .init(rawValue: logLevel) ?? .info)
+            guard let level = Logger.Level(rawValue: logLevel) else {
+                throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let logger = makeLogger(level: level)
+            // Nothing is created for a node that cannot listen.
+            try await ListenAddressCheck.check(host: host, port: port)
             let node: NodeServer
             do {
                 let tls = try TLSFiles.optional(
@@ -40,6 +46,7 @@ struct NodeCommand: AsyncParsableCommand {
             print("public key: \(node.publicKey)")
             let scheme = tlsCertificate == nil ? "http" : "https"
             print("register:   tessera admin node add --url \(scheme)://\(host):\(port) --public-key \(node.publicKey)")
+            fflush(nil)
             try await node.run()
         }
     }

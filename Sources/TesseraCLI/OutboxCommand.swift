@@ -11,18 +11,23 @@ struct OutboxCommand: AsyncParsableCommand {
     @Option(help: "Only messages to this recipient.") var to: String?
     @Option(help: "Show at most this many (newest).") var limit = 20
     @Flag(help: "Print only the newest code (six digits) found.") var code = false
+    @Flag(help: "Print the messages as JSON.") var json = false
 
     func run() async throws {
         let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
+        guard FileManager.default.fileExists(atPath: dataDir) else {
+            throw CLIFailure.local("no data directory \(dataDir) (give the server's --data-dir)")
+        }
         var entries = try FileOutboxSender.read(path: path)
         if let to { entries = entries.filter { $0.to == to.lowercased() || $0.to == to } }
         if code {
             guard let last = entries.last, let found = last.body.firstMatch(of: /\b(\d{6})\b/) else {
-                throw ValidationError("no code found in \(path)")
+                throw CLIFailure.local("no code found in \(path)")
             }
             print(found.1)
             return
         }
+        if json { printJSON(Array(entries.suffix(limit))); return }
         if entries.isEmpty { print("(no messages in \(path))") }
         for entry in entries.suffix(limit) {
             print("── \(entry.deliveredAt)  \(entry.channel) to \(entry.to)")

@@ -44,11 +44,9 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             }
             func fail(_ status: Int, _ data: Data) -> Error {
                 if let problem = try? JSONDecoder().decode(Problem.self, from: data) {
-                    print("refused: code \(problem.code) \(problem.errorCode.name): \(problem.detail ?? problem.title)")
-                } else {
-                    print("refused: HTTP \(status)")
+                    return CLIFailure(status: CLIFailure.refused, message: CLIFailure.refusal(code: problem.errorCode, text: problem.detail ?? problem.title))
                 }
-                return ExitCode(3)
+                return CLIFailure(status: CLIFailure.refused, message: "refused: HTTP \(status)")
             }
 
             let (status, data) = try await call("POST", "/v1/rp/auth-requests", body: RPAuthRequest(userKey: userKey, connectIp: connectIp, message: message))
@@ -62,20 +60,20 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             }
             guard state.outcome == .completed, let token = state.token else {
                 print("outcome: \(state.outcome.rawValue)\(state.code.map { " (code \($0) \(ErrorCode(rawValue: $0).name))" } ?? "")")
-                throw ExitCode(3)
+                guard state.outcome.isFinal else { throw CLIFailure.local("no outcome within \(timeout) s") }
+                throw CLIFailure(status: CLIFailure.refused, message: "refused: the authentication ended \(state.outcome.rawValue)")
             }
             let (jwksStatus, jwks) = try await call("GET", "/.well-known/jwks.json", body: Optional<RPAuthRequest>.none)
             guard jwksStatus == 200 else { throw fail(jwksStatus, jwks) }
             let keys = try await JWTKeyCollection().add(jwksJSON: String(decoding: jwks, as: UTF8.self))
             let claims = try await keys.verify(token, as: ResultClaims.self)
             guard claims.aud.value.contains(clientKey), claims.sub.value == userKey else {
-                print("the token names another user or app")
-                throw ExitCode(3)
+                throw CLIFailure.local("the token names another user or app")
             }
             print("outcome: completed; result token verified with the server's JWKS")
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .secondsSince1970
+            encoder.dateEncodingStrategy = .iso8601
             print(String(decoding: try encoder.encode(claims), as: UTF8.self))
         }
     }

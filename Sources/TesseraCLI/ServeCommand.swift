@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import Hummingbird
+import NIOCore
 import TesseraServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -24,6 +25,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let port { overrides["port"] = .int(port) }
         let configuration = try await options.configuration(overrides: overrides)
         let logger = makeLogger(level: configuration.logLevel)
+        // Nothing (data directory, master key, database) is created for a server that cannot listen.
+        try await ListenAddressCheck.check(host: configuration.host, port: configuration.port)
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger)
         if let first = runtime.firstStart {
             printFirstStart(first, configuration: configuration)
@@ -40,6 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await app.runService()
         } catch {
             await runtime.shutdown()
+            if error is IOError { throw ListenAddressCheck.failure(host: configuration.host, port: configuration.port, error) }
             throw error
         }
         await runtime.shutdown()

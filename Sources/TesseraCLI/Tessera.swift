@@ -1,6 +1,6 @@
 import ArgumentParser
 
-@main
+
 struct TesseraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",

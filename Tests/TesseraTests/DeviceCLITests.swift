@@ -20,8 +20,12 @@ struct DeviceCLITests {
 
     /// Runs a program to its end on a thread of its own: waiting for it must never block one of the
     /// few threads Swift concurrency has, or the in-process server the program talks to would stall.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offThread { try runBlocking(executable, arguments) }
+    /// `directory` is the working directory (default: the test's); `environment` is added to the test's;
+    /// after `timeout` seconds the program is ended.
+    static func run(
+        _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
+    ) async throws -> (status: Int32, output: String) {
+        try await offThread { try runBlocking(executable, arguments, directory: directory, environment: environment, timeout: timeout) }
     }
 
     /// Runs `body` on a new thread and waits for it without holding a concurrency thread.
@@ -31,15 +35,23 @@ struct DeviceCLITests {
         }
     }
 
-    static func runBlocking(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func runBlocking(
+        _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A safety net only: a program that should have stopped at once but serves instead is ended.
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in if process.isRunning { process.terminate() } }
+        }
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, output)
@@ -84,6 +96,10 @@ struct DeviceCLITests {
             ])
             #expect(signup.status == 0, "\(signup.output)")
             #expect(signup.output.contains("signed up: device dev_"))
+            // A wrong PIN is a local failure (exit 3) that says how many tries are left.
+            let wrong = try await Self.run(tessera, ["device", "login", "--device-dir", deviceDir, "--pin", "0000"])
+            #expect(wrong.status == 3, "\(wrong.output)")
+            #expect(wrong.output.contains("wrong PIN or password; 4 tries left"), "\(wrong.output)")
         }
         let state = try #require(try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState())
         let time: Int64 = 1_900_000_000 + Int64.random(in: 0..<1_000_000)

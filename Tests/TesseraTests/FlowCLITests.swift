@@ -35,10 +35,10 @@ struct FlowCLITests {
             // The admin revokes it: the next call is refused, and the device is logged out from then on.
             try await runtime.revokeSession(id: String(sessionId))
             let refused = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common)
-            #expect(refused.status != 0)
+            #expect(refused.status == 1, "refused by the server: exit 1 with its code")
             #expect(refused.output.contains("7103"), "\(refused.output)")
             let after = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common)
-            #expect(after.status != 0)
+            #expect(after.status == 3, "not logged in is a local failure")
             #expect(after.output.contains("not logged in"), "\(after.output)")
             let shownAfter = try await DeviceCLITests.run(tessera, ["device", "show"] + common)
             #expect(shownAfter.status == 0, "the device itself is still active: \(shownAfter.output)")
@@ -51,23 +51,31 @@ struct FlowCLITests {
             let again = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common)
             #expect(again.output.contains("* ses_"), "\(again.output)")
             #expect(again.output.contains("revoked"), "\(again.output)")
+            #expect(again.output.firstMatch(of: /created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil, "ISO 8601 times: \(again.output)")
+            let json = try await DeviceCLITests.run(tessera, ["device", "sessions"] + common + ["--json"])
+            #expect(json.status == 0, "\(json.output)")
+            let sessions = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+            #expect(sessions?.contains { $0["current"] as? Bool == true } == true, "\(json.output)")
 
             // A PIN authenticator under the client's policy; a second one is refused by the server.
             let pin = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--type", "pin", "--secret", "482913"])
             #expect(pin.status == 0, "\(pin.output)")
             #expect(pin.output.contains("registered pin authenticator atr_"), "\(pin.output)")
             let second = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--type", "pin", "--secret", "592041"])
-            #expect(second.status != 0)
+            #expect(second.status == 1, "refused by the server: \(second.output)")
             #expect(second.output.contains("7207"), "\(second.output)")
             let listedAuthenticators = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--list"])
             #expect(listedAuthenticators.output.contains("pin  F1D0#0001"), "\(listedAuthenticators.output)")
+            let listedJSON = try await DeviceCLITests.run(tessera, ["device", "register-authenticator"] + common + ["--list", "--json"])
+            let authenticators = try JSONSerialization.jsonObject(with: Data(listedJSON.output.utf8)) as? [[String: Any]]
+            #expect(authenticators?.first?["type"] as? String == "pin", "\(listedJSON.output)")
         }
     }
 
     @Test("admin client policy shows the defaults, changes what is given, and refuses an unusable policy")
     func adminPolicy() async throws {
         let tessera = try #require(DeviceCLITests.binary, "build the tessera executable first")
-        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-policy-\(UUID().uuidString)").path
+        let dataDir = try await TestDeployment.create()
         defer { try? FileManager.default.removeItem(atPath: dataDir) }
         let created = try await DeviceCLITests.run(tessera, ["admin", "client", "create", "--data-dir", dataDir, "--name", "Policy", "--bundle-id", "com.example.p"])
         let clientKey = String(try #require(created.output.firstMatch(of: /client key:\s+(tck_\S+)/)?.1))
@@ -83,7 +91,7 @@ struct FlowCLITests {
         #expect(policy.allowedAuthenticators == [.pin, .faceRecognition])
         #expect(policy.pin.minLength == 8 && policy.pin.maxLength == 12 && !policy.allowDevicePasscodeFallback)
         let refused = try await DeviceCLITests.run(tessera, ["admin", "client", "policy", clientKey, "--data-dir", dataDir, "--pin-min-length", "2"])
-        #expect(refused.status != 0)
+        #expect(refused.status == 2, "an unusable policy is a usage error")
         #expect(refused.output.contains("minLength"), "\(refused.output)")
     }
 }

@@ -28,7 +28,7 @@ struct LocalAuthTests {
         try verifier.enroll(secret: "123456")
         let result = try await verifier.authenticate(request)
         #expect(result.enteredSecret == "123456")
-        await #expect(throws: LocalAuthError(.authFailed)) { try await verifier.authenticate(request) }
+        await #expect(throws: LocalAuthError(.authFailed, remainingAttempts: 4)) { try await verifier.authenticate(request) }
         await #expect(throws: LocalAuthError(.userCancel)) { try await verifier.authenticate(request) }
     }
 
@@ -40,8 +40,9 @@ struct LocalAuthTests {
             entries.next()
         }
         try verifier.enroll(secret: "123456")
-        for _ in 0..<4 {
-            await #expect(throws: LocalAuthError(.authFailed)) { try await verifier.authenticate(request) }
+        for attempt in 1...4 {
+            // Each wrong entry tells how many remain before the lock-out.
+            await #expect(throws: LocalAuthError(.authFailed, remainingAttempts: 5 - attempt)) { try await verifier.authenticate(request) }
         }
         do {
             _ = try await verifier.authenticate(request)

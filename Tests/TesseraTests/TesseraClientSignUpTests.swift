@@ -52,7 +52,7 @@ struct TesseraClientSignUpTests {
             // A failed local authentication sends nothing.
             let wrongPIN = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "000000" }
             try wrongPIN.enroll(secret: "482913")
-            await #expect(throws: LocalAuthError(.authFailed)) {
+            await #expect(throws: LocalAuthError(.authFailed, remainingAttempts: 4)) {
                 try await tessera.requestSignUp(userData: userData, localAuthenticator: wrongPIN, reason: "Sign up")
             }
             #expect(try await tessera.checkUserKeyAvailable(userKey: "devuser") == true)

@@ -48,11 +48,15 @@ public struct LocalAuthError: Error, Sendable, Equatable, CustomStringConvertibl
     public let code: LocalAuthErrorCode
     /// When a lock-out ends, for ``LocalAuthErrorCode/lockedOut``.
     public let retryAfter: Date?
+    /// Wrong entries still allowed before the verifier locks, for ``LocalAuthErrorCode/authFailed``
+    /// from a software PIN or password (nil where the platform does not tell).
+    public let remainingAttempts: Int?
 
     /// Creates an error.
-    public init(_ code: LocalAuthErrorCode, retryAfter: Date? = nil) {
+    public init(_ code: LocalAuthErrorCode, retryAfter: Date? = nil, remainingAttempts: Int? = nil) {
         self.code = code
         self.retryAfter = retryAfter
+        self.remainingAttempts = remainingAttempts
     }
 
     /// The seed's code name.

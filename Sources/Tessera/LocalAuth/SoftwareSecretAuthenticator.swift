@@ -116,7 +116,7 @@ public struct SoftwareSecretAuthenticator: LocalAuthenticator {
             throw LocalAuthError(.lockedOut, retryAfter: until)
         }
         try store.save(state)
-        throw LocalAuthError(.authFailed)
+        throw LocalAuthError(.authFailed, remainingAttempts: maxFailures - state.failures)
     }
 
     static func hash(_ secret: String, salt: Data) throws -> Data {

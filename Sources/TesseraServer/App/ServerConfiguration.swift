@@ -152,17 +152,22 @@ public struct ServerConfiguration: Sendable {
             if let value = config.string(forKey: ConfigKey("templates.\(purpose).sms")) { templates[keyPath: keyPath].sms = value }
         }
 
+        // Every smtp.* and sms.* key is read even without smtp.host / sms.url, so that a wrong value
+        // is reported (ConfigurationValueCheck) rather than ignored.
+        let smtpSecurity = config.string(forKey: "smtp.security", default: "starttls")
+        let smtpPort = config.int(forKey: "smtp.port")
+        let smtpFrom = config.string(forKey: "smtp.from")
+        let smtpUsername = config.string(forKey: "smtp.username")
+        let smtpPassword = config.string(forKey: "smtp.password", isSecret: true)
+        let smtpCAFile = config.string(forKey: "smtp.caFile")
         if let smtpHost = config.string(forKey: "smtp.host") {
-            let security = config.string(forKey: "smtp.security", default: "starttls")
-            guard let parsedSecurity = SMTPSettings.Security(rawValue: security) else {
+            guard let parsedSecurity = SMTPSettings.Security(rawValue: smtpSecurity) else {
                 throw ConfigurationError("smtp.security must be none, starttls or tls")
             }
-            guard let from = config.string(forKey: "smtp.from") else { throw ConfigurationError("smtp.from is required with smtp.host") }
+            guard let from = smtpFrom else { throw ConfigurationError("smtp.from is required with smtp.host") }
             smtp = SMTPSettings(
-                host: smtpHost, port: config.int(forKey: "smtp.port", default: parsedSecurity == .implicitTLS ? 465 : 587),
-                security: parsedSecurity, username: config.string(forKey: "smtp.username"),
-                password: config.string(forKey: "smtp.password", isSecret: true), from: from,
-                trustedCAFile: config.string(forKey: "smtp.caFile")
+                host: smtpHost, port: smtpPort ?? (parsedSecurity == .implicitTLS ? 465 : 587),
+                security: parsedSecurity, username: smtpUsername, password: smtpPassword, from: from, trustedCAFile: smtpCAFile
             )
         }
         let emailDefault = smtp == nil ? "file" : "smtp"
@@ -172,12 +177,12 @@ public struct ServerConfiguration: Sendable {
         if email == .smtp && smtp == nil { throw ConfigurationError("courier.email=smtp needs smtp.host and smtp.from") }
         emailDelivery = email
 
+        let smsFrom = config.string(forKey: "sms.from")
+        let smsUsername = config.string(forKey: "sms.username")
+        let smsPassword = config.string(forKey: "sms.password", isSecret: true)
         if let url = config.string(forKey: "sms.url") {
-            guard let from = config.string(forKey: "sms.from") else { throw ConfigurationError("sms.from is required with sms.url") }
-            sms = HTTPSMSSender.Settings(
-                url: url, from: from, username: config.string(forKey: "sms.username"),
-                password: config.string(forKey: "sms.password", isSecret: true)
-            )
+            guard let from = smsFrom else { throw ConfigurationError("sms.from is required with sms.url") }
+            sms = HTTPSMSSender.Settings(url: url, from: from, username: smsUsername, password: smsPassword)
         }
         guard let smsMode = SMSDelivery(rawValue: config.string(forKey: "courier.sms", default: sms == nil ? "file" : "http")) else {
             throw ConfigurationError("courier.sms must be file, http or none")

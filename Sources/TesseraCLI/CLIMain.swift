@@ -1,0 +1,52 @@
+import ArgumentParser
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Foundation
+import Tessera
+import TesseraCore
+import TesseraServer
+
+/// The entry point: parses the command line, runs the command, and turns what went wrong into one
+/// of four exit codes (the README's "Exit codes"):
+/// - 0: done;
+/// - 1: refused by the server (or by the storage's rules, for `admin`), with its code;
+/// - 2: usage: an unknown or missing flag, an invalid value, an unknown configuration key;
+/// - 3: a local failure: I/O, the server cannot be reached, no deployment, a wrong PIN, a timeout.
+/// Usage errors found while parsing print the usage text; failures while running print `error: …` only.
+@main
+enum CLIMain {
+    static func main() async {
+        // Line-buffered even when stdout is a file or a pipe, so progress (`tessera node`'s ID) is seen at once.
+        setvbuf(stdout, nil, _IOLBF, 0)
+        let command: any ParsableCommand
+        do {
+            command = try TesseraCommand.parseAsRoot()
+        } catch {
+            let code = TesseraCommand.exitCode(for: error)
+            let message = TesseraCommand.fullMessage(for: error)
+            if code == .success {
+                print(message)
+                exit(0)
+            }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            exit(CLIFailure.usage)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+            exit(0)
+        } catch {
+            let failure = CLIFailure(error)
+            if !failure.message.isEmpty {
+                fflush(nil)
+                FileHandle.standardError.write(Data((failure.message + "\n").utf8))
+            }
+            exit(failure.status)
+        }
+    }
+}
