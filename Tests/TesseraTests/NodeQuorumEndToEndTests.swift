@@ -87,7 +87,8 @@ struct NodeQuorumEndToEndTests {
         let binary = try #require(DeviceCLITests.binary, "build the tessera executable first (swift build --build-tests builds it)")
         try await LiveServer.run(bundleId: Self.bundle, configure: {
             $0.embeddedNodes = 0
-            $0.nodeTimeout = .milliseconds(1000)
+            // Long enough for a live node on a busy machine; the hung node's step waits it out once.
+            $0.nodeTimeout = .seconds(10)
         }) { runtime, client, url in
             let serverKey = runtime.nodeAdmin.serverKey
             let nodes = try (0..<3).map { _ in try NodeProcess(binary: binary, serverKey: serverKey) }

@@ -65,7 +65,7 @@ struct NodeRegistrationTests {
                 let info = try await node.service.info
                 #expect(info.devices == 2)
                 let listed = try #require(try await runtime.nodeAdmin.list().first { $0.nodeId == added.nodeId })
-                #expect(listed.pendingDevices == 0 && listed.lastError == nil)
+                #expect(listed.pendingDevices == 0 && listed.lastError == nil, "\(listed)")
                 let receipts = try await runtime.database.withSQL { sql in
                     try await sql.raw("SELECT device_id FROM node_receipts WHERE node_id = \(bind: added.nodeId)").all()
                         .map { try $0.decode(column: "device_id", as: String.self) }

@@ -56,6 +56,8 @@ func withTestRuntime<T>(
     configuration.dataDirectory = FileManager.default.temporaryDirectory
         .appendingPathComponent("tessera-test-\(UUID().uuidString)").path
     configuration.createDemoClient = false
+    // A node call may take seconds on a busy machine; tests that need a short timeout set one.
+    configuration.nodeTimeout = .seconds(60)
     configure(&configuration)
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     let database = try await kind.open()

@@ -23,6 +23,8 @@ enum LiveServer {
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-sdk-\(UUID().uuidString)").path
         configuration.createDemoClient = false
         configuration.courierPollInterval = .milliseconds(100)
+        // A node call may take seconds on a busy machine; tests that need a short timeout set one.
+        configuration.nodeTimeout = .seconds(60)
         configure(&configuration)
         let runtime = try await TesseraRuntime.bootstrap(
             configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger,
