@@ -51,7 +51,8 @@ struct FlowSessionEndToEndTests {
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-flow-\(UUID().uuidString)").path
         configuration.createDemoClient = false
         configuration.courierPollInterval = .milliseconds(100)
-        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: try await kind.open(), logger: log.logger)
+        let (database, drop) = try await kind.open()
+        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: log.logger)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         do {
             let client = try await runtime.makeTestClient(bundle: "com.example.flow")
@@ -152,9 +153,11 @@ struct FlowSessionEndToEndTests {
             #expect(hashes?.hasPrefix("scrypt$15$8$1$") == true)
         } catch {
             await runtime.shutdown()
+            await drop()
             throw error
         }
         await runtime.shutdown()
+        await drop()
     }
 
     /// The newest code the file outbox holds for `target` (the courier may still be delivering it).

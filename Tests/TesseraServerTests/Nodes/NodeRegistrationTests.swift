@@ -86,7 +86,7 @@ struct NodeRegistrationTests {
     }
 
     /// A second database handle on the same storage: an SQLite file or a PostgreSQL database.
-    static func sharedStorage(_ kind: TestDatabase) async throws -> (open: @Sendable () async throws -> any Database, cleanup: @Sendable () -> Void) {
+    static func sharedStorage(_ kind: TestDatabase) async throws -> (open: @Sendable () async throws -> any Database, cleanup: @Sendable () async -> Void) {
         switch kind {
         case .sqlite:
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString).sqlite").path
@@ -95,7 +95,7 @@ struct NodeRegistrationTests {
             })
         case .postgres:
             let url = try await TestDatabase.freshPostgresURL()
-            return ({ try await PostgresDatabase.open(url: url, logger: TestDatabase.logger) }, {})
+            return ({ try await PostgresDatabase.open(url: url, logger: TestDatabase.logger) }, { await TestDatabase.drop(url) })
         }
     }
 
@@ -113,19 +113,20 @@ struct NodeRegistrationTests {
     @Test("a second instance with embedded nodes on a shared database is refused while the first runs, and leaves the first's nodes alone", arguments: TestDatabase.kinds)
     func embeddedNodesBelongToOneInstance(kind: TestDatabase) async throws {
         let storage = try await Self.sharedStorage(kind)
-        defer { storage.cleanup() }
         let first = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
         do {
             try await Self.checkRefusalAndTakeOver(first, storage)
         } catch {
             await first.shutdown()
+            await storage.cleanup()
             throw error
         }
         await first.shutdown()
+        await storage.cleanup()
     }
 
     static func checkRefusalAndTakeOver(
-        _ first: TesseraRuntime, _ storage: (open: @Sendable () async throws -> any Database, cleanup: @Sendable () -> Void)
+        _ first: TesseraRuntime, _ storage: (open: @Sendable () async throws -> any Database, cleanup: @Sendable () async -> Void)
     ) async throws {
         let firstIds = first.embeddedNodes.map(\.identity.nodeId)
         #expect(firstIds.count == 3)

@@ -42,6 +42,7 @@ struct StartupRaceTests {
         let again = try await TesseraRuntime.bootstrap(configuration: settings, logger: TestDatabase.logger, runsNodes: false)
         #expect(again.keys.hasher.hash("probe", domain: "test") == hashes.first)
         await again.shutdown()
+        if let url = settings.databaseURL { await TestDatabase.drop(url) }
     }
 
     @Test("migrations started at the same instant on one empty database by six connections pools all succeed, once", arguments: TestDatabase.kinds)
@@ -57,6 +58,7 @@ struct StartupRaceTests {
         }
         #expect(applied.sorted() == Migrator.all.map(\.version))
         for pool in opened { await pool.close() }
+        await TestDatabase.drop(url)
     }
 
     @Test("a start that fails on PostgreSQL names the server, the database, the SQLSTATE and PostgreSQL's message")
@@ -81,5 +83,6 @@ struct StartupRaceTests {
         #expect(text.contains("\(components.host ?? "?"):\(components.port ?? 0)\(components.path)"), "\(text)")
         #expect(!text.contains("Generic description"), "\(text)")
         #expect(!text.contains(url), "the URL carries the password: \(text)")
+        await TestDatabase.drop(url)
     }
 }

@@ -22,12 +22,27 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }()
 
     /// Opens a fresh, empty database of this kind: in-memory SQLite, or a new PostgreSQL database.
-    func open() async throws -> any Database {
+    /// Call `drop` after closing it: it removes the PostgreSQL database (SQLite's goes with its connection).
+    func open() async throws -> (database: any Database, drop: @Sendable () async -> Void) {
         switch self {
         case .sqlite:
-            return try await SQLiteDatabase.open(path: nil, logger: Self.logger)
+            return (try await SQLiteDatabase.open(path: nil, logger: Self.logger), {})
         case .postgres:
-            return try await PostgresDatabase.open(url: try await Self.freshPostgresURL(), logger: Self.logger)
+            let url = try await Self.freshPostgresURL()
+            return (try await PostgresDatabase.open(url: url, logger: Self.logger), { await Self.drop(url) })
+        }
+    }
+
+    /// Removes a database made by ``freshPostgresURL()`` (closing what still uses it). A failure is
+    /// printed, never thrown: `.ci/run` counts what is left and fails then.
+    static func drop(_ url: String) async {
+        guard let base = postgresURL, let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("tessera_t_") else { return }
+        do {
+            let admin = try await PostgresDatabase.open(url: base, logger: logger)
+            try? await admin.withSQL { sql in try await sql.raw("DROP DATABASE IF EXISTS \(unsafeRaw: String(name)) WITH (FORCE)").run() }
+            await admin.close()
+        } catch {
+            print("[postgres] could not drop \(name): \(error)")
         }
     }
 
@@ -60,17 +75,23 @@ func withTestRuntime<T>(
     configuration.nodeTimeout = .seconds(60)
     configure(&configuration)
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-    let database = try await kind.open()
-    let runtime = try await TesseraRuntime.bootstrap(
-        configuration: configuration, database: database, logger: TestDatabase.logger, clock: clock
-    )
+    let (database, drop) = try await kind.open()
+    let runtime: TesseraRuntime
+    do {
+        runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: TestDatabase.logger, clock: clock)
+    } catch {
+        await drop()
+        throw error
+    }
     do {
         let value = try await body(runtime)
         await runtime.shutdown()
+        await drop()
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
         return value
     } catch {
         await runtime.shutdown()
+        await drop()
         throw error
     }
 }
