@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Tessera", targets: ["Tessera"]),
         .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .library(name: "TesseraCore", targets: ["TesseraCore"]),
+        // Test doubles for apps' tests (mock biometric and passcode verifiers): never for shipping code.
+        .library(name: "TesseraTesting", targets: ["TesseraTesting"]),
         .executable(name: "tessera", targets: ["TesseraCLI"]),
     ],
     dependencies: [
@@ -39,6 +41,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
             ]
         ),
+        // Test doubles for what cannot run here (Apple's LocalAuthentication), named as such.
+        .target(name: "TesseraTesting", dependencies: ["Tessera", "TesseraCore"]),
         .target(
             name: "TesseraServer",
             dependencies: [
@@ -90,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: [
-                "Tessera", "TesseraServer", "TesseraTestSupport",
+                "Tessera", "TesseraServer", "TesseraTestSupport", "TesseraTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

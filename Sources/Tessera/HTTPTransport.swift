@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(AsyncHTTPClient)
+#if os(Linux)
 import AsyncHTTPClient
 import NIOCore
 #endif
@@ -14,14 +14,16 @@ struct HTTPAnswer: Sendable {
 }
 
 /// How the SDK talks HTTP: URLSession on Apple platforms, AsyncHTTPClient on Linux
-/// (FoundationNetworking cannot stream server-sent events, which later calls need).
+/// (FoundationNetworking cannot stream server-sent events, which later calls need). Chosen by
+/// platform (`#if os(Linux)`), so an Apple app gets URLSession even when a whole-package build makes
+/// AsyncHTTPClient importable.
 protocol HTTPTransport: Sendable {
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer
     /// A streamed GET: the answer's status, then its body line by line as it arrives (server-sent events).
     func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>)
 }
 
-#if canImport(AsyncHTTPClient)
+#if os(Linux)
 struct AsyncHTTPClientTransport: HTTPTransport {
     let timeout: Duration
 

@@ -58,7 +58,7 @@ public final class TesseraClient: Sendable {
         self.keyStore = keyStore
         self.log = onTotalLog
         self.authentication = AuthenticationStateHub(authenticated: (try? keyStore.loadSession())??.deviceBound ?? false)
-        #if canImport(AsyncHTTPClient)
+        #if os(Linux)  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
         self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
         #else
         self.transport = URLSessionTransport(session: .shared, timeout: configuration.timeout)

@@ -7,6 +7,7 @@ import NIOCore
 import Testing
 import TesseraTestSupport
 import Tessera
+import TesseraTesting
 import TesseraCore
 
 /// The authenticator registration builder (Nevis-style): required parts, server URL rules, PIN rules

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tessera
+import TesseraTesting
 import TesseraCore
 @testable import TesseraServer
 

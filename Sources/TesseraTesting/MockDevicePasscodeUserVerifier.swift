@@ -1,4 +1,5 @@
 import Foundation
+import Tessera
 import TesseraCore
 
 /// A **mock** ``DevicePasscodeUserVerifier`` for tests and demos on Linux, where Apple's
