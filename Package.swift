@@ -1,37 +1,27 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The SDK an app embeds, and the wire types it shares with the server. An app that adds this
+// package resolves only swift-crypto (and, on Linux, async-http-client): the server, the verifier
+// node and the `tessera` command are a package of their own in `Server/`, which depends on this
+// one by path.
 let package = Package(
     name: "Tessera",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Tessera", targets: ["Tessera"]),
-        .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .library(name: "TesseraCore", targets: ["TesseraCore"]),
         // Test doubles for apps' tests (mock biometric and passcode verifiers): never for shipping code.
         .library(name: "TesseraTesting", targets: ["TesseraTesting"]),
-        .executable(name: "tessera", targets: ["TesseraCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "CommandLineArguments"]),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
-        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
-        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
-        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         // Wire types, error codes and the request-signature format shared by the SDK and the server.
         .target(name: "TesseraCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        // The SDK that apps embed. Builds for iOS: no server code.
+        // The SDK that apps embed: URLSession on Apple platforms, async-http-client on Linux.
         .target(
             name: "Tessera",
             dependencies: [
@@ -43,61 +33,7 @@ let package = Package(
         ),
         // Test doubles for what cannot run here (Apple's LocalAuthentication), named as such.
         .target(name: "TesseraTesting", dependencies: ["Tessera", "TesseraCore"]),
-        .target(
-            name: "TesseraServer",
-            dependencies: [
-                "TesseraCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-            ],
-            resources: [.copy("OpenAPI/openapi.json")]
-        ),
-        .executableTarget(
-            name: "TesseraCLI",
-            dependencies: [
-                "TesseraServer",
-                "Tessera",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-            ]
-        ),
-        // What both test targets share: waiting for events without timing assertions.
-        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
-        .testTarget(
-            name: "TesseraServerTests",
-            dependencies: [
-                "TesseraServer", "TesseraTestSupport",
-                "Tessera",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "TesseraTests",
-            dependencies: [
-                "Tessera", "TesseraServer", "TesseraTestSupport", "TesseraTesting",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
-        ),
+        // The SDK's own tests, no server needed. The tests against a live server are in Server/Tests.
+        .testTarget(name: "TesseraSDKTests", dependencies: ["Tessera", "TesseraCore"]),
     ]
 )

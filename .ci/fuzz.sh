@@ -16,7 +16,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-.build/debug/tessera serve --data-dir "$DIR/data" --port "$PORT" --log-level error > "$DIR/serve.log" 2>&1 & PID=$!
+Server/.build/debug/tessera serve --data-dir "$DIR/data" --port "$PORT" --log-level error > "$DIR/serve.log" 2>&1 & PID=$!
 for _ in $(seq 300); do
   curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
   kill -0 "$PID" 2>/dev/null || { echo "fuzz: the server did not start:"; cat "$DIR/serve.log"; exit 1; }
@@ -26,7 +26,7 @@ curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "fuzz: the server
 echo "fuzz: server on port $PORT"
 KEY=$(awk '/client key:/{print $3}' "$DIR/serve.log")
 TOKEN=$(awk '/admin token:/{print $3}' "$DIR/serve.log")
-timeout 600 "$VENV/bin/st" run Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
+timeout 600 "$VENV/bin/st" run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 \
   -H "X-Tessera-Client-Key: $KEY" -H "X-Tessera-Bundle-Id: dev.tessera.demo" -H "Authorization: Bearer $TOKEN"
 # The relying-party operations again, with client credentials (HTTP Basic) of a fresh client: the
@@ -35,6 +35,6 @@ CREATED=$(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: a
   -d '{"name":"fuzz","bundleIds":["dev.tessera.fuzz"]}' "http://127.0.0.1:$PORT/v1/admin/clients")
 KEY=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client"]["clientKey"])')
 SECRET=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["clientSecret"])')
-timeout 600 "$VENV/bin/st" run Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
+timeout 600 "$VENV/bin/st" run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 --include-path-regex '^/v1/rp/' \
   --auth "$KEY:$SECRET"

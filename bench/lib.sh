@@ -3,7 +3,7 @@
 # Builds the release `tessera` into .build-release and sets BIN.
 build_release() {
   echo "== building release"
-  swift build -c release --product tessera --scratch-path .build-release 2>&1 | tail -1
+  swift build -c release --package-path Server --product tessera --scratch-path .build-release 2>&1 | tail -1
   BIN=$ROOT/.build-release/release/tessera
 }
 

@@ -21,7 +21,7 @@ command -v wrk >/dev/null && /usr/bin/python3 -c "import aiosmtpd" 2>/dev/null |
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk python3-aiosmtpd >/dev/null; }
 
 echo "== building release"
-swift build -c release --product tessera --scratch-path .build-release 2>&1 | tail -1
+swift build -c release --package-path Server --product tessera --scratch-path .build-release 2>&1 | tail -1
 BIN=$ROOT/.build-release/release/tessera
 
 PIDS=()

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# The test command: builds and runs every test. PostgreSQL suites run when
+# The test command: builds and runs every test of both packages — the SDK at the root (`Tessera`,
+# `TesseraCore`) and the server, node and CLI in Server/. PostgreSQL suites run when
 # TESSERA_TEST_DATABASE_URL is set (.ci/run starts a server and sets it); the SMTP suites start
-# their own aiosmtpd (Debian package python3-aiosmtpd).
+# their own aiosmtpd (Debian package python3-aiosmtpd). Arguments go to the server package's
+# `swift test` (e.g. --filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
   echo "note: TESSERA_TEST_DATABASE_URL not set: PostgreSQL suites are skipped (CI sets it)"
   if [ "${CI:-}" = "true" ]; then echo "error: CI must test PostgreSQL"; exit 1; fi
 fi
-swift build --build-tests
-timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build "$@"
+if [ $# -eq 0 ]; then
+  echo "== the SDK package (root): builds alone, without the server's dependencies"
+  swift build --build-tests
+  timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build
+fi
+echo "== the server package (Server/)"
+swift build --package-path Server --build-tests
+timeout "${TEST_TIMEOUT:-1800}" swift test --package-path Server --skip-build "$@"

@@ -7,7 +7,7 @@ import TesseraCore
 struct ErrorCodeTableTests {
     @Test("every code is in docs/error-codes.md with its name")
     func documented() throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../docs/error-codes.md")
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../docs/error-codes.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         var table: [Int: String] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("| ") {

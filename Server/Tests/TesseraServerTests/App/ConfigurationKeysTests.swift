@@ -31,7 +31,7 @@ struct ConfigurationKeysTests {
 
     @Test("the README's configuration reference names every key, and only those")
     func readmeMatchesList() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../README.md")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let start = try #require(text.range(of: "## Configuration reference"))
         let section = text[start.upperBound...]

@@ -1,0 +1,91 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The server (`TesseraServer`), the `tessera` command and their tests. The SDK and the wire types
+// are the package one level up (`Tessera`, `TesseraCore`), which apps depend on alone.
+let package = Package(
+    name: "TesseraServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TesseraServer", targets: ["TesseraServer"]),
+        .executable(name: "tessera", targets: ["TesseraCLI"]),
+    ],
+    dependencies: [
+        .package(name: "Tessera", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "CommandLineArguments"]),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "TesseraServer",
+            dependencies: [
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            resources: [.copy("OpenAPI/openapi.json")]
+        ),
+        .executableTarget(
+            name: "TesseraCLI",
+            dependencies: [
+                "TesseraServer",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        // What both test targets share: waiting for events without timing assertions.
+        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
+        .testTarget(
+            name: "TesseraServerTests",
+            dependencies: [
+                "TesseraServer", "TesseraTestSupport",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The SDK against a live server, and the `tessera` command's client side.
+        .testTarget(
+            name: "TesseraTests",
+            dependencies: [
+                "TesseraServer", "TesseraTestSupport",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraTesting", package: "Tessera"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ]
+)
