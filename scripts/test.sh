@@ -10,6 +10,8 @@ if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
   echo "note: TESSERA_TEST_DATABASE_URL not set: PostgreSQL suites are skipped (CI sets it)"
   if [ "${CI:-}" = "true" ]; then echo "error: CI must test PostgreSQL"; exit 1; fi
 fi
+# Each domain owns its tables (fast, no build needed): fails naming file, line and table.
+scripts/check-table-ownership.sh
 if [ $# -eq 0 ]; then
   echo "== the SDK package (root): builds alone, without the server's dependencies"
   swift build --build-tests

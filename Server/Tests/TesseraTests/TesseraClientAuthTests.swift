@@ -42,7 +42,10 @@ struct TesseraClientAuthTests {
             #expect(history.items.first?.channelId == claims.jti.value)
             #expect(history.items.first?.nodes == claims.nodes)
 
-            let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
+            let introspection = Introspection(
+                database: runtime.database, devices: runtime.repositories.devices, sessions: runtime.repositories.sessions,
+                tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system
+            )
             let active = try await introspection.introspect(token: token, client: client)
             #expect(active.active && active.sub == "alice" && active.tokenType == "result_token")
             // The token's client_id and introspection's name the same thing: the client key.
@@ -208,7 +211,10 @@ struct TesseraClientAuthTests {
             } catch let error as TesseraError {
                 #expect(error.code == .deviceRevoked)
             }
-            let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
+            let introspection = Introspection(
+                database: runtime.database, devices: runtime.repositories.devices, sessions: runtime.repositories.sessions,
+                tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system
+            )
             #expect(try await introspection.introspect(token: token, client: client).active == false)
             let receipts = try await runtime.database.withSQL { sql in
                 try await sql.raw("SELECT node_id FROM node_receipts WHERE device_id = \(bind: deviceId) AND status = 'revoked'").all()

@@ -1,5 +1,4 @@
 import Foundation
-import SQLKit
 import TesseraCore
 
 /// A device as the admin sees it (no keys or secrets).
@@ -35,6 +34,8 @@ public struct AdminUserPage: Codable, Sendable, Equatable {
 /// Admin listing of users and devices, and device revocation (SPEC capability 9).
 public struct UserAdminService: Sendable {
     let database: any Database
+    let users: any UserRepository
+    let devices: any DeviceRepository
     let clients: ClientService
     let nodeSync: NodeSyncService
     let clock: WallClock
@@ -42,11 +43,11 @@ public struct UserAdminService: Sendable {
     /// The internal id of a client's user (404 when there is none).
     func userId(clientKey: String, userKey: String) async throws -> String {
         let client = try await clients.client(clientKey: clientKey)
-        guard let id = try await database.read({ sql in
-            try await sql.raw("SELECT id FROM users WHERE client_id = \(bind: client.id) AND user_key = \(bind: userKey)").first()?
-                .decode(column: "id", as: String.self)
-        }) else { throw AppError(.notFound, .notFound, "No such user") }
-        return id
+        let users = self.users
+        guard let user = try await database.read({ try await users.find(clientId: client.id, userKey: userKey, in: $0) }) else {
+            throw AppError(.notFound, .notFound, "No such user")
+        }
+        return user.id
     }
 
     /// A client's users with their devices, `limit` at a time after the user key `after`.
@@ -54,47 +55,26 @@ public struct UserAdminService: Sendable {
         guard let client = try await clients.list().first(where: { $0.clientKey == clientKey }) else {
             throw AppError(.clientUnknown, .notFound, "No such client")
         }
-        let users = try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                SELECT id, user_key, name, email, phone, local_auth_type, created_at FROM users
-                WHERE client_id = \(bind: client.id) AND user_key > \(bind: after ?? "") ORDER BY user_key LIMIT \(bind: limit + 1)
-                """
-            ).all()
-        }
+        let users = self.users, devices = self.devices
+        let records = try await database.withSQL { try await users.page(clientId: client.id, after: after ?? "", limit: limit + 1, in: $0) }
         var page: [AdminUser] = []
-        for row in users.prefix(limit) {
-            let userId = try row.decode(column: "id", as: String.self)
-            let devices = try await database.withSQL { sql in
-                try await sql.raw(
-                    "SELECT id, name, status, os, app_version, created_at, revoked_at FROM devices WHERE user_id = \(bind: userId) ORDER BY created_at"
-                ).all()
-            }
+        for user in records.prefix(limit) {
+            let listed = try await database.withSQL { try await devices.list(userId: user.id, in: $0) }
             page.append(AdminUser(
-                userKey: try row.decode(column: "user_key", as: String.self), name: try row.decode(column: "name", as: String.self),
-                email: try row.decode(column: "email", as: String.self), phone: try row.decode(column: "phone", as: String.self),
-                localAuthType: try row.decode(column: "local_auth_type", as: String.self),
-                createdAt: try row.decode(column: "created_at", as: Int64.self),
-                devices: try devices.map {
-                    AdminDevice(
-                        deviceId: try $0.decode(column: "id", as: String.self), name: try $0.decode(column: "name", as: String?.self),
-                        status: try $0.decode(column: "status", as: String.self),
-                        os: try $0.decode(column: "os", as: String.self), appVersion: try $0.decode(column: "app_version", as: String.self),
-                        createdAt: try $0.decode(column: "created_at", as: Int64.self), revokedAt: try $0.decode(column: "revoked_at", as: Int64?.self)
-                    )
-                }
+                userKey: user.userKey, name: user.name, email: user.email, phone: user.phone, localAuthType: user.localAuthType,
+                createdAt: user.createdAt, devices: listed
             ))
         }
-        return AdminUserPage(users: page, nextCursor: users.count > limit ? page.last?.userKey : nil)
+        return AdminUserPage(users: page, nextCursor: records.count > limit ? page.last?.userKey : nil)
     }
 
     /// Revokes a device: its signed calls get 3008, its sessions and result tokens introspect as
     /// inactive, and every verifier node is told (signed receipts).
     public func revokeDevice(_ deviceId: String) async throws {
         let now = clock.now()
-        let devices = SQLDeviceRepository(database: database)
+        let devices = self.devices
         let revoked = try await database.transaction { sql -> Bool in
-            guard try await sql.raw("SELECT id FROM devices WHERE id = \(bind: deviceId)").first() != nil else {
+            guard try await devices.exists(deviceId: deviceId, in: sql) else {
                 throw AppError(.deviceUnknown, .notFound, "No such device")
             }
             return try await devices.revoke(deviceId: deviceId, now: now, in: sql)

@@ -18,7 +18,7 @@ extension TesseraRuntime {
         UserController(service: signUp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
         let signedDevices = router.group("v1/devices").add(middleware: ClientMiddleware(clients: clients)).add(
             middleware: SignedRequestMiddleware(
-                verifier: SignedRequestVerifier(database: database, keys: SQLDeviceRepository(database: database), clock: clock),
+                verifier: SignedRequestVerifier(database: database, keys: repositories.devices, clock: clock),
                 bodyLimit: configuration.bodyLimit
             )
         )
@@ -34,7 +34,7 @@ extension TesseraRuntime {
 
         let signedAuth = router.group("v1/auth").add(middleware: ClientMiddleware(clients: clients)).add(
             middleware: SignedRequestMiddleware(
-                verifier: SignedRequestVerifier(database: database, keys: SQLDeviceRepository(database: database), clock: clock),
+                verifier: SignedRequestVerifier(database: database, keys: repositories.devices, clock: clock),
                 bodyLimit: configuration.bodyLimit
             )
         )
@@ -42,9 +42,7 @@ extension TesseraRuntime {
             .addRoutes(signed: signedAuth, open: router.group("v1/auth"), root: router)
         let relyingParty = router.group("v1/rp").add(middleware: BackendAuthMiddleware(clients: clients))
         RelyingPartyController(
-            auth: auth, totp: totp, introspection: Introspection(
-                database: database, tokens: tokens, hasher: keys.hasher, clock: clock, sessionIdleTimeout: configuration.sessionIdleTimeout
-            ),
+            auth: auth, totp: totp, introspection: introspection,
             bodyLimit: configuration.bodyLimit
         ).addRoutes(to: relyingParty)
 

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// authentications 90 days after they ended. Runs every few minutes.
 struct JanitorService: Service {
     let database: any Database
-    let outbox: Outbox
+    let repositories: Repositories
     let clock: WallClock
     let logger: Logger
     var interval: Duration = .seconds(300)
@@ -23,15 +23,16 @@ struct JanitorService: Service {
     func sweep() async {
         let now = clock.now()
         do {
+            let repositories = self.repositories, retention = historyRetention
             try await database.transaction { sql in
-                try await SQLOTPRepository().purge(before: now - 86_400_000, in: sql)
+                try await repositories.otp.purge(before: now - 86_400_000, in: sql)
                 try await RateCounters().purge(before: now - 2 * 3_600_000, in: sql)
                 try await SignedRequestVerifier.purgeNonces(before: now, in: sql)
-                try await SQLRegistrationFlowRepository.purge(before: now - 86_400_000, in: sql)
-                try await SQLSessionRepository.purge(endedBefore: now - historyRetention.millis, in: sql)
+                try await repositories.flows.purge(before: now - 86_400_000, in: sql)
+                try await repositories.sessions.purge(endedBefore: now - retention.millis, in: sql)
                 try await AuthChannelStore(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
             }
-            try await outbox.purge(sentBefore: now - 7 * 86_400_000)
+            try await repositories.outbox.purge(sentBefore: now - 7 * 86_400_000)
         } catch {
             logger.warning("janitor sweep failed", metadata: ["error": .string(String(describing: error))])
         }

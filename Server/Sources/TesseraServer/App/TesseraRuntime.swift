@@ -30,6 +30,11 @@ public final class TesseraRuntime: Sendable {
     let sessionDevices: SessionDeviceService
     let authenticators: AuthenticatorService
     let outbox: Outbox
+    let introspection: Introspection
+    /// User and device administration.
+    public let userAdmin: UserAdminService
+    /// Every domain's repository, built once from the database (services get theirs from here).
+    let repositories: Repositories
     let admin: AdminAuthenticator
     let janitor: JanitorService
     let logger: Logger
@@ -55,24 +60,17 @@ public final class TesseraRuntime: Sendable {
         self.clock = clock
         self.httpClient = httpClient
         let hasher = keys.hasher
-        clients = ClientService(repository: SQLClientRepository(database: database), hasher: hasher, random: random, clock: clock)
+        // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
-        var senders: [OTPChannel: any MessageSender] = [:]
-        let fileSender = FileOutboxSender(path: configuration.fileOutboxPath)
-        switch configuration.emailDelivery {
-        case .file: senders[.email] = fileSender
-        case .smtp:
-            if let smtp = configuration.smtp { senders[.email] = SMTPSender(client: SMTPClient(settings: smtp, logger: logger)) }
-        }
-        switch configuration.smsDelivery {
-        case .file: senders[.sms] = fileSender
-        case .http:
-            if let sms = configuration.sms { senders[.sms] = HTTPSMSSender(settings: sms, httpClient: httpClient) }
-        case .none: break
-        }
-        courier = CourierService(outbox: outbox, senders: senders, logger: logger, pollInterval: configuration.courierPollInterval)
+        let stores = Repositories.sql(database: database, outbox: outbox)
+        repositories = stores
+        clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
+        courier = CourierService(
+            outbox: stores.outbox, senders: Self.messageSenders(configuration, httpClient: httpClient, logger: logger), logger: logger,
+            pollInterval: configuration.courierPollInterval
+        )
         otp = OTPService(
-            database: database, outbox: outbox, courier: courier, hasher: hasher, random: random, clock: clock,
+            database: database, repository: stores.otp, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
         nodes = NodeDirectory(
@@ -92,29 +90,36 @@ public final class TesseraRuntime: Sendable {
         embeddedNodes = embedded
         nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
         sessions = SessionService(
-            database: database, hasher: hasher, random: random, clock: clock, lifetime: configuration.sessionLifetime,
-            idleTimeout: configuration.sessionIdleTimeout, pendingLifetime: configuration.sessionPendingLifetime
+            database: database, repository: stores.sessions, users: stores.users, hasher: hasher, random: random, clock: clock,
+            lifetime: configuration.sessionLifetime, idleTimeout: configuration.sessionIdleTimeout,
+            pendingLifetime: configuration.sessionPendingLifetime
         )
         policies = ClientPolicyStore(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
-        let issuer = DeviceIssuer(devices: SQLDeviceRepository(database: database), sessions: sessions, totpKey: keys.totpKey, random: random)
-        signUp = SignUpService(database: database, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock, nodeSync: nodeSync)
+        let issuer = DeviceIssuer(devices: stores.devices, sessions: sessions, totpKey: keys.totpKey, random: random)
+        signUp = SignUpService(
+            database: database, users: stores.users, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock, nodeSync: nodeSync
+        )
         registration = DeviceRegistrationService(
-            database: database, issuer: issuer, otp: otp, clock: clock, policies: policies,
+            database: database, users: stores.users, issuer: issuer, otp: otp, clock: clock, policies: policies,
             identityChecksPerHour: configuration.identityChecksPerHour, nodeSync: nodeSync
         )
         let passwords = PasswordHasher(pepper: hasher, random: random, logN: configuration.passwordScryptLogN)
         flows = RegistrationFlowService(
-            database: database, otp: otp, sessions: sessions, passwords: passwords, policies: policies, random: random, clock: clock,
-            lifetime: configuration.flowLifetime, perIPHourlyLimit: configuration.flowPerIPHourlyLimit
+            database: database, repository: stores.flows, users: stores.users, otp: otp, sessions: sessions, passwords: passwords,
+            policies: policies, random: random, clock: clock, lifetime: configuration.flowLifetime,
+            perIPHourlyLimit: configuration.flowPerIPHourlyLimit
         )
         passwordLogin = PasswordLoginService(
-            database: database, sessions: sessions, passwords: passwords, clock: clock, maxFailures: configuration.passwordMaxFailures,
-            lockout: configuration.passwordLockout, perIPHourlyLimit: configuration.passwordPerIPHourlyLimit
+            database: database, users: stores.users, sessions: sessions, passwords: passwords, clock: clock,
+            maxFailures: configuration.passwordMaxFailures, lockout: configuration.passwordLockout,
+            perIPHourlyLimit: configuration.passwordPerIPHourlyLimit
         )
         sessionDevices = SessionDeviceService(
             database: database, issuer: issuer, sessions: sessions, policies: policies, clock: clock, nodeSync: nodeSync
         )
-        authenticators = AuthenticatorService(database: database, policies: policies, random: random, clock: clock)
+        authenticators = AuthenticatorService(
+            database: database, repository: stores.authenticators, devices: stores.devices, policies: policies, random: random, clock: clock
+        )
         tokens = ResultTokens(
             database: database, sealKey: keys.tokenSealKey,
             issuer: configuration.issuer ?? "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port)",
@@ -130,15 +135,45 @@ public final class TesseraRuntime: Sendable {
             ),
             logger: logger
         )
-        totp = TOTPVerifier(database: database, totpKey: keys.totpKey, clock: clock, maxFailures: configuration.totpMaxFailures)
+        totp = TOTPVerifier(
+            database: database, devices: stores.devices, users: stores.users, clients: stores.clients, totpKey: keys.totpKey, clock: clock,
+            maxFailures: configuration.totpMaxFailures
+        )
+        introspection = Introspection(
+            database: database, devices: stores.devices, sessions: stores.sessions, tokens: tokens, hasher: hasher, clock: clock,
+            sessionIdleTimeout: configuration.sessionIdleTimeout
+        )
+        userAdmin = UserAdminService(
+            database: database, users: stores.users, devices: stores.devices, clients: clients, nodeSync: nodeSync, clock: clock
+        )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
-        janitor = JanitorService(database: database, outbox: outbox, clock: clock, logger: logger)
+        janitor = JanitorService(database: database, repositories: stores, clock: clock, logger: logger)
 
         var demo: ClientWithSecret?
         if firstStartAdminToken != nil, configuration.createDemoClient {
             demo = try await clients.create(name: "Demo app", bundleIds: ["dev.tessera.demo"])
         }
         firstStart = firstStartAdminToken == nil ? nil : FirstStart(adminToken: firstStartAdminToken, demoClient: demo)
+    }
+
+    /// The message senders the configuration asks for (file outbox, SMTP, HTTP SMS gateway).
+    private static func messageSenders(
+        _ configuration: ServerConfiguration, httpClient: HTTPClient, logger: Logger
+    ) -> [OTPChannel: any MessageSender] {
+        var senders: [OTPChannel: any MessageSender] = [:]
+        let fileSender = FileOutboxSender(path: configuration.fileOutboxPath)
+        switch configuration.emailDelivery {
+        case .file: senders[.email] = fileSender
+        case .smtp:
+            if let smtp = configuration.smtp { senders[.email] = SMTPSender(client: SMTPClient(settings: smtp, logger: logger)) }
+        }
+        switch configuration.smsDelivery {
+        case .file: senders[.sms] = fileSender
+        case .http:
+            if let sms = configuration.sms { senders[.sms] = HTTPSMSSender(settings: sms, httpClient: httpClient) }
+        case .none: break
+        }
+        return senders
     }
 
     /// Opens storage, runs migrations, loads or creates the server keys and, on first start, the
@@ -209,9 +244,7 @@ public final class TesseraRuntime: Sendable {
 
     /// A deployment's database holds its sealed server secrets.
     static func checkDeploymentDatabase(_ database: any Database, configuration: ServerConfiguration) async throws {
-        let count = try? await database.withSQL { sql in
-            try await sql.raw("SELECT COUNT(*) AS n FROM server_secrets").first()?.decode(column: "n", as: Int.self)
-        }
+        let count = try? await ServerKeys.storedSecretCount(database: database)
         guard let count, count > 0 else {
             let place = configuration.databaseURL == nil ? configuration.sqlitePath : "the database at the database URL"
             throw ConfigurationError(
@@ -265,9 +298,6 @@ public final class TesseraRuntime: Sendable {
 }
 
 extension TesseraRuntime {
-    /// User and device administration.
-    public var userAdmin: UserAdminService { UserAdminService(database: database, clients: clients, nodeSync: nodeSync, clock: clock) }
-
     /// Verifier-node management (admin).
     public var nodeAdmin: NodeAdminService { NodeAdminService(database: database, directory: nodes, clock: clock) }
 

@@ -1,9 +1,20 @@
 import SQLKit
 import TesseraCore
 
-/// Storage of authenticators. At most one active authenticator per device and type, by a partial
-/// unique index.
-struct SQLAuthenticatorRepository: Sendable {
+/// Storage of authenticators, the one owner of the `authenticators` table. At most one active
+/// authenticator per device and type, by a partial unique index. Methods take the caller's
+/// transaction handle.
+protocol AuthenticatorRepository: Sendable {
+    func insert(_ info: AuthenticatorInfo, userId: String, in sql: any SQLDatabase) async throws
+    /// The device's active authenticators, oldest first.
+    func list(deviceId: String, in sql: any SQLDatabase) async throws -> [AuthenticatorInfo]
+    /// The user's active authenticators on the devices `deviceIds` (its active ones), oldest first.
+    func list(userId: String, deviceIds: [String], in sql: any SQLDatabase) async throws -> [AuthenticatorInfo]
+    func delete(id: String, deviceId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+}
+
+/// ``AuthenticatorRepository`` over SQLKit (SQLite and PostgreSQL).
+struct SQLAuthenticatorRepository: AuthenticatorRepository {
     private struct Row: Decodable {
         var id: String
         var device_id: String
@@ -42,16 +53,16 @@ struct SQLAuthenticatorRepository: Sendable {
         ).all(decoding: Row.self).map(\.info)
     }
 
-    func list(userId: String, in sql: any SQLDatabase) async throws -> [AuthenticatorInfo] {
-        try await sql.raw(
+    func list(userId: String, deviceIds: [String], in sql: any SQLDatabase) async throws -> [AuthenticatorInfo] {
+        guard !deviceIds.isEmpty else { return [] }
+        return try await sql.raw(
             """
-            SELECT \(unsafeRaw: Self.columns) FROM authenticators a JOIN devices d ON d.id = a.device_id
-            WHERE a.user_id = \(bind: userId) AND a.status = 'active' AND d.status = 'active' ORDER BY a.created_at, a.id
+            SELECT \(unsafeRaw: Self.columns) FROM authenticators a
+            WHERE a.user_id = \(bind: userId) AND a.status = 'active' AND a.device_id IN (\(binds: deviceIds)) ORDER BY a.created_at, a.id
             """
         ).all(decoding: Row.self).map(\.info)
     }
 
-    /// Deletes an active authenticator; `deviceId` limits it to that device's. Returns whether one was deleted.
     func delete(id: String, deviceId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
         if let deviceId {
             return try await sql.raw(

@@ -9,7 +9,8 @@ import TesseraCore
 /// the one that refuses; the SDK only avoids asking for what would be refused.
 struct AuthenticatorService: Sendable {
     let database: any Database
-    let repository = SQLAuthenticatorRepository()
+    let repository: any AuthenticatorRepository
+    let devices: any DeviceRepository
     let policies: ClientPolicyStore
     let random: RandomSource
     let clock: WallClock
@@ -57,20 +58,15 @@ struct AuthenticatorService: Sendable {
             allowDevicePasscodeAsFallback: request.allowDevicePasscodeAsFallback,
             invalidateOnNewOsBiometrics: type.isBiometric && request.invalidateOnNewOsBiometrics, createdAt: clock.now()
         )
-        let repository = self.repository
+        let repository = self.repository, devices = self.devices
         do {
             try await database.transaction { sql in
-                guard let userId = try await sql.raw("SELECT user_id FROM devices WHERE id = \(bind: deviceId) AND status = 'active'").first()?
-                    .decode(column: "user_id", as: String.self)
-                else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
+                guard let userId = try await devices.activeUserId(deviceId: deviceId, in: sql) else {
+                    throw AppError(.deviceRevoked, .forbidden, "Device revoked")
+                }
                 try await repository.insert(info, userId: userId, in: sql)
                 // The seed's rule: device information given at an earlier registration is kept.
-                if let name = request.deviceName {
-                    try await sql.raw("UPDATE devices SET name = \(bind: name) WHERE id = \(bind: deviceId) AND name IS NULL").run()
-                }
-                if let pushToken = request.pushToken {
-                    try await sql.raw("UPDATE devices SET push_token = \(bind: pushToken) WHERE id = \(bind: deviceId) AND push_token = ''").run()
-                }
+                try await devices.keepInformation(deviceId: deviceId, name: request.deviceName, pushToken: request.pushToken, in: sql)
             }
         } catch let error where UniqueViolation.detail(of: error) != nil {
             throw AppError(.authenticatorExists, .conflict, "This device has an active \(type.rawValue) authenticator already; delete it first")
@@ -85,8 +81,10 @@ struct AuthenticatorService: Sendable {
 
     /// The authenticators of a client's user (admin).
     func list(userId: String) async throws -> AuthenticatorList {
-        let repository = self.repository
-        return AuthenticatorList(authenticators: try await database.read { try await repository.list(userId: userId, in: $0) })
+        let repository = self.repository, devices = self.devices
+        return AuthenticatorList(authenticators: try await database.read { sql in
+            try await repository.list(userId: userId, deviceIds: try await devices.activeIds(userId: userId, in: sql), in: sql)
+        })
     }
 
     /// Deletes one; `deviceId` limits it to that device's (7204 otherwise).

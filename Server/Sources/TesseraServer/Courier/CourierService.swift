@@ -7,7 +7,7 @@ import TesseraCore
 /// of its channel, and records the outcome (sent, or retried later with backoff). It wakes at once
 /// when a message is queued by this instance and polls for the rest (other instances, retries).
 public final class CourierService: Service, Sendable {
-    let outbox: Outbox
+    let outbox: any OutboxRepository
     let senders: [OTPChannel: any MessageSender]
     let logger: Logger
     let pollInterval: Duration
@@ -17,7 +17,7 @@ public final class CourierService: Service, Sendable {
     private let wakeStream: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
-    init(outbox: Outbox, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1)) {
+    init(outbox: any OutboxRepository, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1)) {
         self.outbox = outbox
         self.senders = senders
         self.logger = logger

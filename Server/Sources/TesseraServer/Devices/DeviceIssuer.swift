@@ -6,7 +6,7 @@ import TesseraCore
 /// Creates what a newly registered device receives, for sign-up and re-registration alike: the
 /// device row (TOTP secret sealed with the server's TOTP key) and a session (token kept as a keyed hash).
 struct DeviceIssuer: Sendable {
-    let devices: SQLDeviceRepository
+    let devices: any DeviceRepository
     let sessions: SessionService
     let totpKey: SymmetricKey
     let random: RandomSource

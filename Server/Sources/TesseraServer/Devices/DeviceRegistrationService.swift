@@ -8,7 +8,7 @@ import TesseraCore
 /// in one transaction.
 public struct DeviceRegistrationService: Sendable {
     let database: any Database
-    let users = SQLUserRepository()
+    let users: any UserRepository
     let issuer: DeviceIssuer
     let otp: OTPService
     let clock: WallClock
@@ -82,8 +82,8 @@ public struct DeviceRegistrationService: Sendable {
 
     /// What `GET /v1/devices/me` answers for a verified device.
     func info(deviceId: String) async throws -> DeviceInfoResponse {
-        let users = self.users
-        guard let userKey = try await database.withSQL({ try await users.userKey(ofDevice: deviceId, in: $0) }) else {
+        let devices = issuer.devices
+        guard let userKey = try await database.withSQL({ try await devices.userKey(ofDevice: deviceId, in: $0) }) else {
             throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
         }
         return DeviceInfoResponse(deviceId: deviceId, userKey: userKey)

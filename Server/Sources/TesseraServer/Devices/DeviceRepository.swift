@@ -16,9 +16,55 @@ struct DeviceRecord: Sendable {
     var createdAt: Int64
 }
 
-/// Storage of devices; also the ``DeviceKeyLookup`` every signed device endpoint uses.
-struct SQLDeviceRepository: DeviceKeyLookup {
+/// A user's device with its TOTP secret (sealed), for TOTP verification.
+struct DeviceTOTPSecret: Sendable {
+    var userId: String
+    var deviceId: String
+    var totpSecretSealed: String
+}
+
+/// Storage of devices, the one owner of the `devices` table; also the ``DeviceKeyLookup`` every
+/// signed device endpoint uses. Methods that write take the caller's transaction handle, so a
+/// change that spans domains (a device with its session, a revocation with its sessions and the
+/// node queue) stays one transaction.
+protocol DeviceRepository: DeviceKeyLookup {
+    /// Inserts the device and queues it for the verifier nodes.
+    func insert(_ device: DeviceRecord, in sql: any SQLDatabase) async throws
+    /// Revokes the user's active devices beyond the newest `keep` (with their sessions, queuing the
+    /// revocation for the verifier nodes), returning their IDs.
+    @discardableResult
+    func revokeActive(userId: String, keepNewest keep: Int, now: Int64, in sql: any SQLDatabase) async throws -> [String]
+    @discardableResult
+    func revoke(deviceId id: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    /// Whether a device with this id exists (active or revoked).
+    func exists(deviceId: String, in sql: any SQLDatabase) async throws -> Bool
+    /// Whether the device exists and is active.
+    func isActive(deviceId: String, in sql: any SQLDatabase) async throws -> Bool
+    /// The user of an active device; nil when the device is revoked or unknown.
+    func activeUserId(deviceId: String, in sql: any SQLDatabase) async throws -> String?
+    /// The IDs of the user's active devices.
+    func activeIds(userId: String, in sql: any SQLDatabase) async throws -> [String]
+    /// Keeps device information given at an earlier registration: sets the name only when it has
+    /// none and the push token only when it is empty.
+    func keepInformation(deviceId: String, name: String?, pushToken: String?, in sql: any SQLDatabase) async throws
+    /// The user's devices, oldest first, as the admin sees them.
+    func list(userId: String, in sql: any SQLDatabase) async throws -> [AdminDevice]
+    /// The user key of a device's user.
+    func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String?
+    /// The active devices (with their sealed TOTP secrets) of the client's user `userKey`.
+    func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret]
+}
+
+/// ``DeviceRepository`` over SQLKit (SQLite and PostgreSQL).
+struct SQLDeviceRepository: DeviceRepository {
     let database: any Database
+    /// A revoked device's sessions are revoked in the same transaction, through their owner.
+    let sessions: any SessionRepository
+
+    init(database: any Database, sessions: any SessionRepository = SQLSessionRepository()) {
+        self.database = database
+        self.sessions = sessions
+    }
 
     func insert(_ device: DeviceRecord, in sql: any SQLDatabase) async throws {
         try await sql.raw(
@@ -32,8 +78,6 @@ struct SQLDeviceRepository: DeviceKeyLookup {
         try await NodeSyncService.enqueue(deviceId: device.id, now: device.createdAt, in: sql)
     }
 
-    /// Revokes the user's active devices beyond the newest `keep` (queuing the revocation for the
-    /// verifier nodes), returning their IDs.
     @discardableResult
     func revokeActive(userId: String, keepNewest keep: Int, now: Int64, in sql: any SQLDatabase) async throws -> [String] {
         let active = try await sql.raw(
@@ -44,14 +88,12 @@ struct SQLDeviceRepository: DeviceKeyLookup {
         return victims
     }
 
-    /// Revokes one active device with its sessions and queues the revocation for the verifier nodes;
-    /// false if it was not active.
     @discardableResult
     func revoke(deviceId id: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
         guard try await sql.raw(
             "UPDATE devices SET status = 'revoked', revoked_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active' RETURNING id"
         ).first() != nil else { return false }
-        try await sql.raw("UPDATE sessions SET revoked_at = \(bind: now) WHERE device_id = \(bind: id) AND revoked_at IS NULL").run()
+        try await sessions.revokeAll(deviceId: id, now: now, in: sql)
         try await NodeSyncService.enqueue(deviceId: id, now: now, in: sql)
         return true
     }
@@ -62,5 +104,76 @@ struct SQLDeviceRepository: DeviceKeyLookup {
         }
         guard let row, let key = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)) else { return nil }
         return DeviceSigningKey(deviceId: keyId, publicKey: key, revoked: try row.decode(column: "status", as: String.self) != "active")
+    }
+
+    func exists(deviceId: String, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT id FROM devices WHERE id = \(bind: deviceId)").first() != nil
+    }
+
+    func isActive(deviceId: String, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT 1 AS ok FROM devices WHERE id = \(bind: deviceId) AND status = 'active'").first() != nil
+    }
+
+    func activeUserId(deviceId: String, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw("SELECT user_id FROM devices WHERE id = \(bind: deviceId) AND status = 'active'").first()?
+            .decode(column: "user_id", as: String.self)
+    }
+
+    func activeIds(userId: String, in sql: any SQLDatabase) async throws -> [String] {
+        try await sql.raw("SELECT id FROM devices WHERE user_id = \(bind: userId) AND status = 'active'").all()
+            .map { try $0.decode(column: "id", as: String.self) }
+    }
+
+    func keepInformation(deviceId: String, name: String?, pushToken: String?, in sql: any SQLDatabase) async throws {
+        if let name {
+            try await sql.raw("UPDATE devices SET name = \(bind: name) WHERE id = \(bind: deviceId) AND name IS NULL").run()
+        }
+        if let pushToken {
+            try await sql.raw("UPDATE devices SET push_token = \(bind: pushToken) WHERE id = \(bind: deviceId) AND push_token = ''").run()
+        }
+    }
+
+    private struct ListedRow: Decodable {
+        var id: String
+        var name: String?
+        var status: String
+        var os: String
+        var app_version: String
+        var created_at: Int64
+        var revoked_at: Int64?
+    }
+
+    func list(userId: String, in sql: any SQLDatabase) async throws -> [AdminDevice] {
+        try await sql.raw(
+            "SELECT id, name, status, os, app_version, created_at, revoked_at FROM devices WHERE user_id = \(bind: userId) ORDER BY created_at"
+        ).all(decoding: ListedRow.self).map {
+            AdminDevice(
+                deviceId: $0.id, name: $0.name, status: $0.status, os: $0.os, appVersion: $0.app_version, createdAt: $0.created_at,
+                revokedAt: $0.revoked_at
+            )
+        }
+    }
+
+    // Named joins (one round trip on a hot path; the only reads of `users` outside Users/).
+
+    func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw(
+            "SELECT users.user_key FROM devices JOIN users ON users.id = devices.user_id WHERE devices.id = \(bind: deviceId)"
+        ).first()?.decode(column: "user_key", as: String.self)
+    }
+
+    func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret] {
+        try await sql.raw(
+            """
+            SELECT u.id AS user_id, d.id AS device_id, d.totp_secret_sealed FROM users u
+            JOIN devices d ON d.user_id = u.id AND d.status = 'active'
+            WHERE u.client_id = \(bind: clientId) AND u.user_key = \(bind: userKey)
+            """
+        ).all().map {
+            DeviceTOTPSecret(
+                userId: try $0.decode(column: "user_id", as: String.self), deviceId: try $0.decode(column: "device_id", as: String.self),
+                totpSecretSealed: try $0.decode(column: "totp_secret_sealed", as: String.self)
+            )
+        }
     }
 }

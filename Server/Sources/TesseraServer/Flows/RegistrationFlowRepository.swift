@@ -16,9 +16,24 @@ struct RegistrationFlowRecord: Sendable, Decodable {
     var flowState: RegistrationFlowState { RegistrationFlowState(rawValue: state) ?? .created }
 }
 
-/// Storage of registration flows. Every step is one conditional update from the state it expects,
-/// so two concurrent calls cannot both move a flow.
-struct SQLRegistrationFlowRepository: Sendable {
+/// Storage of registration flows, the one owner of `registration_flows`. Every step is one
+/// conditional update from the state it expects, so two concurrent calls cannot both move a flow.
+/// Methods take the caller's transaction handle.
+protocol RegistrationFlowRepository: Sendable {
+    func insert(id: String, clientId: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
+    func find(id: String, clientId: String, in sql: any SQLDatabase) async throws -> RegistrationFlowRecord?
+    /// Records the phone a code went to (from `created` or `otp_sent`).
+    func markOTPSent(id: String, phone: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    /// `otp_sent` → `verified` for that phone, keeping the dispose token's hash.
+    func markVerified(id: String, phone: String, disposeHash: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    /// `verified` → `finished`; returns the dispose token's hash when this call moved it.
+    func markFinished(id: String, userId: String, now: Int64, in sql: any SQLDatabase) async throws -> String?
+    /// Deletes flows that expired before `cutoff`.
+    func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws
+}
+
+/// ``RegistrationFlowRepository`` over SQLKit (SQLite and PostgreSQL).
+struct SQLRegistrationFlowRepository: RegistrationFlowRepository {
     func insert(id: String, clientId: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
@@ -63,8 +78,7 @@ struct SQLRegistrationFlowRepository: Sendable {
         ).first()?.decode(column: "dispose_hash", as: String?.self)
     }
 
-    /// Deletes flows that expired before `cutoff`.
-    static func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
+    func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM registration_flows WHERE expires_at < \(bind: cutoff)").run()
     }
 }

@@ -11,8 +11,8 @@ import TesseraCore
 /// dispose token is consumed in the transaction that creates the identity.
 struct RegistrationFlowService: Sendable {
     let database: any Database
-    let repository = SQLRegistrationFlowRepository()
-    let users = SQLUserRepository()
+    let repository: any RegistrationFlowRepository
+    let users: any UserRepository
     let otp: OTPService
     let sessions: SessionService
     let passwords: PasswordHasher

@@ -25,10 +25,35 @@ struct DisposeTokenRecord: Sendable, Decodable, Equatable {
     var expires_at: Int64
 }
 
-/// Storage of OTP challenges, send gates and dispose tokens. Every single-use and limit rule is a
-/// conditional statement (`UPDATE … WHERE … RETURNING`, upserts), never a read followed by a write.
-/// Methods take the caller's transaction handle.
-struct SQLOTPRepository: Sendable {
+/// Storage of OTP challenges, send gates and dispose tokens, the one owner of `otp_challenges`,
+/// `otp_send_gates` and `dispose_tokens`. Every single-use and limit rule is a conditional statement
+/// (`UPDATE … WHERE … RETURNING`, upserts), never a read followed by a write. Methods take the
+/// caller's transaction handle (sign-up consumes a dispose token in the transaction that creates the user).
+protocol OTPRepository: Sendable {
+    /// Lets a send through if the target's cooldown has passed, and starts a new cooldown.
+    /// Returns nil when let through, or the time when the next send is allowed.
+    func passCooldownGate(_ key: String, now: Int64, cooldown: Duration, in sql: any SQLDatabase) async throws -> Int64?
+    /// Ends every live challenge for the binding, so only the newest code works.
+    func supersede(_ binding: OTPBinding, now: Int64, in sql: any SQLDatabase) async throws
+    func insertChallenge(id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
+    /// The newest challenge for the binding that has not been used or superseded.
+    func latestOpenChallenge(_ binding: OTPBinding, in sql: any SQLDatabase) async throws -> String?
+    /// Counts one try against a live challenge, atomically; nil when the challenge is used up,
+    /// expired or locked. Returns the stored hash and the tries counted so far (this one included).
+    func claimAttempt(id: String, now: Int64, maxAttempts: Int, in sql: any SQLDatabase) async throws -> (codeHash: String, attempts: Int)?
+    func state(id: String, in sql: any SQLDatabase) async throws -> ChallengeState?
+    /// Marks the challenge used; false if another request used it first.
+    func consume(id: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    func insertDisposeToken(hash: String, binding: OTPBinding, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
+    /// Uses a dispose token once: succeeds only if it exists, is unexpired, unused, and bound to this
+    /// client and purpose. Returns what it was bound to.
+    func consumeDisposeToken(hash: String, clientId: String, purpose: OTPPurpose, now: Int64, in sql: any SQLDatabase) async throws -> DisposeTokenRecord?
+    /// Deletes challenges, gates and dispose tokens that ended before `cutoff`.
+    func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws
+}
+
+/// ``OTPRepository`` over SQLKit (SQLite and PostgreSQL).
+struct SQLOTPRepository: OTPRepository {
     /// Lets a send through if the target's cooldown has passed, and starts a new cooldown.
     /// Returns nil when let through, or the time when the next send is allowed.
     func passCooldownGate(_ key: String, now: Int64, cooldown: Duration, in sql: any SQLDatabase) async throws -> Int64? {

@@ -6,9 +6,9 @@ import TesseraCore
 /// dispose token bound to client, channel, target and purpose.
 public struct OTPService: Sendable {
     let database: any Database
-    let repository = SQLOTPRepository()
+    let repository: any OTPRepository
     let counters = RateCounters()
-    let outbox: Outbox
+    let outbox: any OutboxRepository
     let courier: CourierService
     let hasher: SecretHasher
     let random: RandomSource

@@ -1,5 +1,4 @@
 import Foundation
-import SQLKit
 import TesseraCore
 
 /// An RFC 7662 introspection answer. Inactive tokens answer only `{"active": false}`.
@@ -31,6 +30,8 @@ struct IntrospectionResponse: Codable, Sendable, Equatable {
 /// token of a revoked device, an expired or revoked session, or another client's token is inactive.
 struct Introspection: Sendable {
     let database: any Database
+    let devices: any DeviceRepository
+    let sessions: any SessionRepository
     let tokens: ResultTokens
     let hasher: SecretHasher
     let clock: WallClock
@@ -50,30 +51,21 @@ struct Introspection: Sendable {
     }
 
     private func deviceActive(_ deviceId: String) async throws -> Bool {
-        try await database.read { sql in
-            try await sql.raw("SELECT 1 AS ok FROM devices WHERE id = \(bind: deviceId) AND status = 'active'").first() != nil
-        }
+        let devices = self.devices
+        return try await database.read { try await devices.isActive(deviceId: deviceId, in: $0) }
     }
 
     private func session(_ token: String, client: Client) async throws -> IntrospectionResponse {
         let hash = hasher.hash(token, domain: SessionService.tokenDomain)
         let now = clock.now()
-        let row = try await database.read { sql in
-            try await sql.raw(
-                """
-                SELECT s.created_at, s.expires_at, s.device_id, u.user_key FROM sessions s
-                JOIN users u ON u.id = s.user_id JOIN devices d ON d.id = s.device_id
-                WHERE s.token_hash = \(bind: hash) AND s.revoked_at IS NULL AND s.expires_at > \(bind: now)
-                  AND s.last_used_at > \(bind: now - sessionIdleTimeout.millis)
-                  AND d.status = 'active' AND u.client_id = \(bind: client.id)
-                """
-            ).first()
+        let sessions = self.sessions, usedSince = now - sessionIdleTimeout.millis
+        let found = try await database.read { sql in
+            try await sessions.introspect(tokenHash: hash, clientId: client.id, now: now, usedSince: usedSince, in: sql)
         }
-        guard let row else { return .inactive }
+        guard let found else { return .inactive }
         return IntrospectionResponse(
-            active: true, tokenType: "session", clientId: client.clientKey, sub: try row.decode(column: "user_key", as: String.self),
-            iat: try row.decode(column: "created_at", as: Int64.self) / 1000, exp: try row.decode(column: "expires_at", as: Int64.self) / 1000,
-            deviceId: try row.decode(column: "device_id", as: String?.self)
+            active: true, tokenType: "session", clientId: client.clientKey, sub: found.user_key, iat: found.created_at / 1000,
+            exp: found.expires_at / 1000, deviceId: found.device_id
         )
     }
 }

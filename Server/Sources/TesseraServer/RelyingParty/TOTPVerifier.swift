@@ -12,8 +12,13 @@ import TesseraCore
 /// the user is not locked and its step is later than the last one used. So however many guesses
 /// arrive at once, no more than `maxFailures` wrong ones are answered before the lock, and a
 /// success resets the count.
+///
+/// It owns `totp_state`; the devices' secrets come from their owner (``DeviceRepository``).
 struct TOTPVerifier: Sendable {
     let database: any Database
+    let devices: any DeviceRepository
+    let users: any UserRepository
+    let clients: any ClientRepository
     let totpKey: SymmetricKey
     let clock: WallClock
     let maxFailures: Int
@@ -23,23 +28,16 @@ struct TOTPVerifier: Sendable {
             throw AppError.invalidField("code", "code must be 6 digits")
         }
         guard request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
-        let rows = try await database.read { sql in
-            try await sql.raw(
-                """
-                SELECT u.id AS user_id, d.id AS device_id, d.totp_secret_sealed FROM users u
-                JOIN devices d ON d.user_id = u.id AND d.status = 'active'
-                WHERE u.client_id = \(bind: client.id) AND u.user_key = \(bind: request.userKey)
-                """
-            ).all()
-        }
+        let devices = self.devices
+        let rows = try await database.read { try await devices.activeTOTPSecrets(clientId: client.id, userKey: request.userKey, in: $0) }
         guard let first = rows.first else { throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device") }
-        let userId = try first.decode(column: "user_id", as: String.self)
+        let userId = first.userId
         let now = clock.now(), max = maxFailures
         let current = now / 1000 / 30
         var matched: (step: Int64, device: String)?
         for row in rows {
-            let deviceId = try row.decode(column: "device_id", as: String.self)
-            guard let combined = Data(base64Encoded: try row.decode(column: "totp_secret_sealed", as: String.self)),
+            let deviceId = row.deviceId
+            guard let combined = Data(base64Encoded: row.totpSecretSealed),
                   let box = try? AES.GCM.SealedBox(combined: combined),
                   let secret = try? AES.GCM.open(box, using: totpKey, authenticating: Data(deviceId.utf8))
             else { continue }
@@ -94,14 +92,12 @@ struct TOTPVerifier: Sendable {
 
     /// Clears a user's failure count (admin).
     func reset(clientKey: String, userKey: String) async throws {
-        let done = try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                UPDATE totp_state SET failures = 0, updated_at = \(bind: clock.now())
-                WHERE user_id = (SELECT u.id FROM users u JOIN clients c ON c.id = u.client_id
-                                 WHERE c.client_key = \(bind: clientKey) AND u.user_key = \(bind: userKey))
-                RETURNING user_id
-                """
+        let users = self.users, now = clock.now()
+        let client = try await clients.find(clientKey: clientKey)?.client
+        let done = try await database.withSQL { sql -> Bool in
+            guard let client, let user = try await users.find(clientId: client.id, userKey: userKey, in: sql) else { return false }
+            return try await sql.raw(
+                "UPDATE totp_state SET failures = 0, updated_at = \(bind: now) WHERE user_id = \(bind: user.id) RETURNING user_id"
             ).first() != nil
         }
         guard done else { throw AppError(.totpUserUnknown, .notFound, "No such user, or it never failed a TOTP verification") }

@@ -74,4 +74,11 @@ public struct ServerKeys: Sendable {
         if created { logger.notice("generated a new master key", metadata: ["path": .string(path)]) }
         return SymmetricKey(data: data)
     }
+
+    /// How many sealed server secrets the database holds (a deployment's database holds some).
+    static func storedSecretCount(database: any Database) async throws -> Int {
+        try await database.withSQL { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM server_secrets").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
 }

@@ -9,7 +9,7 @@ import TesseraCore
 /// wrong password give the same answer (7110) in about the same time.
 struct PasswordLoginService: Sendable {
     let database: any Database
-    let users = SQLUserRepository()
+    let users: any UserRepository
     let counters = RateCounters()
     let sessions: SessionService
     let passwords: PasswordHasher
@@ -42,46 +42,22 @@ struct PasswordLoginService: Sendable {
             }
         }
         let maxTries = maxFailures, lockoutMillis = lockout.millis
+        let users = self.users
         let claim: Claim = try await database.transaction { sql in
-            let column = channel == .email ? "email" : "phone"
-            guard let row = try await sql.raw(
-                """
-                SELECT id, password_hash, password_failures, password_locked_until FROM users
-                WHERE client_id = \(bind: client.id) AND \(unsafeRaw: column) = \(bind: target)
-                """
-            ).first() else { return .none }
-            let userId = try row.decode(column: "id", as: String.self)
-            guard try row.decode(column: "password_hash", as: String?.self) != nil else { return .none }
-            if let until = try row.decode(column: "password_locked_until", as: Int64?.self), until <= now {
+            guard let state = try await users.passwordState(clientId: client.id, channel: channel, target: target, in: sql), state.hasPassword
+            else { return .none }
+            let userId = state.userId
+            if let until = state.lockedUntil, until <= now {
                 // The lock is over: start counting again.
-                try await sql.raw(
-                    """
-                    UPDATE users SET password_failures = 0, password_locked_until = NULL
-                    WHERE id = \(bind: userId) AND password_locked_until = \(bind: until)
-                    """
-                ).run()
+                try await users.endPasswordLock(userId: userId, lockedUntil: until, in: sql)
             }
-            guard let claimed = try await sql.raw(
-                """
-                UPDATE users SET password_failures = password_failures + 1
-                WHERE id = \(bind: userId) AND password_failures < \(bind: maxTries) AND password_hash IS NOT NULL
-                RETURNING password_hash, password_failures
-                """
-            ).first() else {
+            guard let claimed = try await users.claimPasswordTry(userId: userId, maxFailures: maxTries, in: sql) else {
                 // Out of tries. The lock normally starts with the last wrong password; should that write
                 // never have happened, it starts now, so a lock always ends.
-                let until = try await sql.raw(
-                    """
-                    UPDATE users SET password_locked_until = COALESCE(password_locked_until, \(bind: now + lockoutMillis))
-                    WHERE id = \(bind: userId) RETURNING password_locked_until
-                    """
-                ).first()?.decode(column: "password_locked_until", as: Int64?.self)
+                let until = try await users.startPasswordLock(userId: userId, until: now + lockoutMillis, in: sql)
                 return .locked(until: until ?? now + lockoutMillis)
             }
-            return .claimed(
-                userId: userId, hash: try claimed.decode(column: "password_hash", as: String.self),
-                failures: try claimed.decode(column: "password_failures", as: Int.self)
-            )
+            return .claimed(userId: userId, hash: claimed.hash, failures: claimed.failures)
         }
         switch claim {
         case .none:
@@ -95,15 +71,13 @@ struct PasswordLoginService: Sendable {
             guard try await passwords.verify(password, against: hash) else {
                 if failures >= maxTries {
                     let until = now + lockout.millis
-                    try await database.withSQL { sql in
-                        try await sql.raw("UPDATE users SET password_locked_until = \(bind: until) WHERE id = \(bind: userId)").run()
-                    }
+                    try await database.withSQL { try await users.lockPassword(userId: userId, until: until, in: $0) }
                 }
                 throw Self.invalid
             }
-            let sessions = self.sessions, users = self.users
+            let sessions = self.sessions
             let (created, identity) = try await database.transaction { sql in
-                try await sql.raw("UPDATE users SET password_failures = 0, password_locked_until = NULL WHERE id = \(bind: userId)").run()
+                try await users.resetPasswordFailures(userId: userId, in: sql)
                 let created = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
                 return (created, try await users.identity(userId: userId, in: sql))
             }

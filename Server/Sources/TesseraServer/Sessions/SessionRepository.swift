@@ -20,8 +20,38 @@ struct SessionRecord: Sendable, Decodable {
     }
 }
 
-/// Storage of sessions: opaque tokens kept only as keyed hashes, with a public id for listing and revocation.
-struct SQLSessionRepository: Sendable {
+/// A live session as introspection answers it.
+struct IntrospectedSession: Sendable, Decodable {
+    var created_at: Int64
+    var expires_at: Int64
+    var device_id: String?
+    var user_key: String
+}
+
+/// Storage of sessions, the one owner of the `sessions` table: opaque tokens kept only as keyed
+/// hashes, with a public id for listing and revocation. Methods take the caller's transaction handle.
+protocol SessionRepository: Sendable {
+    func insert(id: String, tokenHash: String, userId: String, deviceId: String?, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
+    /// The session with this token hash, its user's client and whether its device (if any) is revoked.
+    func find(tokenHash: String, in sql: any SQLDatabase) async throws -> (SessionRecord, clientId: String, deviceRevoked: Bool)?
+    /// Marks the session used, at most once a minute.
+    func touch(tokenHash: String, now: Int64, in sql: any SQLDatabase) async throws
+    func list(userId: String, in sql: any SQLDatabase) async throws -> [SessionRecord]
+    /// Revokes one live session; `userId` limits it to that user's sessions. Returns whether one was revoked.
+    func revoke(id: String, userId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    /// Revokes every live session of a device (the device was revoked).
+    func revokeAll(deviceId: String, now: Int64, in sql: any SQLDatabase) async throws
+    /// Deletes sessions that expired or were revoked before `cutoff` (live ones are kept whatever their age).
+    func purge(endedBefore cutoff: Int64, in sql: any SQLDatabase) async throws
+    /// Binds a live session that has no device yet to `deviceId`. Returns whether it did.
+    func bindDevice(tokenHash: String, deviceId: String, in sql: any SQLDatabase) async throws -> Bool
+    /// The session with this token hash if, for `clientId`, it is live (not revoked, not expired, used
+    /// since `usedSince`) and its device is active.
+    func introspect(tokenHash: String, clientId: String, now: Int64, usedSince: Int64, in sql: any SQLDatabase) async throws -> IntrospectedSession?
+}
+
+/// ``SessionRepository`` over SQLKit (SQLite and PostgreSQL).
+struct SQLSessionRepository: SessionRepository {
     static let columns = "s.id, s.token_hash, s.user_id, s.device_id, s.created_at, s.last_used_at, s.expires_at, s.revoked_at"
 
     func insert(id: String, tokenHash: String, userId: String, deviceId: String?, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws {
@@ -33,7 +63,6 @@ struct SQLSessionRepository: Sendable {
         ).run()
     }
 
-    /// The session with this token hash, its user's client and whether its device (if any) is revoked.
     func find(tokenHash: String, in sql: any SQLDatabase) async throws -> (SessionRecord, clientId: String, deviceRevoked: Bool)? {
         guard let row = try await sql.raw(
             """
@@ -47,7 +76,6 @@ struct SQLSessionRepository: Sendable {
         return (record, try row.decode(column: "client_id", as: String.self), status == "revoked")
     }
 
-    /// Marks the session used, at most once a minute.
     func touch(tokenHash: String, now: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             "UPDATE sessions SET last_used_at = \(bind: now) WHERE token_hash = \(bind: tokenHash) AND last_used_at < \(bind: now - 60_000)"
@@ -60,7 +88,6 @@ struct SQLSessionRepository: Sendable {
         ).all(decoding: SessionRecord.self)
     }
 
-    /// Revokes one live session; `userId` limits it to that user's sessions. Returns whether one was revoked.
     func revoke(id: String, userId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Bool {
         if let userId {
             return try await sql.raw(
@@ -71,12 +98,14 @@ struct SQLSessionRepository: Sendable {
             .first() != nil
     }
 
-    /// Deletes sessions that expired or were revoked before `cutoff` (live ones are kept whatever their age).
-    static func purge(endedBefore cutoff: Int64, in sql: any SQLDatabase) async throws {
+    func revokeAll(deviceId: String, now: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE sessions SET revoked_at = \(bind: now) WHERE device_id = \(bind: deviceId) AND revoked_at IS NULL").run()
+    }
+
+    func purge(endedBefore cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM sessions WHERE expires_at < \(bind: cutoff) OR revoked_at < \(bind: cutoff)").run()
     }
 
-    /// Binds a live session that has no device yet to `deviceId`. Returns whether it did.
     func bindDevice(tokenHash: String, deviceId: String, in sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw(
             """
@@ -84,5 +113,19 @@ struct SQLSessionRepository: Sendable {
             WHERE token_hash = \(bind: tokenHash) AND device_id IS NULL AND revoked_at IS NULL RETURNING id
             """
         ).first() != nil
+    }
+
+    // Named joins (one round trip on a hot path; the only reads of `users` and `devices` outside their domains).
+
+    func introspect(tokenHash: String, clientId: String, now: Int64, usedSince: Int64, in sql: any SQLDatabase) async throws -> IntrospectedSession? {
+        try await sql.raw(
+            """
+            SELECT s.created_at, s.expires_at, s.device_id, u.user_key FROM sessions s
+            JOIN users u ON u.id = s.user_id JOIN devices d ON d.id = s.device_id
+            WHERE s.token_hash = \(bind: tokenHash) AND s.revoked_at IS NULL AND s.expires_at > \(bind: now)
+              AND s.last_used_at > \(bind: usedSince)
+              AND d.status = 'active' AND u.client_id = \(bind: clientId)
+            """
+        ).first(decoding: IntrospectedSession.self)
     }
 }

@@ -5,7 +5,8 @@ import TesseraCore
 /// absolute lifetime, an idle timeout and revocation; listed and revoked by their user and the admin.
 public struct SessionService: Sendable {
     let database: any Database
-    let repository = SQLSessionRepository()
+    let repository: any SessionRepository
+    let users: any UserRepository
     let hasher: SecretHasher
     let random: RandomSource
     let clock: WallClock
@@ -79,7 +80,7 @@ public struct SessionService: Sendable {
 
     /// The calling session and its identity.
     func current(_ session: Authenticated) async throws -> CurrentSession {
-        let repository = self.repository, users = SQLUserRepository()
+        let repository = self.repository, users = self.users
         return try await database.read { sql in
             guard let (record, _, _) = try await repository.find(tokenHash: session.tokenHash, in: sql) else {
                 throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown")

@@ -8,7 +8,7 @@ import TesseraCore
 /// and session, and uniqueness is left to the database's constraints.
 public struct SignUpService: Sendable {
     let database: any Database
-    let users = SQLUserRepository()
+    let users: any UserRepository
     let issuer: DeviceIssuer
     let otp: OTPService
     /// The client's policy, which a PIN or password set at sign-up must keep.

@@ -15,8 +15,46 @@ struct UserRecord: Sendable {
     var passwordHash: String? = nil
 }
 
-/// Storage of users. E-mail, phone and user key are unique per client by constraint.
-struct SQLUserRepository: Sendable {
+/// Where an identity's password stands (password log-in).
+struct PasswordState: Sendable, Equatable {
+    var userId: String
+    var hasPassword: Bool
+    var lockedUntil: Int64?
+}
+
+/// Storage of users, the one owner of the `users` table. E-mail, phone and user key are unique per
+/// client by constraint. Methods take the caller's transaction handle, so a change that spans
+/// domains (sign-up writes a user, a device and a session) stays one transaction.
+protocol UserRepository: Sendable {
+    func emailExists(clientId: String, email: String, in sql: any SQLDatabase) async throws -> Bool
+    func phoneExists(clientId: String, phone: String, in sql: any SQLDatabase) async throws -> Bool
+    func userKeyExists(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> Bool
+    func insert(_ user: UserRecord, in sql: any SQLDatabase) async throws
+    func find(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> UserRecord?
+    /// A client's users ordered by user key, `limit` of them after the user key `after`.
+    func page(clientId: String, after: String, limit: Int, in sql: any SQLDatabase) async throws -> [UserRecord]
+    func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo
+    func updateLocalAuthType(userId: String, _ type: String, in sql: any SQLDatabase) async throws
+    func count(clientId: String, in sql: any SQLDatabase) async throws -> Int
+
+    // Password log-in: every try is counted by one conditional write before the password is compared.
+    /// The password state of the client's identity whose e-mail (or phone) is `target`.
+    func passwordState(clientId: String, channel: OTPChannel, target: String, in sql: any SQLDatabase) async throws -> PasswordState?
+    /// Ends a lock that is over (only the lock that ended at `lockedUntil`) and starts counting again.
+    func endPasswordLock(userId: String, lockedUntil: Int64, in sql: any SQLDatabase) async throws
+    /// Counts one try while fewer than `maxFailures` were counted; nil when out of tries. Returns the
+    /// password hash and the tries counted (this one included).
+    func claimPasswordTry(userId: String, maxFailures: Int, in sql: any SQLDatabase) async throws -> (hash: String, failures: Int)?
+    /// Starts the lock at `until` unless one is set; returns the lock's end.
+    func startPasswordLock(userId: String, until: Int64, in sql: any SQLDatabase) async throws -> Int64?
+    /// Sets the lock's end (the last wrong password).
+    func lockPassword(userId: String, until: Int64, in sql: any SQLDatabase) async throws
+    /// Clears the failure count and the lock (a right password).
+    func resetPasswordFailures(userId: String, in sql: any SQLDatabase) async throws
+}
+
+/// ``UserRepository`` over SQLKit (SQLite and PostgreSQL).
+struct SQLUserRepository: UserRepository {
     func emailExists(clientId: String, email: String, in sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw("SELECT 1 AS one FROM users WHERE client_id = \(bind: clientId) AND email = \(bind: email)").first() != nil
     }
@@ -49,19 +87,31 @@ struct SQLUserRepository: Sendable {
         var phone: String
         var local_auth_type: String
         var created_at: Int64
+
+        var record: UserRecord {
+            UserRecord(
+                id: id, clientId: client_id, userKey: user_key, name: name, email: email, phone: phone, localAuthType: local_auth_type,
+                createdAt: created_at
+            )
+        }
     }
 
     func find(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> UserRecord? {
         guard let row = try await sql.raw(
             "SELECT id, client_id, user_key, name, email, phone, local_auth_type, created_at FROM users WHERE client_id = \(bind: clientId) AND user_key = \(bind: userKey)"
         ).first(decoding: Row.self) else { return nil }
-        return UserRecord(
-            id: row.id, clientId: row.client_id, userKey: row.user_key, name: row.name, email: row.email, phone: row.phone,
-            localAuthType: row.local_auth_type, createdAt: row.created_at
-        )
+        return row.record
     }
 
-    /// The identity as its sessions see it (a missing user is a session that no longer holds: 7101).
+    func page(clientId: String, after: String, limit: Int, in sql: any SQLDatabase) async throws -> [UserRecord] {
+        try await sql.raw(
+            """
+            SELECT id, client_id, user_key, name, email, phone, local_auth_type, created_at FROM users
+            WHERE client_id = \(bind: clientId) AND user_key > \(bind: after) ORDER BY user_key LIMIT \(bind: limit)
+            """
+        ).all(decoding: Row.self).map(\.record)
+    }
+
     func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo {
         guard let row = try await sql.raw(
             "SELECT user_key, email, phone, name, password_hash FROM users WHERE id = \(bind: userId)"
@@ -77,13 +127,58 @@ struct SQLUserRepository: Sendable {
         try await sql.raw("UPDATE users SET local_auth_type = \(bind: type) WHERE id = \(bind: userId)").run()
     }
 
-    func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String? {
-        try await sql.raw(
-            "SELECT users.user_key FROM devices JOIN users ON users.id = devices.user_id WHERE devices.id = \(bind: deviceId)"
-        ).first()?.decode(column: "user_key", as: String.self)
-    }
-
     func count(clientId: String, in sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT COUNT(*) AS n FROM users WHERE client_id = \(bind: clientId)").first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func passwordState(clientId: String, channel: OTPChannel, target: String, in sql: any SQLDatabase) async throws -> PasswordState? {
+        let column = channel == .email ? "email" : "phone"
+        guard let row = try await sql.raw(
+            """
+            SELECT id, password_hash, password_failures, password_locked_until FROM users
+            WHERE client_id = \(bind: clientId) AND \(unsafeRaw: column) = \(bind: target)
+            """
+        ).first() else { return nil }
+        return PasswordState(
+            userId: try row.decode(column: "id", as: String.self), hasPassword: try row.decode(column: "password_hash", as: String?.self) != nil,
+            lockedUntil: try row.decode(column: "password_locked_until", as: Int64?.self)
+        )
+    }
+
+    func endPasswordLock(userId: String, lockedUntil: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            UPDATE users SET password_failures = 0, password_locked_until = NULL
+            WHERE id = \(bind: userId) AND password_locked_until = \(bind: lockedUntil)
+            """
+        ).run()
+    }
+
+    func claimPasswordTry(userId: String, maxFailures: Int, in sql: any SQLDatabase) async throws -> (hash: String, failures: Int)? {
+        guard let claimed = try await sql.raw(
+            """
+            UPDATE users SET password_failures = password_failures + 1
+            WHERE id = \(bind: userId) AND password_failures < \(bind: maxFailures) AND password_hash IS NOT NULL
+            RETURNING password_hash, password_failures
+            """
+        ).first() else { return nil }
+        return (try claimed.decode(column: "password_hash", as: String.self), try claimed.decode(column: "password_failures", as: Int.self))
+    }
+
+    func startPasswordLock(userId: String, until: Int64, in sql: any SQLDatabase) async throws -> Int64? {
+        try await sql.raw(
+            """
+            UPDATE users SET password_locked_until = COALESCE(password_locked_until, \(bind: until))
+            WHERE id = \(bind: userId) RETURNING password_locked_until
+            """
+        ).first()?.decode(column: "password_locked_until", as: Int64?.self)
+    }
+
+    func lockPassword(userId: String, until: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE users SET password_locked_until = \(bind: until) WHERE id = \(bind: userId)").run()
+    }
+
+    func resetPasswordFailures(userId: String, in sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE users SET password_failures = 0, password_locked_until = NULL WHERE id = \(bind: userId)").run()
     }
 }

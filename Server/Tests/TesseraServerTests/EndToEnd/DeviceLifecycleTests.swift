@@ -55,7 +55,10 @@ struct DeviceLifecycleTests {
                     #expect(try await deviceA.deviceInfo().deviceId == stateA.deviceId)
                     // Device A logs in through the embedded nodes; its result token introspects as active.
                     let tokenA = try await deviceA.authenticate(localAuthenticator: pin, reason: "Log in")
-                    let introspection = Introspection(database: runtime.database, tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system)
+                    let introspection = Introspection(
+                        database: runtime.database, devices: runtime.repositories.devices, sessions: runtime.repositories.sessions,
+                        tokens: runtime.tokens, hasher: runtime.keys.hasher, clock: .system
+                    )
                     #expect(try await introspection.introspect(token: tokenA, client: client).active)
 
                     // Device B proves the identity; a wrong name or address answers the same way.

@@ -1,0 +1,28 @@
+/// Every domain's repository, built once from the opened database by the composition root
+/// (``TesseraRuntime``) and handed to the services, which see only the protocols.
+///
+/// Each domain owns its tables: only its repository names them in SQL, and another domain asks it
+/// through its protocol (`scripts/check-table-ownership.sh` checks this). A change that must stay
+/// atomic across domains (sign-up writes a user, a device, a session and consumes a dispose token)
+/// is one `database.transaction { sql in … }` opened by the service, whose handle `sql` it passes to
+/// each owner's method (`in sql:`); no repository opens a transaction of its own for such a change.
+struct Repositories: Sendable {
+    var users: any UserRepository
+    var devices: any DeviceRepository
+    var sessions: any SessionRepository
+    var clients: any ClientRepository
+    var otp: any OTPRepository
+    var flows: any RegistrationFlowRepository
+    var authenticators: any AuthenticatorRepository
+    var outbox: any OutboxRepository
+
+    /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox`.
+    static func sql(database: any Database, outbox: Outbox) -> Repositories {
+        let sessions = SQLSessionRepository()
+        return Repositories(
+            users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
+            clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
+            authenticators: SQLAuthenticatorRepository(), outbox: outbox
+        )
+    }
+}
