@@ -102,6 +102,9 @@ struct NodeRegistrationTests {
     /// Instances sharing a database share its master key.
     static let sharedMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
 
+    static let fixedInstant = WallClock.system.now()
+    static let fixedClock = WallClock { fixedInstant }
+
     static func configuration() -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.masterKey = sharedMasterKey
@@ -113,7 +116,10 @@ struct NodeRegistrationTests {
     @Test("a second instance with embedded nodes on a shared database is refused while the first runs, and leaves the first's nodes alone", arguments: TestDatabase.kinds)
     func embeddedNodesBelongToOneInstance(kind: TestDatabase) async throws {
         let storage = try await Self.sharedStorage(kind)
-        let first = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        // One fixed instant for both starts: however slow the machine, the first's heartbeat is fresh.
+        let first = try await TesseraRuntime.bootstrap(
+            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: Self.fixedClock
+        )
         do {
             try await Self.checkRefusalAndTakeOver(first, storage)
         } catch {
@@ -132,7 +138,10 @@ struct NodeRegistrationTests {
         #expect(firstIds.count == 3)
 
         let error = await #expect(throws: (any Error).self) {
-            _ = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+            let unexpected = try await TesseraRuntime.bootstrap(
+                configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: Self.fixedClock
+            )
+            await unexpected.shutdown()
         }
         #expect(String(describing: error).contains("--nodes-embedded 0"), "\(String(describing: error))")
         let enabled = try await first.nodeAdmin.list().filter(\.enabled).map(\.nodeId)
@@ -140,7 +149,7 @@ struct NodeRegistrationTests {
         #expect(try await first.nodes.current().count == 3)
 
         // An instance whose heartbeat is old (it died without stopping) is taken over.
-        let later = WallClock { WallClock.system.now() + NodeDirectory.embeddedLiveness + 1_000 }
+        let later = WallClock { Self.fixedInstant + NodeDirectory.embeddedLiveness + 1_000 }
         let second = try await TesseraRuntime.bootstrap(
             configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: later
         )
