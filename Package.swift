@@ -11,6 +11,8 @@ let package = Package(
         // Test doubles for apps' tests (mock biometric and passcode verifiers): never for shipping code.
         .library(name: "TesseraTesting", targets: ["TesseraTesting"]),
         .executable(name: "tessera", targets: ["TesseraCLI"]),
+        // The benchmarks' load generators and fixtures (bench/*.sh): never part of the server or of `tessera`.
+        .executable(name: "tessera-bench", targets: ["TesseraBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -78,6 +80,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
+        ),
+        .executableTarget(
+            name: "TesseraBench",
+            dependencies: [
+                "Tessera", "TesseraCore", "TesseraServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/TesseraBench"
         ),
         // What both test targets share: waiting for events without timing assertions.
         .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),

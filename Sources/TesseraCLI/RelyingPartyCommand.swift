@@ -42,12 +42,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
                 return (Int(response.status.code), Data(try await response.body.collect(upTo: 1 << 20).readableBytesView))
             }
-            func fail(_ status: Int, _ data: Data) -> Error {
-                if let problem = try? JSONDecoder().decode(Problem.self, from: data) {
-                    return CLIFailure(status: CLIFailure.refused, message: CLIFailure.refusal(code: problem.errorCode, text: problem.detail ?? problem.title))
-                }
-                return CLIFailure(status: CLIFailure.refused, message: "refused: HTTP \(status)")
-            }
+            func fail(_ status: Int, _ data: Data) -> Error { CLIFailure(status: status, problem: data) }
 
             let (status, data) = try await call("POST", "/v1/rp/auth-requests", body: RPAuthRequest(userKey: userKey, connectIp: connectIp, message: message))
             guard status == 201, var state = try? JSONDecoder().decode(RPAuthState.self, from: data) else { throw fail(status, data) }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TesseraCore
+import Synchronization
 
 /// Where the keys of a device's authenticators live: one P-256 key pair per ``AuthenticatorType``,
 /// generated in the store and never exported (callers get public keys and signatures only).
@@ -70,7 +71,7 @@ enum AuthenticatorKeyStoreRegistry {
         }
     }
 
-    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
+    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
     static func store(for owner: AnyObject) -> MemoryAuthenticatorKeyStore {
         entries.withLock { entries in
