@@ -4,7 +4,6 @@ import Foundation
 import JWTKit
 import NIOCore
 import TesseraCore
-import TesseraServer
 
 /// `tessera rp …`: plays the app's backend (the relying party) with the client key and secret.
 struct RelyingPartyCommand: AsyncParsableCommand {
@@ -61,7 +60,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             let (jwksStatus, jwks) = try await call("GET", "/.well-known/jwks.json", body: Optional<RPAuthRequest>.none)
             guard jwksStatus == 200 else { throw fail(jwksStatus, jwks) }
             let keys = try await JWTKeyCollection().add(jwksJSON: String(decoding: jwks, as: UTF8.self))
-            let claims = try await keys.verify(token, as: ResultClaims.self)
+            let claims = try await keys.verify(token, as: RelyingPartyClaims.self)
             guard claims.aud.value.contains(clientKey), claims.sub.value == userKey else {
                 throw CLIFailure.local("the token names another user or app")
             }

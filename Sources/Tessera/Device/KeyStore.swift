@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import TesseraCore
 
 /// What the SDK keeps on the device after sign-up: the seed's `BSA.load…` values and the two keys.
 public struct DeviceState: Codable, Sendable, Equatable {

@@ -1,19 +1,9 @@
 import Foundation
+import TesseraCore
 
-/// How the user proves presence on the device (the seed's `BSA.Enums.LocalAuthType`, plus PIN and
-/// password for devices without biometrics).
-public enum LocalAuthType: String, Codable, Sendable, CaseIterable {
-    /// No local authentication.
-    case none = "NONE"
-    /// Face or fingerprint.
-    case biometric = "BIOMETRIC"
-    /// The device passcode.
-    case passcode = "PASSCODE"
-    /// An app PIN, verified in software.
-    case pin = "PIN"
-    /// An app password, verified in software.
-    case password = "PASSWORD"
-}
+/// How the user proves presence on the device: the wire type shared with the server, in TesseraCore
+/// (``TesseraCore/LocalAuthType``), named here too so that `import Tessera` alone reaches it.
+public typealias LocalAuthType = TesseraCore.LocalAuthType
 
 /// Why local authentication failed: the seed's `BSA.LocalAuthHelper.ErrorCode` cases, plus
 /// ``notEnrolled`` and ``lockedOut`` for the software PIN and password.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import _CryptoExtras
 import Synchronization
+import TesseraCore
 
 /// Where a software verifier keeps its enrolment (scrypt hash, salt, failure count). The file store
 /// writes one JSON file with mode 0600; the memory store serves tests.
