@@ -105,18 +105,3 @@ struct AdminAPI: Sendable {
         }
     }
 }
-
-/// The admin API's listing envelopes, as the CLI reads them.
-enum AdminListing {
-    /// `GET clients`.
-    struct Clients: Decodable { var clients: [Client] }
-
-    /// `GET nodes`.
-    struct Nodes: Decodable {
-        var serverKey: String
-        var nodes: [NodeEntry]
-    }
-
-    /// `POST keys/rotate`.
-    struct RotatedKey: Decodable { var kid: String }
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraCore
 import TesseraServer
 
 struct AdminCommand: AsyncParsableCommand {
@@ -28,7 +29,7 @@ struct ClientCommand: AsyncParsableCommand {
 
         func run() async throws {
             let created = try await AdminAPI.connect(options).send(
-                .POST, "clients", body: CreateClientBody(name: name, bundleIds: bundleIds), as: ClientWithSecret.self
+                .POST, "clients", body: CreateClientRequest(name: name, bundleIds: bundleIds), as: ClientWithSecret.self
             )
             if json {
                 printJSON(created)
@@ -46,7 +47,7 @@ struct ClientCommand: AsyncParsableCommand {
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let clients = try await AdminAPI.connect(options).get("clients", as: AdminListing.Clients.self).clients
+            let clients = try await AdminAPI.connect(options).get("clients", as: AdminClientList.self).clients
             if json { printJSON(clients); return }
             for client in clients {
                 print("\(client.clientKey)  \(client.enabled ? "enabled " : "disabled")  \(client.name)  [\(client.bundleIds.joined(separator: ", "))]")
@@ -141,12 +142,6 @@ struct TokenCommand: AsyncParsableCommand {
             print("admin token: \(token)   (shown once)")
         }
     }
-}
-
-/// `POST clients` body.
-struct CreateClientBody: Encodable {
-    var name: String
-    var bundleIds: [String]
 }
 
 /// `value` escaped for one path segment of an admin API URL.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TesseraCore
 import TesseraServer
 
 /// `tessera node`: a verifier node process.
@@ -79,8 +80,8 @@ struct NodeAdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let api = try await AdminAPI.connect(options)
-            let entry = try await api.send(.POST, "nodes", body: AddNodeBody(url: url, publicKey: publicKey, name: name), as: NodeEntry.self)
-            let serverKey = try await api.get("nodes", as: AdminListing.Nodes.self).serverKey
+            let entry = try await api.send(.POST, "nodes", body: AddNodeRequest(url: url, publicKey: publicKey, name: name), as: NodeEntry.self)
+            let serverKey = try await api.get("nodes", as: AdminNodeList.self).serverKey
             print("added node \(entry.nodeId) at \(entry.url)")
             print("the node must trust this server: tessera node --server-key \(serverKey)")
         }
@@ -92,7 +93,7 @@ struct NodeAdminCommand: AsyncParsableCommand {
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let nodes = try await AdminAPI.connect(options).get("nodes", as: AdminListing.Nodes.self).nodes
+            let nodes = try await AdminAPI.connect(options).get("nodes", as: AdminNodeList.self).nodes
             if json { printJSON(nodes); return }
             for node in nodes {
                 let pending = node.pendingDevices ?? 0
@@ -139,7 +140,7 @@ struct KeysCommand: AsyncParsableCommand {
         )
         @OptionGroup var options: AdminOptions
         func run() async throws {
-            let kid = try await AdminAPI.connect(options).send(.POST, "keys/rotate", as: AdminListing.RotatedKey.self).kid
+            let kid = try await AdminAPI.connect(options).send(.POST, "keys/rotate", as: RotatedKey.self).kid
             print("new signing key: \(kid) (running servers pick it up within a minute)")
         }
     }
@@ -155,21 +156,8 @@ struct TOTPAdminCommand: AsyncParsableCommand {
         @Option(help: "User key.") var userKey: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await AdminAPI.connect(options).send(.POST, "totp/reset", body: TOTPResetBody(clientKey: clientKey, userKey: userKey))
+            try await AdminAPI.connect(options).send(.POST, "totp/reset", body: TOTPResetRequest(clientKey: clientKey, userKey: userKey))
             print("reset \(userKey)")
         }
     }
-}
-
-/// `POST nodes` body.
-struct AddNodeBody: Encodable {
-    var url: String
-    var publicKey: String
-    var name: String?
-}
-
-/// `POST totp/reset` body.
-struct TOTPResetBody: Encodable {
-    var clientKey: String
-    var userKey: String
 }
