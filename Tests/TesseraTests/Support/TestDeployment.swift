@@ -33,11 +33,11 @@ enum TestDeployment {
             logger: LiveServer.logger
         )
         do {
+            let dataDir = configuration.dataDirectory
             try await app.test(.live) { http in
-                let url = try #require(URL(string: "http://127.0.0.1:\(try #require(http.port))"))
-                try await body(
-                    configuration.dataDirectory, ["--server", url.absoluteString, "--admin-token", token], url
-                )
+                let port = try #require(http.port)
+                let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                try await body(dataDir, ["--server", url.absoluteString, "--admin-token", token], url)
             }
         } catch {
             await runtime.shutdown()
