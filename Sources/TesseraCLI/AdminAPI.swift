@@ -85,16 +85,25 @@ struct AdminAPI: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let status: Int, data: Data
+        // One attempt to connect: a server that is not running is reported at once, not after retries.
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let answer: Result<(status: Int, data: Data), any Error>
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-            status = Int(response.status.code)
-            data = Data(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+            let response = try await client.execute(request, timeout: .seconds(60))
+            answer = .success((Int(response.status.code), Data(try await response.body.collect(upTo: 16 << 20).readableBytesView)))
         } catch {
-            throw CLIFailure.local("cannot reach the Tessera server at \(base) (\(error)): is `tessera serve` running there? (--server names another)")
+            answer = .failure(error)
         }
-        guard (200..<300).contains(status) else { throw CLIFailure(status: status, problem: data) }
-        return data
+        try? await client.shutdown()
+        switch answer {
+        case .failure(let error):
+            throw CLIFailure.local("cannot reach the Tessera server at \(base) (\(error)): is `tessera serve` running there? (--server names another)")
+        case .success(let (status, data)):
+            guard (200..<300).contains(status) else { throw CLIFailure(status: status, problem: data) }
+            return data
+        }
     }
 
     static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data) throws -> Value {
