@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .executable(name: "tessera", targets: ["TesseraCLI"]),
+        // The benchmarks' load generators and fixtures (bench/*.sh): never part of the server or of `tessera`.
+        .executable(name: "tessera-bench", targets: ["TesseraBench"]),
     ],
     dependencies: [
         .package(name: "Tessera", path: ".."),
@@ -62,6 +64,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .executableTarget(
+            name: "TesseraBench",
+            dependencies: [
+                "TesseraServer",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // What both test targets share: waiting for events without timing assertions.

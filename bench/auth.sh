@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Node-quorum authentication and TOTP verification benchmark (release build, SQLite, loopback):
-#   1. login ceremonies: three `tessera node` processes, `tessera bench login` (the public SDK's full
+#   1. login ceremonies: three `tessera node` processes, `tessera-bench login` (the public SDK's full
 #      flow: open channel, progress stream, signed challenge fanned out to the nodes, quorum 2 of 3,
 #      user-verification signature, result token) at each concurrency;
 #   2. TOTP verification for the relying party (POST /v1/rp/totp/verify, HTTP Basic), wrk with the
@@ -44,7 +44,7 @@ for i in 1 2 3; do
   "$BIN" node --data-dir "$OUT/node$i" --port "$NPORT" --server-key "$SERVER_KEY" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!); PIDS+=($!)
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NPORT/healthz" >/dev/null && break; sleep 0.1; done
   PUB=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
-  "$BIN" admin node add "${ADMIN_DB[@]}" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
+  "$BIN" admin node add "${ADMIN_DB[@]}" --server "http://127.0.0.1:$PORT" --admin-token "$ADMIN_TOKEN" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
 done
 sleep 6   # the server re-reads its node list every 5 s
 cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 /proc/$p/stat); s=$((s + a + b)); done; echo $s; }
@@ -57,7 +57,7 @@ for C in $CONCS; do
   RUN=$((RUN + 1))
   echo "== login ceremonies c=$C"
   c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
-  line=$(timeout $((DURATION + 120)) "$BIN" bench login --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$DATA" \
+  line=$(timeout $((DURATION + 120)) "$BENCH" login --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$DATA" \
     --concurrency "$C" --duration "$DURATION" --prefix "l$RUN" --run-number "$RUN" | sed -n 's/^RESULT //p')
   c1=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t1=$(date +%s.%N)
   echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);print(json.dumps(d))" \
@@ -66,7 +66,7 @@ done
 
 NCONCS=$(echo $CONCS | wc -w)
 echo "== TOTP users ($TOTP_USERS per run, $((TOTP_USERS * NCONCS)) in all)"
-"$BIN" bench totp-bodies --create --count $((TOTP_USERS * NCONCS)) --client-key "$KEY" --output "$OUT/totp_all.txt" "${ADMIN_DB[@]}"
+"$BENCH" totp-bodies --create --count $((TOTP_USERS * NCONCS)) --client-key "$KEY" --output "$OUT/totp_all.txt" "${ADMIN_DB[@]}"
 FIRST=0
 AUTH="Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
 WRK_LUA=$PEER_DIR/bench.lua
@@ -74,7 +74,7 @@ WRK_LUA=$PEER_DIR/bench.lua
 for C in $CONCS; do
   echo "== Tessera TOTP verify c=$C"
   # fresh codes (this step and the next, each user once per step) right before the run
-  "$BIN" bench totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" "${ADMIN_DB[@]}"
+  "$BENCH" totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" "${ADMIN_DB[@]}"
   FIRST=$((FIRST + TOTP_USERS))
   c0=$(cpu_ticks $TPID); t0=$(date +%s.%N)
   BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH RESULT_FILE=$OUT/wrk_totp_c$C.json \

@@ -24,7 +24,7 @@ run() {  # scenario, extra args…
   local scenario=$1; shift
   for C in $CONCS; do
     RUN=$((RUN + 1))
-    timeout $((DURATION + 120)) "$BIN" bench "$@" --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$OUT/data" \
+    timeout $((DURATION + 120)) "$BENCH" "$@" --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$OUT/data" \
       --concurrency "$C" --duration "$DURATION" --prefix "r$RUN" --run-number "$((RUN % 10))" \
       | sed -n 's/^RESULT //p' | python3 -c "import json,sys;[print(json.dumps({**json.loads(l),'scenario':'$scenario'})) for l in sys.stdin]" \
       | tee -a "$OUT/results.jsonl"
@@ -41,7 +41,7 @@ rows = [json.loads(l) for l in open(f"{out}/results.jsonl") if l.strip()]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"# Registration flows and password log-in ({out.rsplit('/', 1)[-1]})\n")
 print(f"{subprocess.getoutput('nproc')} cores, {cpu}, kernel {platform.release()}; release build, SQLite WAL, development file outbox, "
-      "three embedded verifier nodes, load generator `tessera bench flow-signup` / `password-login` (the public SDK) on the same machine. "
+      "three embedded verifier nodes, load generator `tessera-bench flow-signup` / `password-login` (the public SDK) on the same machine. "
       "A flow sign-up is 5 HTTP calls (create, send code, verify, finish, device key) and 2 key generations on the client; a password "
       "log-in is 2 calls (log-in, device key). Passwords: scrypt N = 2^15, r = 8, p = 1.\n")
 print("| scenario | conc | ceremonies/s | p50 ms | p99 ms | completed | failed |")

@@ -20,7 +20,7 @@ RUN=0
 : > "$OUT/results.jsonl"
 for C in $CONCS; do
   RUN=$((RUN + 1))
-  timeout $((DURATION + 60)) "$BIN" bench signup --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$OUT/data" \
+  timeout $((DURATION + 60)) "$BENCH" signup --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$OUT/data" \
     --concurrency "$C" --duration "$DURATION" --prefix "r$RUN" --run-number "$RUN" | sed -n 's/^RESULT //p' | tee -a "$OUT/results.jsonl"
 done
 PEAK=$(awk '/^VmHWM/{print int($2/1024)}' /proc/$PID/status)
@@ -31,7 +31,7 @@ rows = [json.loads(l) for l in open(f"{out}/results.jsonl") if l.strip()]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"# Sign-up ceremonies ({out.rsplit('/', 1)[-1]})\n")
 print(f"{subprocess.getoutput('nproc')} cores, {cpu}, kernel {platform.release()}; release build, SQLite WAL, development file outbox, "
-      "load generator `tessera bench signup` (the public SDK: OTP send, code read from the outbox, verify, sign-up signed by a new P-256 key) "
+      "load generator `tessera-bench signup` (the public SDK: OTP send, code read from the outbox, verify, sign-up signed by a new P-256 key) "
       "on the same machine. One ceremony = 3 HTTP calls and 2 key generations plus 1 signature on the client side.\n")
 print("| conc | ceremonies/s | p50 ms | p99 ms | completed | failed |")
 print("|---:|---:|---:|---:|---:|---:|")

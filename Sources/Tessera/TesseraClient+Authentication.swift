@@ -2,21 +2,6 @@ import Crypto
 import Foundation
 import TesseraCore
 
-/// A value behind a lock, for the little state the SDK keeps between calls (the value is only ever
-/// reached through the lock, so it need not be `Sendable` itself).
-final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
 /// What the SDK remembers of the current authentication.
 struct AuthState: Sendable {
     var channel: AuthChannelResponse?

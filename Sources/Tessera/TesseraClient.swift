@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import Synchronization
 
 /// The entry point of the Tessera SDK: one client per server and app.
 ///
@@ -44,7 +45,7 @@ public final class TesseraClient: Sendable {
     let transport: any HTTPTransport
     let log: LogHandler?
     /// The authentication in progress and the last result token (the seed keeps both inside the SDK).
-    let authState = LockedValue(AuthState())
+    let authState = Mutex(AuthState())
     /// Logged in or not, with the delegate and the streams to tell.
     let authentication: AuthenticationStateHub
 

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import TesseraCore
 import TesseraServer
 
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Administer clients, nodes, keys and tokens (works directly on the server's storage).",
+        abstract: "Administer clients, users, nodes, keys and tokens through the running server's admin API (token reset and the server key work on its storage).",
         subcommands: [
             ClientCommand.self, UserAdminCommand.self, DeviceAdminCommand.self, NodeAdminCommand.self, KeysCommand.self, TOTPAdminCommand.self,
             TokenCommand.self, SessionAdminCommand.self, AuthenticatorAdminCommand.self,
@@ -24,10 +25,12 @@ struct ClientCommand: AsyncParsableCommand {
         @Option(help: "Display name.") var name: String
         @Option(name: .customLong("bundle-id"), help: "Allowed bundle identifier (repeat for more).") var bundleIds: [String]
         @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let created = try await withRuntime(options) { try await $0.clients.create(name: name, bundleIds: bundleIds) }
+            let created = try await AdminAPI.connect(options).send(
+                .POST, "clients", body: CreateClientRequest(name: name, bundleIds: bundleIds), as: ClientWithSecret.self
+            )
             if json {
                 printJSON(created)
             } else {
@@ -41,10 +44,10 @@ struct ClientCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List clients.")
         @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let clients = try await withRuntime(options) { try await $0.clients.list() }
+            let clients = try await AdminAPI.connect(options).get("clients", as: AdminClientList.self).clients
             if json { printJSON(clients); return }
             for client in clients {
                 print("\(client.clientKey)  \(client.enabled ? "enabled " : "disabled")  \(client.name)  [\(client.bundleIds.joined(separator: ", "))]")
@@ -55,9 +58,9 @@ struct ClientCommand: AsyncParsableCommand {
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Disable a client: its app calls are refused.")
         @Argument(help: "Client key.") var clientKey: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.clients.setEnabled(clientKey: clientKey, false) }
+            try await AdminAPI.connect(options).send(.POST, "clients/\(pathComponent(clientKey))/disable")
             print("disabled \(clientKey)")
         }
     }
@@ -65,9 +68,9 @@ struct ClientCommand: AsyncParsableCommand {
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enable a client again.")
         @Argument(help: "Client key.") var clientKey: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.clients.setEnabled(clientKey: clientKey, true) }
+            try await AdminAPI.connect(options).send(.POST, "clients/\(pathComponent(clientKey))/enable")
             print("enabled \(clientKey)")
         }
     }
@@ -75,9 +78,11 @@ struct ClientCommand: AsyncParsableCommand {
     struct RotateSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Replace a client's secret; the old one stops working.")
         @Argument(help: "Client key.") var clientKey: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            let rotated = try await withRuntime(options) { try await $0.clients.rotateSecret(clientKey: clientKey) }
+            let rotated = try await AdminAPI.connect(options).send(
+                .POST, "clients/\(pathComponent(clientKey))/rotate-secret", as: ClientWithSecret.self
+            )
             print("client secret: \(rotated.clientSecret)   (shown once)")
         }
     }
@@ -92,10 +97,12 @@ struct UserAdminCommand: AsyncParsableCommand {
         @Option(help: "Users per page.") var limit = 50
         @Option(help: "Start after this user key (the previous page's nextCursor).") var after: String?
         @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let page = try await withRuntime(options) { try await $0.userAdmin.list(clientKey: clientKey, limit: limit, after: after) }
+            var query = ["clientKey": clientKey, "limit": "\(limit)"]
+            if let after { query["after"] = after }
+            let page = try await AdminAPI.connect(options).get("users", query: query, as: AdminUserPage.self)
             if json { printJSON(page); return }
             for user in page.users {
                 print("\(user.userKey)  \(user.name)  \(user.email)  \(user.phone)  \(user.localAuthType)")
@@ -114,9 +121,9 @@ struct DeviceAdminCommand: AsyncParsableCommand {
             abstract: "Revoke a device: its calls are refused, its tokens introspect inactive, every node is told."
         )
         @Argument(help: "Device ID.") var deviceId: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.userAdmin.revokeDevice(deviceId) }
+            try await AdminAPI.connect(options).send(.POST, "devices/\(pathComponent(deviceId))/revoke")
             print("revoked \(deviceId)")
         }
     }
@@ -126,13 +133,20 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "token", abstract: "Admin token.", subcommands: [Reset.self])
 
     struct Reset: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Generate a new admin token (the old one stops working).")
+        static let configuration = CommandConfiguration(
+            abstract: "Generate a new admin token (the old one stops working); works on the storage, also while the server is stopped."
+        )
         @OptionGroup var options: ServerOptions
         func run() async throws {
-            let token = try await withRuntime(options) { try await $0.resetAdminToken() }
+            let token = try await withDeploymentStorage(options) { try await $0.resetAdminToken() }
             print("admin token: \(token)   (shown once)")
         }
     }
+}
+
+/// `value` escaped for one path segment of an admin API URL.
+func pathComponent(_ value: String) -> String {
+    value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? value
 }
 
 /// Prints `value` as pretty JSON (sorted keys, dates in ISO 8601): every listing's `--json`.

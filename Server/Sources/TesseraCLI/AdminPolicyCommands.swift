@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import TesseraCore
-import TesseraServer
 
 extension AuthenticatorType: ExpressibleByArgument {}
 
@@ -25,28 +24,27 @@ struct ClientPolicyCommand: AsyncParsableCommand {
     @Option(help: "Active devices per user; one more revokes the oldest.") var devicesPerUser: Int?
     @Option(help: "Allow the device passcode as biometric fallback (true/false).") var passcodeFallback: Bool?
     @Flag(help: "Print JSON.") var json = false
-    @OptionGroup var options: ServerOptions
+    @OptionGroup var options: AdminOptions
 
     func run() async throws {
-        let policy = try await withRuntime(options) { runtime in
-            var policy = try await runtime.clientPolicy(clientKey: clientKey)
-            let before = policy
-            if !allow.isEmpty { policy.allowedAuthenticators = allow }
-            if let pinMinLength { policy.pin.minLength = pinMinLength }
-            if let pinMaxLength { policy.pin.maxLength = pinMaxLength }
-            if let pinAllowRepeated { policy.pin.allowRepeated = pinAllowRepeated }
-            if let pinAllowSequential { policy.pin.allowSequential = pinAllowSequential }
-            if let passwordMinLength { policy.password.minLength = passwordMinLength }
-            if let passwordMaxLength { policy.password.maxLength = passwordMaxLength }
-            if let passwordRequireLetter { policy.password.requireLetter = passwordRequireLetter }
-            if let passwordRequireDigit { policy.password.requireDigit = passwordRequireDigit }
-            if let devicesPerUser { policy.devicesPerUser = devicesPerUser }
-            if let passcodeFallback { policy.allowDevicePasscodeFallback = passcodeFallback }
-            if policy != before {
-                if let problem = policy.problem { throw ValidationError(problem) }
-                try await runtime.setClientPolicy(policy, clientKey: clientKey)
-            }
-            return try await runtime.clientPolicy(clientKey: clientKey)
+        let api = try await AdminAPI.connect(options)
+        let path = "clients/\(pathComponent(clientKey))/policy"
+        var policy = try await api.get(path, as: ClientPolicy.self)
+        let before = policy
+        if !allow.isEmpty { policy.allowedAuthenticators = allow }
+        if let pinMinLength { policy.pin.minLength = pinMinLength }
+        if let pinMaxLength { policy.pin.maxLength = pinMaxLength }
+        if let pinAllowRepeated { policy.pin.allowRepeated = pinAllowRepeated }
+        if let pinAllowSequential { policy.pin.allowSequential = pinAllowSequential }
+        if let passwordMinLength { policy.password.minLength = passwordMinLength }
+        if let passwordMaxLength { policy.password.maxLength = passwordMaxLength }
+        if let passwordRequireLetter { policy.password.requireLetter = passwordRequireLetter }
+        if let passwordRequireDigit { policy.password.requireDigit = passwordRequireDigit }
+        if let devicesPerUser { policy.devicesPerUser = devicesPerUser }
+        if let passcodeFallback { policy.allowDevicePasscodeFallback = passcodeFallback }
+        if policy != before {
+            if let problem = policy.problem { throw ValidationError(problem) }
+            policy = try await api.send(.PUT, path, body: policy, as: ClientPolicy.self)
         }
         if json { printJSON(policy); return }
         print("authenticators:   \(policy.allowedAuthenticators.map(\.rawValue).joined(separator: ", "))")
@@ -66,10 +64,12 @@ struct SessionAdminCommand: AsyncParsableCommand {
         @Option(help: "Client key.") var clientKey: String
         @Option(help: "User key (the identity id for flow sign-ups).") var userKey: String
         @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let list = try await withRuntime(options) { try await $0.userSessions(clientKey: clientKey, userKey: userKey) }
+            let list = try await AdminAPI.connect(options).get(
+                "users/\(pathComponent(userKey))/sessions", query: ["clientKey": clientKey], as: SessionList.self
+            )
             if json { printJSON(list); return }
             for session in list.sessions {
                 print("\(session.id)  device \(session.deviceId ?? "-")  created \(isoTime(millis: session.createdAt))  last used \(isoTime(millis: session.lastUsedAt))  \(session.revokedAt.map { "revoked \(isoTime(millis: $0))" } ?? "live")")
@@ -80,9 +80,9 @@ struct SessionAdminCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a session: its next call gets 401 and the SDK logs out.")
         @Argument(help: "Session id (ses_…).") var sessionId: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.revokeSession(id: sessionId) }
+            try await AdminAPI.connect(options).send(.DELETE, "sessions/\(pathComponent(sessionId))")
             print("revoked \(sessionId)")
         }
     }
@@ -99,10 +99,12 @@ struct AuthenticatorAdminCommand: AsyncParsableCommand {
         @Option(help: "Client key.") var clientKey: String
         @Option(help: "User key.") var userKey: String
         @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let list = try await withRuntime(options) { try await $0.userAuthenticators(clientKey: clientKey, userKey: userKey) }
+            let list = try await AdminAPI.connect(options).get(
+                "users/\(pathComponent(userKey))/authenticators", query: ["clientKey": clientKey], as: AuthenticatorList.self
+            )
             if json { printJSON(list); return }
             for item in list.authenticators { print("\(item.id)  \(item.type.rawValue)  \(item.aaid)  device \(item.deviceId)") }
         }
@@ -111,9 +113,9 @@ struct AuthenticatorAdminCommand: AsyncParsableCommand {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete an authenticator.")
         @Argument(help: "Authenticator id (atr_…).") var authenticatorId: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.deleteAuthenticator(id: authenticatorId) }
+            try await AdminAPI.connect(options).send(.DELETE, "authenticators/\(pathComponent(authenticatorId))")
             print("deleted \(authenticatorId)")
         }
     }

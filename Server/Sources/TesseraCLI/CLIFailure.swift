@@ -22,6 +22,15 @@ struct CLIFailure: Error, CustomStringConvertible {
         self.message = message
     }
 
+    /// A server's refusal (exit 1): its problem's code and detail, or the bare HTTP status.
+    init(status httpStatus: Int, problem data: Data) {
+        if let problem = try? JSONDecoder().decode(Problem.self, from: data) {
+            self.init(status: Self.refused, message: Self.refusal(code: problem.errorCode, text: problem.detail ?? problem.title))
+        } else {
+            self.init(status: Self.refused, message: "refused: HTTP \(httpStatus)")
+        }
+    }
+
     /// Classifies any error a command threw.
     init(_ error: any Error) {
         switch error {

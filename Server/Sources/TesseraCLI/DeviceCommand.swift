@@ -74,17 +74,16 @@ struct DeviceCommand: AsyncParsableCommand {
         /// The code from the dev outbox (waiting up to 10 s for the courier) or typed by the user.
         func readCode(to target: String, after count: Int) async throws -> String {
             if let dataDir = otpFromOutbox {
-                let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
+                let outbox = OutboxFile(dataDirectory: dataDir)
                 for _ in 0..<100 {
-                    let entries = (try? outboxEntries(path: path)) ?? []
-                    let mine = entries.filter { $0.to == target }
-                    if mine.count > count, let code = mine.last?.body.firstMatch(of: /\b(\d{6})\b/) {
+                    let mine = ((try? outbox.entries()) ?? []).filter { $0.to == target }
+                    if mine.count > count, let code = mine.last?.code {
                         print("  code read from the development outbox")
-                        return String(code.1)
+                        return code
                     }
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                throw CLIFailure.local("no new code for \(target) in \(path)")
+                throw CLIFailure.local("no new code for \(target) in \(outbox.path)")
             }
             print("Code sent to \(target): ", terminator: "")
             guard let code = readLine()?.trimmingCharacters(in: .whitespaces), !code.isEmpty else { throw ValidationError("no code given") }
@@ -93,15 +92,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func outboxCount(to target: String) -> Int {
             guard let dataDir = otpFromOutbox else { return 0 }
-            let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
-            return ((try? outboxEntries(path: path)) ?? []).filter { $0.to == target }.count
-        }
-
-        struct OutboxEntry: Decodable { var to: String; var body: String }
-
-        func outboxEntries(path: String) throws -> [OutboxEntry] {
-            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-                .compactMap { try? JSONDecoder().decode(OutboxEntry.self, from: Data($0.utf8)) }
+            return ((try? OutboxFile(dataDirectory: dataDir).entries()) ?? []).filter { $0.to == target }.count
         }
 
         func authenticator(pin: String) -> SoftwareSecretAuthenticator {

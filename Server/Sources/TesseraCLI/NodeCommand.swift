@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TesseraCore
 import TesseraServer
 
 /// `tessera node`: a verifier node process.
@@ -75,12 +76,12 @@ struct NodeAdminCommand: AsyncParsableCommand {
         @Option(help: "The node's URL, http(s)://host:port.") var url: String
         @Option(help: "The node's public key, as `tessera node` prints it.") var publicKey: String
         @Option(help: "A name.") var name: String?
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let (entry, serverKey) = try await withRuntime(options) {
-                (try await $0.nodeAdmin.add(url: url, publicKey: publicKey, name: name), $0.nodeAdmin.serverKey)
-            }
+            let api = try await AdminAPI.connect(options)
+            let entry = try await api.send(.POST, "nodes", body: AddNodeRequest(url: url, publicKey: publicKey, name: name), as: NodeEntry.self)
+            let serverKey = try await api.get("nodes", as: AdminNodeList.self).serverKey
             print("added node \(entry.nodeId) at \(entry.url)")
             print("the node must trust this server: tessera node --server-key \(serverKey)")
         }
@@ -89,10 +90,10 @@ struct NodeAdminCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List nodes.")
         @Flag(help: "Print JSON.") var json = false
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            let nodes = try await withRuntime(options) { try await $0.nodeAdmin.list() }
+            let nodes = try await AdminAPI.connect(options).get("nodes", as: AdminNodeList.self).nodes
             if json { printJSON(nodes); return }
             for node in nodes {
                 let pending = node.pendingDevices ?? 0
@@ -103,17 +104,17 @@ struct NodeAdminCommand: AsyncParsableCommand {
     }
 
     struct ServerKey: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the key every node must be given with --server-key.")
+        static let configuration = CommandConfiguration(abstract: "Print the key every node must be given with --server-key (read from the storage; the server may be stopped).")
         @OptionGroup var options: ServerOptions
-        func run() async throws { print(try await withRuntime(options) { $0.nodeAdmin.serverKey }) }
+        func run() async throws { print(try await withDeploymentStorage(options) { $0.nodeControlPublicKey }) }
     }
 
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop asking a node.")
         @Argument(help: "Node ID.") var nodeId: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.nodeAdmin.setEnabled(nodeId: nodeId, false) }
+            try await AdminAPI.connect(options).send(.POST, "nodes/\(pathComponent(nodeId))/disable")
             print("disabled \(nodeId)")
         }
     }
@@ -121,9 +122,9 @@ struct NodeAdminCommand: AsyncParsableCommand {
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Ask a node again (every active device is sent to it).")
         @Argument(help: "Node ID.") var nodeId: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.nodeAdmin.setEnabled(nodeId: nodeId, true) }
+            try await AdminAPI.connect(options).send(.POST, "nodes/\(pathComponent(nodeId))/enable")
             print("enabled \(nodeId)")
         }
     }
@@ -137,9 +138,9 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign new result tokens with a new key; the previous key stays in the JWKS so its tokens still verify."
         )
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            let kid = try await withRuntime(options) { try await $0.rotateResultTokenKey() }
+            let kid = try await AdminAPI.connect(options).send(.POST, "keys/rotate", as: RotatedKey.self).kid
             print("new signing key: \(kid) (running servers pick it up within a minute)")
         }
     }
@@ -153,9 +154,9 @@ struct TOTPAdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Clear a user's failed TOTP verifications.")
         @Option(help: "Client key of the app.") var clientKey: String
         @Option(help: "User key.") var userKey: String
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         func run() async throws {
-            try await withRuntime(options) { try await $0.resetTOTP(clientKey: clientKey, userKey: userKey) }
+            try await AdminAPI.connect(options).send(.POST, "totp/reset", body: TOTPResetRequest(clientKey: clientKey, userKey: userKey))
             print("reset \(userKey)")
         }
     }

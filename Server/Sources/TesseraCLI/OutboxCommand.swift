@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TesseraServer
+import TesseraCore
 
 struct OutboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,17 +14,17 @@ struct OutboxCommand: AsyncParsableCommand {
     @Flag(help: "Print the messages as JSON.") var json = false
 
     func run() async throws {
-        let path = (dataDir as NSString).appendingPathComponent("outbox.jsonl")
+        let outbox = OutboxFile(dataDirectory: dataDir), path = outbox.path
         guard FileManager.default.fileExists(atPath: dataDir) else {
             throw CLIFailure.local("no data directory \(dataDir) (give the server's --data-dir)")
         }
-        var entries = try FileOutboxSender.read(path: path)
+        var entries = try outbox.entries()
         if let to { entries = entries.filter { $0.to == to.lowercased() || $0.to == to } }
         if code {
-            guard let last = entries.last, let found = last.body.firstMatch(of: /\b(\d{6})\b/) else {
+            guard let found = entries.last?.code else {
                 throw CLIFailure.local("no code found in \(path)")
             }
-            print(found.1)
+            print(found)
             return
         }
         if json { printJSON(Array(entries.suffix(limit))); return }

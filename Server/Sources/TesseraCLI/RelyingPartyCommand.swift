@@ -4,7 +4,6 @@ import Foundation
 import JWTKit
 import NIOCore
 import TesseraCore
-import TesseraServer
 
 /// `tessera rp …`: plays the app's backend (the relying party) with the client key and secret.
 struct RelyingPartyCommand: AsyncParsableCommand {
@@ -42,12 +41,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
                 return (Int(response.status.code), Data(try await response.body.collect(upTo: 1 << 20).readableBytesView))
             }
-            func fail(_ status: Int, _ data: Data) -> Error {
-                if let problem = try? JSONDecoder().decode(Problem.self, from: data) {
-                    return CLIFailure(status: CLIFailure.refused, message: CLIFailure.refusal(code: problem.errorCode, text: problem.detail ?? problem.title))
-                }
-                return CLIFailure(status: CLIFailure.refused, message: "refused: HTTP \(status)")
-            }
+            func fail(_ status: Int, _ data: Data) -> Error { CLIFailure(status: status, problem: data) }
 
             let (status, data) = try await call("POST", "/v1/rp/auth-requests", body: RPAuthRequest(userKey: userKey, connectIp: connectIp, message: message))
             guard status == 201, var state = try? JSONDecoder().decode(RPAuthState.self, from: data) else { throw fail(status, data) }
@@ -66,7 +60,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             let (jwksStatus, jwks) = try await call("GET", "/.well-known/jwks.json", body: Optional<RPAuthRequest>.none)
             guard jwksStatus == 200 else { throw fail(jwksStatus, jwks) }
             let keys = try await JWTKeyCollection().add(jwksJSON: String(decoding: jwks, as: UTF8.self))
-            let claims = try await keys.verify(token, as: ResultClaims.self)
+            let claims = try await keys.verify(token, as: RelyingPartyClaims.self)
             guard claims.aud.value.contains(clientKey), claims.sub.value == userKey else {
                 throw CLIFailure.local("the token names another user or app")
             }

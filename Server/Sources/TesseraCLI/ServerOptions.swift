@@ -66,18 +66,17 @@ func makeLogger(level: Logger.Level) -> Logger {
     return logger
 }
 
-/// Opens the existing deployment named by the options (never creating one), runs `body`, and closes it.
-func withRuntime<T>(_ options: ServerOptions, _ body: (TesseraRuntime) async throws -> T) async throws -> T {
+/// Opens the storage and keys of the existing deployment named by the options (never creating
+/// one, never migrating, wiring no service), runs `body`, and closes it.
+func withDeploymentStorage<T>(_ options: ServerOptions, _ body: (DeploymentStorage) async throws -> T) async throws -> T {
     let configuration = try await options.configuration()
-    let runtime = try await TesseraRuntime.bootstrap(
-        configuration: configuration, logger: makeLogger(level: .warning), runsNodes: false, createsDeployment: false
-    )
+    let storage = try await DeploymentStorage.open(configuration: configuration, logger: makeLogger(level: .warning))
     do {
-        let value = try await body(runtime)
-        await runtime.shutdown()
+        let value = try await body(storage)
+        await storage.close()
         return value
     } catch {
-        await runtime.shutdown()
+        await storage.close()
         throw error
     }
 }

@@ -8,7 +8,6 @@ struct TesseraCommand: AsyncParsableCommand {
         version: TesseraVersion.current,
         subcommands: [
             ServeCommand.self, NodeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self, RelyingPartyCommand.self,
-            BenchCommand.self,
         ]
     )
 }

@@ -110,21 +110,21 @@ struct ConfigurationCLITests {
     @Test("admin: a refusal exits 1 with its code; listings print JSON with ISO 8601 times")
     func refusalAndJSON() async throws {
         let tessera = try Self.binary()
-        let dataDir = try await TestDeployment.create()
-        defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let created = try await DeviceCLITests.run(tessera, ["admin", "client", "create", "--data-dir", dataDir, "--name", "J", "--bundle-id", "com.example.j"])
-        #expect(created.status == 0, "\(created.output)")
-        let refused = try await DeviceCLITests.run(tessera, ["admin", "client", "disable", "tck_missing", "--data-dir", dataDir])
-        #expect(refused.status == 1, "\(refused.output)")
-        #expect(refused.output.contains("refused: code "), "\(refused.output)")
-        for arguments in [["admin", "client", "list"], ["admin", "node", "list"]] {
-            let listed = try await DeviceCLITests.run(tessera, arguments + ["--data-dir", dataDir, "--json"])
-            #expect(listed.status == 0, "\(listed.output)")
-            #expect((try? JSONSerialization.jsonObject(with: Data(listed.output.utf8))) is [Any], "\(arguments): \(listed.output)")
+        try await TestDeployment.serve { dataDir, admin, _ in
+            let created = try await DeviceCLITests.run(tessera, ["admin", "client", "create", "--data-dir", dataDir, "--name", "J", "--bundle-id", "com.example.j"] + admin)
+            #expect(created.status == 0, "\(created.output)")
+            let refused = try await DeviceCLITests.run(tessera, ["admin", "client", "disable", "tck_missing", "--data-dir", dataDir] + admin)
+            #expect(refused.status == 1, "\(refused.output)")
+            #expect(refused.output.contains("refused: code "), "\(refused.output)")
+            for arguments in [["admin", "client", "list"], ["admin", "node", "list"]] {
+                let listed = try await DeviceCLITests.run(tessera, arguments + ["--data-dir", dataDir, "--json"] + admin)
+                #expect(listed.status == 0, "\(listed.output)")
+                #expect((try? JSONSerialization.jsonObject(with: Data(listed.output.utf8))) is [Any], "\(arguments): \(listed.output)")
+            }
+            let outbox = try await DeviceCLITests.run(tessera, ["outbox", "--data-dir", dataDir, "--json"])
+            #expect(outbox.status == 0, "\(outbox.output)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(outbox.output.utf8))) is [Any], "\(outbox.output)")
         }
-        let outbox = try await DeviceCLITests.run(tessera, ["outbox", "--data-dir", dataDir, "--json"])
-        #expect(outbox.status == 0, "\(outbox.output)")
-        #expect((try? JSONSerialization.jsonObject(with: Data(outbox.output.utf8))) is [Any], "\(outbox.output)")
     }
 
     @Test("tessera node prints its ID and public key at once, also when stdout is a file")

@@ -75,23 +75,23 @@ struct FlowCLITests {
     @Test("admin client policy shows the defaults, changes what is given, and refuses an unusable policy")
     func adminPolicy() async throws {
         let tessera = try #require(DeviceCLITests.binary, "build the tessera executable first")
-        let dataDir = try await TestDeployment.create()
-        defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let created = try await DeviceCLITests.run(tessera, ["admin", "client", "create", "--data-dir", dataDir, "--name", "Policy", "--bundle-id", "com.example.p"])
-        let clientKey = String(try #require(created.output.firstMatch(of: /client key:\s+(tck_\S+)/)?.1))
-        let shown = try await DeviceCLITests.run(tessera, ["admin", "client", "policy", clientKey, "--data-dir", dataDir])
-        #expect(shown.status == 0, "\(shown.output)")
-        #expect(shown.output.contains("PIN:              6–12 digits"), "\(shown.output)")
-        let changed = try await DeviceCLITests.run(tessera, [
-            "admin", "client", "policy", clientKey, "--data-dir", dataDir, "--allow", "pin", "--allow", "faceRecognition", "--pin-min-length", "8",
-            "--passcode-fallback", "false", "--json",
-        ])
-        #expect(changed.status == 0, "\(changed.output)")
-        let policy = try JSONDecoder().decode(ClientPolicy.self, from: Data(changed.output.utf8))
-        #expect(policy.allowedAuthenticators == [.pin, .faceRecognition])
-        #expect(policy.pin.minLength == 8 && policy.pin.maxLength == 12 && !policy.allowDevicePasscodeFallback)
-        let refused = try await DeviceCLITests.run(tessera, ["admin", "client", "policy", clientKey, "--data-dir", dataDir, "--pin-min-length", "2"])
-        #expect(refused.status == 2, "an unusable policy is a usage error")
-        #expect(refused.output.contains("minLength"), "\(refused.output)")
+        try await TestDeployment.serve { dataDir, admin, _ in
+            let created = try await DeviceCLITests.run(tessera, ["admin", "client", "create", "--data-dir", dataDir, "--name", "Policy", "--bundle-id", "com.example.p"] + admin)
+            let clientKey = String(try #require(created.output.firstMatch(of: /client key:\s+(tck_\S+)/)?.1))
+            let shown = try await DeviceCLITests.run(tessera, ["admin", "client", "policy", clientKey, "--data-dir", dataDir] + admin)
+            #expect(shown.status == 0, "\(shown.output)")
+            #expect(shown.output.contains("PIN:              6–12 digits"), "\(shown.output)")
+            let changed = try await DeviceCLITests.run(tessera, [
+                "admin", "client", "policy", clientKey, "--data-dir", dataDir, "--allow", "pin", "--allow", "faceRecognition", "--pin-min-length", "8",
+                "--passcode-fallback", "false", "--json",
+            ] + admin)
+            #expect(changed.status == 0, "\(changed.output)")
+            let policy = try JSONDecoder().decode(ClientPolicy.self, from: Data(changed.output.utf8))
+            #expect(policy.allowedAuthenticators == [.pin, .faceRecognition])
+            #expect(policy.pin.minLength == 8 && policy.pin.maxLength == 12 && !policy.allowDevicePasscodeFallback)
+            let refused = try await DeviceCLITests.run(tessera, ["admin", "client", "policy", clientKey, "--data-dir", dataDir, "--pin-min-length", "2"] + admin)
+            #expect(refused.status == 2, "an unusable policy is a usage error")
+            #expect(refused.output.contains("minLength"), "\(refused.output)")
+        }
     }
 }

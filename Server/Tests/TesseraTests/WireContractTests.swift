@@ -22,6 +22,12 @@ struct WireContractTests {
         ("VerifyOTPRequest", VerifyOTPRequest(sendType: .sms, sendTarget: "+41791234567", otpNumber: "123456", purpose: .recovery)),
         ("VerifyOTPResponse", VerifyOTPResponse(disposeToken: "tdt_x", expiresIn: 600)),
         ("Problem", Problem(code: .otpInvalid, status: 400, title: "t", detail: "d", field: "f", remainingAttempts: 1, retryAfter: 2, requestId: "r")),
+        // The admin API's bodies, shared by the server and `tessera admin`.
+        ("CreateClientRequest", CreateClientRequest(name: "App", bundleIds: ["com.example.app"])),
+        ("AddNodeRequest", AddNodeRequest(url: "https://node1.example.com:8181", publicKey: "a2V5", name: "node1")),
+        ("TOTPResetRequest", TOTPResetRequest(clientKey: "tck_x", userKey: "u")),
+        ("RotatedKey", RotatedKey(kid: "k1")),
+        ("NodeList", AdminNodeList(serverKey: "a2V5", nodes: [])),
     ]
 
     @Test("properties and required members agree", arguments: samples.map(\.0))

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TesseraCore
+import Synchronization
 
 /// Where the keys of a device's authenticators live: one P-256 key pair per ``AuthenticatorType``,
 /// generated in the store and never exported (callers get public keys and signatures only).
@@ -61,18 +62,14 @@ extension MemoryKeyStore: AuthenticatorKeyStoreProviding {
 /// Memory authenticator key stores for device key stores that are objects, one per object, released
 /// with it.
 enum AuthenticatorKeyStoreRegistry {
-    private final class Entry {
-        weak var owner: AnyObject?
+    private struct Entry {
+        weak var owner: (any DeviceKeyStore & AnyObject)?
         let store: MemoryAuthenticatorKeyStore
-        init(owner: AnyObject, store: MemoryAuthenticatorKeyStore) {
-            self.owner = owner
-            self.store = store
-        }
     }
 
-    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
+    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
-    static func store(for owner: AnyObject) -> MemoryAuthenticatorKeyStore {
+    static func store(for owner: any DeviceKeyStore & AnyObject) -> MemoryAuthenticatorKeyStore {
         entries.withLock { entries in
             let id = ObjectIdentifier(owner)
             if let entry = entries[id], entry.owner === owner { return entry.store }

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import TesseraCore
+import Synchronization
 
 /// An ``AuthenticatorKeyStore`` in memory, for tests and short-lived tools. PIN and password keys
 /// check the secret (an HMAC of it) before signing.
-public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecked Sendable {
+public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, Sendable {
     private struct Entry {
         var key: P256.Signing.PrivateKey
         var salt: Data
@@ -12,9 +13,12 @@ public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecke
         var biometricDomainState: Data?
     }
 
-    private let lock = NSLock()
-    private var entries: [AuthenticatorType: Entry] = [:]
-    private var invalidated: Set<AuthenticatorType> = []
+    private struct Keys {
+        var entries: [AuthenticatorType: Entry] = [:]
+        var invalidated: Set<AuthenticatorType> = []
+    }
+
+    private let keys = Mutex(Keys())
 
     /// Creates an empty store.
     public init() {}
@@ -31,9 +35,9 @@ public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecke
             key: key, salt: salt, secretCheck: type.needsUnlockSecret ? Self.check(unlockSecret, salt: salt) : nil,
             biometricDomainState: biometricDomainState
         )
-        lock.withLock {
-            entries[type] = entry
-            invalidated.remove(type)
+        keys.withLock {
+            $0.entries[type] = entry
+            $0.invalidated.remove(type)
         }
         return key.publicKey
     }
@@ -42,15 +46,15 @@ public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecke
     public func sign(
         _ type: AuthenticatorType, data: Data, unlockSecret: String?, currentBiometricDomainState: Data?
     ) throws -> P256.Signing.ECDSASignature {
-        let key: P256.Signing.PrivateKey = try lock.withLock {
-            guard let entry = entries[type] else {
-                throw invalidated.contains(type) ? FidoErrorCode.keyDisappearedPermanently : FidoErrorCode.noSuitableAuthenticator
+        let key: P256.Signing.PrivateKey = try keys.withLock { keys in
+            guard let entry = keys.entries[type] else {
+                throw keys.invalidated.contains(type) ? FidoErrorCode.keyDisappearedPermanently : FidoErrorCode.noSuitableAuthenticator
             }
             if let bound = entry.biometricDomainState {
                 guard let current = currentBiometricDomainState else { throw FidoErrorCode.authenticatorAccessDenied }
                 guard current == bound else {
-                    entries[type] = nil
-                    invalidated.insert(type)
+                    keys.entries[type] = nil
+                    keys.invalidated.insert(type)
                     throw FidoErrorCode.keyDisappearedPermanently
                 }
             }
@@ -65,14 +69,14 @@ public final class MemoryAuthenticatorKeyStore: AuthenticatorKeyStore, @unchecke
 
     /// The public key of `type`, nil when there is none.
     public func publicKey(for type: AuthenticatorType) throws -> P256.Signing.PublicKey? {
-        lock.withLock { entries[type]?.key.publicKey }
+        keys.withLock { $0.entries[type]?.key.publicKey }
     }
 
     /// Deletes the key of `type`.
     public func delete(_ type: AuthenticatorType) throws {
-        lock.withLock {
-            entries[type] = nil
-            invalidated.remove(type)
+        keys.withLock {
+            $0.entries[type] = nil
+            $0.invalidated.remove(type)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TesseraCore
+import Synchronization
 
 /// Registers a new authenticator for this device (the seed's `NMARegistration`), built step by step
 /// and run with ``execute()-(()->Void)`` (callbacks) or ``execute()-(()async throws(OperationError)->AuthenticatorInfo)``.
@@ -29,7 +30,7 @@ import TesseraCore
 /// proof of possession (`POST /v1/devices/authenticators`, signed by the device key).
 ///
 /// The builder is safe to use from several threads; each run takes a snapshot of its parts.
-public final class Registration: @unchecked Sendable {
+public final class Registration: Sendable {
     /// How many answers a PIN or password enroller may give before the registration fails.
     public static let maxEnrollmentAttempts = 3
 
@@ -50,17 +51,16 @@ public final class Registration: @unchecked Sendable {
     }
 
     private let client: TesseraClient
-    private let lock = NSLock()
-    private var parts = Parts()
+    private let parts = Mutex(Parts())
 
     init(client: TesseraClient) { self.client = client }
 
     private func set(_ change: (inout Parts) -> Void) -> Registration {
-        lock.withLock { change(&parts) }
+        parts.withLock { change(&$0) }
         return self
     }
 
-    private var snapshot: Parts { lock.withLock { parts } }
+    private var snapshot: Parts { parts.withLock { $0 } }
 
     // MARK: Builder
 

@@ -20,7 +20,7 @@ extension TesseraClient {
     public var authenticatorKeyStore: any AuthenticatorKeyStore {
         get throws {
             if let providing = keyStore as? any AuthenticatorKeyStoreProviding { return providing.authenticatorKeyStore }
-            if type(of: keyStore) is AnyClass { return AuthenticatorKeyStoreRegistry.store(for: keyStore as AnyObject) }
+            if let object = keyStore as? any DeviceKeyStore & AnyObject { return AuthenticatorKeyStoreRegistry.store(for: object) }
             throw FidoErrorCode.noSuitableAuthenticator
         }
     }

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import Synchronization
+import TesseraCore
 
 /// What the SDK keeps on the device after sign-up: the seed's `BSA.load…` values and the two keys.
 public struct DeviceState: Codable, Sendable, Equatable {
@@ -55,40 +57,43 @@ public enum KeyStoreError: Error, Sendable, Equatable {
 }
 
 /// A key store in memory, for tests and short-lived tools.
-public final class MemoryKeyStore: DeviceKeyStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var device: P256.Signing.PrivateKey?
-    private var userVerification: P256.Signing.PrivateKey?
-    private var state: DeviceState?
-    private var session: StoredSession?
+public final class MemoryKeyStore: DeviceKeyStore, Sendable {
+    private struct Contents {
+        var device: P256.Signing.PrivateKey?
+        var userVerification: P256.Signing.PrivateKey?
+        var state: DeviceState?
+        var session: StoredSession?
+    }
+
+    private let contents = Mutex(Contents())
 
     /// Creates an empty store.
     public init() {}
 
     public func generateKeys(unlockSecret: String?) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey) {
-        lock.withLock {
-            let device = P256.Signing.PrivateKey(), userVerification = P256.Signing.PrivateKey()
-            self.device = device
-            self.userVerification = userVerification
-            return (device.publicKey, userVerification.publicKey)
+        let device = P256.Signing.PrivateKey(), userVerification = P256.Signing.PrivateKey()
+        contents.withLock {
+            $0.device = device
+            $0.userVerification = userVerification
         }
+        return (device.publicKey, userVerification.publicKey)
     }
 
     public func signWithDeviceKey(_ data: Data) throws -> P256.Signing.ECDSASignature {
-        guard let key = lock.withLock({ device }) else { throw KeyStoreError.noKeys }
+        guard let key = contents.withLock({ $0.device }) else { throw KeyStoreError.noKeys }
         return try key.signature(for: data)
     }
 
     public func signWithUserVerificationKey(_ data: Data, unlockSecret: String?) throws -> P256.Signing.ECDSASignature {
-        guard let key = lock.withLock({ userVerification }) else { throw KeyStoreError.noKeys }
+        guard let key = contents.withLock({ $0.userVerification }) else { throw KeyStoreError.noKeys }
         return try key.signature(for: data)
     }
 
-    public func deviceKeyPublic() throws -> P256.Signing.PublicKey? { lock.withLock { device?.publicKey } }
-    public func saveState(_ state: DeviceState) throws { lock.withLock { self.state = state } }
-    public func loadState() throws -> DeviceState? { lock.withLock { state } }
-    public func saveSession(_ session: StoredSession?) throws { lock.withLock { self.session = session } }
-    public func loadSession() throws -> StoredSession? { lock.withLock { session } }
+    public func deviceKeyPublic() throws -> P256.Signing.PublicKey? { contents.withLock { $0.device?.publicKey } }
+    public func saveState(_ state: DeviceState) throws { contents.withLock { $0.state = state } }
+    public func loadState() throws -> DeviceState? { contents.withLock { $0.state } }
+    public func saveSession(_ session: StoredSession?) throws { contents.withLock { $0.session = session } }
+    public func loadSession() throws -> StoredSession? { contents.withLock { $0.session } }
 }
 
 /// A key store in a directory (mode 0700, files 0600) for Linux devices and the CLI. The

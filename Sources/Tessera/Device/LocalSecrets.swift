@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import _CryptoExtras
+import TesseraCore
 
 /// What the SDK's file-backed stores share: private files written atomically, random salts, and keys
 /// sealed (AES-GCM) under a key derived with scrypt from a PIN or password.
@@ -25,7 +26,7 @@ enum LocalSecrets {
 
     /// `raw` sealed under `secret` (AES-GCM, combined form).
     static func seal(_ raw: Data, under secret: String?, salt: Data) throws -> Data {
-        try AES.GCM.seal(raw, using: wrappingKey(secret, salt: salt)).combined!
+        try Sealing.seal(raw, using: wrappingKey(secret, salt: salt))
     }
 
     /// What `seal` sealed, or nil when `secret` is not the one it was sealed under (or the box is damaged).

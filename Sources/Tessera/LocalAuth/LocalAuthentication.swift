@@ -1,19 +1,10 @@
 import Foundation
+import TesseraCore
+import Synchronization
 
-/// How the user proves presence on the device (the seed's `BSA.Enums.LocalAuthType`, plus PIN and
-/// password for devices without biometrics).
-public enum LocalAuthType: String, Codable, Sendable, CaseIterable {
-    /// No local authentication.
-    case none = "NONE"
-    /// Face or fingerprint.
-    case biometric = "BIOMETRIC"
-    /// The device passcode.
-    case passcode = "PASSCODE"
-    /// An app PIN, verified in software.
-    case pin = "PIN"
-    /// An app password, verified in software.
-    case password = "PASSWORD"
-}
+/// How the user proves presence on the device: the wire type shared with the server, in TesseraCore
+/// (``TesseraCore/LocalAuthType``), named here too so that `import Tessera` alone reaches it.
+public typealias LocalAuthType = TesseraCore.LocalAuthType
 
 /// Why local authentication failed: the seed's `BSA.LocalAuthHelper.ErrorCode` cases, plus
 /// ``notEnrolled`` and ``lockedOut`` for the software PIN and password.
@@ -113,21 +104,24 @@ public protocol LocalAuthenticator: Sendable {
 
 /// A verifier that answers from a script, for tests and demos (stands in for the platform's
 /// biometric prompt, which cannot run here).
-public final class ScriptedLocalAuthenticator: LocalAuthenticator, @unchecked Sendable {
-    private let lock = NSLock()
-    private var script: [Result<LocalAuthResult, LocalAuthError>]
-    private var received: [LocalAuthRequest] = []
+public final class ScriptedLocalAuthenticator: LocalAuthenticator, Sendable {
+    private struct State {
+        var script: [Result<LocalAuthResult, LocalAuthError>]
+        var received: [LocalAuthRequest] = []
+    }
+
+    private let state: Mutex<State>
 
     /// Creates a verifier that answers with `script`, one entry per call, then fails with `authFailed`.
-    public init(_ script: [Result<LocalAuthResult, LocalAuthError>]) { self.script = script }
+    public init(_ script: [Result<LocalAuthResult, LocalAuthError>]) { state = Mutex(State(script: script)) }
 
     /// The requests seen so far.
-    public var requests: [LocalAuthRequest] { lock.withLock { received } }
+    public var requests: [LocalAuthRequest] { state.withLock { $0.received } }
 
     public func authenticate(_ request: LocalAuthRequest) async throws -> LocalAuthResult {
-        let next: Result<LocalAuthResult, LocalAuthError> = lock.withLock {
-            received.append(request)
-            return script.isEmpty ? .failure(LocalAuthError(.authFailed)) : script.removeFirst()
+        let next: Result<LocalAuthResult, LocalAuthError> = state.withLock { state in
+            state.received.append(request)
+            return state.script.isEmpty ? .failure(LocalAuthError(.authFailed)) : state.script.removeFirst()
         }
         return try next.get()
     }

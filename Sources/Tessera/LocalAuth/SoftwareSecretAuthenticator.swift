@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import _CryptoExtras
+import Synchronization
+import TesseraCore
 
 /// Where a software verifier keeps its enrolment (scrypt hash, salt, failure count). The file store
 /// writes one JSON file with mode 0600; the memory store serves tests.
@@ -12,13 +14,12 @@ public protocol SecretVerifierStore: Sendable {
 }
 
 /// A ``SecretVerifierStore`` in memory.
-public final class MemorySecretVerifierStore: SecretVerifierStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: SoftwareSecretAuthenticator.State?
+public final class MemorySecretVerifierStore: SecretVerifierStore, Sendable {
+    private let state = Mutex<SoftwareSecretAuthenticator.State?>(nil)
     /// Creates an empty store.
     public init() {}
-    public func load() throws -> SoftwareSecretAuthenticator.State? { lock.withLock { state } }
-    public func save(_ state: SoftwareSecretAuthenticator.State) throws { lock.withLock { self.state = state } }
+    public func load() throws -> SoftwareSecretAuthenticator.State? { state.withLock { $0 } }
+    public func save(_ state: SoftwareSecretAuthenticator.State) throws { self.state.withLock { $0 = state } }
 }
 
 /// A ``SecretVerifierStore`` in a file readable only by its owner (0600).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Told when the user becomes logged in or out (the seed's `VipasoDelegate`).
 public protocol TesseraDelegate: AnyObject, Sendable {
@@ -8,42 +9,45 @@ public protocol TesseraDelegate: AnyObject, Sendable {
 }
 
 /// Keeps the authentication state and hands every change, once, to the delegate and to every stream.
-final class AuthenticationStateHub: @unchecked Sendable {
-    private let lock = NSLock()
-    private var authenticated: Bool
-    private var continuations: [UUID: AsyncStream<Bool>.Continuation] = [:]
-    private weak var delegate: (any TesseraDelegate)?
+final class AuthenticationStateHub: Sendable {
+    private struct State {
+        var authenticated: Bool
+        var continuations: [UUID: AsyncStream<Bool>.Continuation] = [:]
+        weak var delegate: (any TesseraDelegate)?
+    }
 
-    init(authenticated: Bool) { self.authenticated = authenticated }
+    private let state: Mutex<State>
 
-    var current: Bool { lock.withLock { authenticated } }
+    init(authenticated: Bool) { state = Mutex(State(authenticated: authenticated)) }
+
+    var current: Bool { state.withLock { $0.authenticated } }
 
     var currentDelegate: (any TesseraDelegate)? {
-        get { lock.withLock { delegate } }
-        set { lock.withLock { delegate = newValue } }
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
     }
 
     /// A stream that starts with the current state and then yields each change.
     func stream() -> AsyncStream<Bool> {
         let (stream, continuation) = AsyncStream<Bool>.makeStream(bufferingPolicy: .unbounded)
         let id = UUID()
-        lock.withLock {
-            continuation.yield(authenticated)
-            continuations[id] = continuation
+        state.withLock { state in
+            continuation.yield(state.authenticated)
+            state.continuations[id] = continuation
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+            _ = self.state.withLock { $0.continuations.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// Sets the state; tells the delegate and the streams only when it changed.
     func set(_ value: Bool, tessera: TesseraClient) {
-        let (changed, delegate, continuations): (Bool, (any TesseraDelegate)?, [AsyncStream<Bool>.Continuation]) = lock.withLock {
-            guard authenticated != value else { return (false, nil, []) }
-            authenticated = value
-            return (true, self.delegate, Array(self.continuations.values))
+        let (changed, delegate, continuations): (Bool, (any TesseraDelegate)?, [AsyncStream<Bool>.Continuation]) = state.withLock { state in
+            guard state.authenticated != value else { return (false, nil, []) }
+            state.authenticated = value
+            return (true, state.delegate, Array(state.continuations.values))
         }
         guard changed else { return }
         for continuation in continuations { continuation.yield(value) }

@@ -12,41 +12,13 @@ struct AdminController<Context: TesseraContext> {
     let authenticators: AuthenticatorService
     let bodyLimit: Int
 
-    struct AddNodeRequest: Decodable {
-        var url: String
-        var publicKey: String
-        var name: String?
-    }
-
-    struct NodeList: Encodable {
-        /// The key every `tessera node` must trust (`--server-key`).
-        var serverKey: String
-        var nodes: [NodeEntry]
-    }
-
-    struct TOTPResetRequest: Decodable {
-        var clientKey: String
-        var userKey: String
-    }
-
-    struct RotatedKey: Encodable { var kid: String }
-
-    struct CreateClientRequest: Decodable {
-        var name: String
-        var bundleIds: [String]
-    }
-
-    struct ClientList: Encodable {
-        var clients: [Client]
-    }
-
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("clients", use: list)
         group.post("clients", use: create)
         group.post("clients/{clientKey}/disable", use: disable)
         group.post("clients/{clientKey}/enable", use: enable)
         group.post("clients/{clientKey}/rotate-secret", use: rotate)
-        group.get("nodes") { _, _ in try Response.json(NodeList(serverKey: nodes.serverKey, nodes: try await nodes.list())) }
+        group.get("nodes") { _, _ in try Response.json(AdminNodeList(serverKey: nodes.serverKey, nodes: try await nodes.list())) }
         group.post("nodes") { request, _ in
             var request = request
             let body = try await request.decodeJSON(AddNodeRequest.self, limit: bodyLimit)
@@ -119,7 +91,7 @@ struct AdminController<Context: TesseraContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try .json(ClientList(clients: try await clients.list()))
+        try .json(AdminClientList(clients: try await clients.list()))
     }
 
     @Sendable func create(_ request: Request, context: Context) async throws -> Response {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import TesseraCore
+import Synchronization
 
 /// Turns every error into an RFC 9457 problem answer with a stable code, and gives each
 /// request an id that appears in the answer and in the logs. Unknown errors become 500 with
@@ -59,18 +60,25 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
 }
 
 /// The router's paths and their methods, filled once the routes are added, to answer 405 with `Allow`.
-final class RouteTable: @unchecked Sendable {
-    private var entries: [(segments: [Substring], method: String)] = []
+final class RouteTable: Sendable {
+    private struct Entry {
+        var segments: [Substring]
+        var method: String
+    }
+
+    private let table = Mutex<[Entry]>([])
 
     func fill(from routes: [Router<TesseraRequestContext>.RouteDescription]) {
-        entries = routes.map { route in
-            (route.path.description.split(separator: "/"), route.method.rawValue)
+        let entries = routes.map { route in
+            Entry(segments: route.path.description.split(separator: "/"), method: route.method.rawValue)
         }
+        table.withLock { $0 = entries }
     }
 
     /// The methods routed for `path` (captures match any segment), sorted.
     func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
+        let entries = table.withLock { $0 }
         let matching = entries.filter { entry in
             entry.segments.count == segments.count
                 && zip(entry.segments, segments).allSatisfy { pattern, segment in

@@ -209,12 +209,7 @@ public final class TesseraRuntime: Sendable {
     private static func openDeployment(
         configuration: ServerConfiguration, logger: Logger, clock: WallClock, random: RandomSource, runsNodes: Bool, createsDeployment: Bool
     ) async throws -> TesseraRuntime {
-        let database: any Database
-        if let url = configuration.databaseURL {
-            database = try await PostgresDatabase.open(url: url, logger: logger)
-        } else {
-            database = try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
-        }
+        let database = try await DeploymentStorage.openDatabase(configuration: configuration, logger: logger)
         if !createsDeployment {
             do {
                 try await checkDeploymentDatabase(database, configuration: configuration)
@@ -301,14 +296,6 @@ extension TesseraRuntime {
     /// Verifier-node management (admin).
     public var nodeAdmin: NodeAdminService { NodeAdminService(database: database, directory: nodes, clock: clock) }
 
-    /// Makes a new result-token signing key; returns its `kid`.
-    public func rotateResultTokenKey() async throws -> String { try await tokens.rotate() }
-
     /// Clears a user's TOTP failure count.
     public func resetTOTP(clientKey: String, userKey: String) async throws { try await totp.reset(clientKey: clientKey, userKey: userKey) }
-
-    /// Replaces the admin token and returns the new one.
-    public func resetAdminToken() async throws -> String {
-        try await AdminAuthenticator.resetToken(database: database, hasher: keys.hasher, random: .system)
-    }
 }

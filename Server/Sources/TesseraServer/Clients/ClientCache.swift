@@ -1,12 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A small time-bounded cache of client lookups (hits and misses), so app calls do not read the
 /// clients table on every request.
-final class ClientCache: @unchecked Sendable {
+final class ClientCache: Sendable {
     typealias Entry = (client: Client, secretHash: String)?
 
-    private let lock = NSLock()
-    private var entries: [String: (entry: Entry, expiresAt: Int64)] = [:]
+    private let entries = Mutex<[String: (entry: Entry, expiresAt: Int64)]>([:])
     private let ttlMillis: Int64
     private let capacity = 10_000
 
@@ -21,20 +21,20 @@ final class ClientCache: @unchecked Sendable {
     }
 
     func lookup(_ key: String, now: Int64) -> Lookup {
-        lock.withLock {
+        entries.withLock { entries in
             guard let cached = entries[key], cached.expiresAt > now else { return .unknown }
             return .cached(cached.entry)
         }
     }
 
     func store(_ key: String, _ entry: Entry, now: Int64) {
-        lock.withLock {
+        entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = (entry, now + ttlMillis)
         }
     }
 
     func remove(_ key: String) {
-        lock.withLock { _ = entries.removeValue(forKey: key) }
+        entries.withLock { _ = $0.removeValue(forKey: key) }
     }
 }

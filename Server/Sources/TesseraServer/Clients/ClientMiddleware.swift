@@ -10,8 +10,8 @@ struct ClientMiddleware<Context: TesseraContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.client = try await clients.authenticateApp(
-            clientKey: request.headers[HTTPField.Name(TesseraHeader.clientKey)!],
-            bundleId: request.headers[HTTPField.Name(TesseraHeader.bundleId)!]
+            clientKey: HTTPField.Name(TesseraHeader.clientKey).flatMap { request.headers[$0] },
+            bundleId: HTTPField.Name(TesseraHeader.bundleId).flatMap { request.headers[$0] }
         )
         return try await next(request, context)
     }

@@ -23,7 +23,7 @@ struct Outbox: Sendable {
     /// Adds a message inside the caller's transaction.
     func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws {
         let payload = try JSONEncoder().encode(Payload(subject: message.subject, body: message.body))
-        let sealed = try AES.GCM.seal(payload, using: key, authenticating: Data(message.id.utf8)).combined!.base64EncodedString()
+        let sealed = try Sealing.seal(payload, using: key, authenticating: Data(message.id.utf8)).base64EncodedString()
         try await sql.raw(
             """
             INSERT INTO outbox (id, channel, recipient, sealed_payload, status, attempts, next_attempt_at, created_at)

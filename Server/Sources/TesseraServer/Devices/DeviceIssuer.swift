@@ -38,7 +38,7 @@ struct DeviceIssuer: Sendable {
     func insertDevice(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> (String, String) {
         let deviceId = random.identifier(prefix: "dev_")
         let secret = random.bytes(20)
-        let sealed = try AES.GCM.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).combined!.base64EncodedString()
+        let sealed = try Sealing.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).base64EncodedString()
         try await devices.insert(DeviceRecord(
             id: deviceId, userId: userId, clientId: clientId, deviceKey: device.devicePublicKey,
             userVerificationKey: device.userVerificationPublicKey, os: device.os, appVersion: device.appVersion,

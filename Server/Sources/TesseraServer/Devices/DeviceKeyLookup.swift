@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 extension P256.Signing.PublicKey {
     /// A P-256 public key from its X9.63 representation in base64, as devices, nodes and the node
@@ -38,16 +39,15 @@ public protocol DeviceKeyLookup: Sendable {
 }
 
 /// An in-memory ``DeviceKeyLookup``.
-public final class MemoryDeviceKeyLookup: DeviceKeyLookup, @unchecked Sendable {
-    private var keys: [String: DeviceSigningKey] = [:]
-    private let lock = NSLock()
+public final class MemoryDeviceKeyLookup: DeviceKeyLookup, Sendable {
+    private let keys = Mutex<[String: DeviceSigningKey]>([:])
 
     public init() {}
 
-    public func add(_ key: DeviceSigningKey) { lock.withLock { keys[key.deviceId] = key } }
+    public func add(_ key: DeviceSigningKey) { keys.withLock { $0[key.deviceId] = key } }
 
-    public func revoke(_ deviceId: String) { lock.withLock { keys[deviceId]?.revoked = true } }
+    public func revoke(_ deviceId: String) { keys.withLock { $0[deviceId]?.revoked = true } }
 
-    public func signingKey(for keyId: String) async throws -> DeviceSigningKey? { lock.withLock { keys[keyId] } }
+    public func signingKey(for keyId: String) async throws -> DeviceSigningKey? { keys.withLock { $0[keyId] } }
 }
 

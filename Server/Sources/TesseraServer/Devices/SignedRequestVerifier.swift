@@ -24,8 +24,9 @@ struct SignedRequestVerifier: Sendable {
     }
 
     func verify(method: String, path: String, headers: HTTPFields, body: ByteBuffer) async throws -> Verified {
-        guard let input = headers[HTTPField.Name("Signature-Input")!], let signature = headers[HTTPField.Name("Signature")!],
-              let digest = headers[HTTPField.Name("Content-Digest")!]
+        guard let input = HTTPField.Name("Signature-Input").flatMap({ headers[$0] }),
+              let signature = HTTPField.Name("Signature").flatMap({ headers[$0] }),
+              let digest = HTTPField.Name("Content-Digest").flatMap({ headers[$0] })
         else {
             throw AppError(.signatureMissing, .unauthorized, "Signed request required", detail: "Send Content-Digest, Signature-Input and Signature (RFC 9421)")
         }

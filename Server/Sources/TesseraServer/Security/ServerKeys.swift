@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import SQLKit
+import TesseraCore
 
 /// The server's own secret keys, generated at first start and kept in the database sealed
 /// (AES-256-GCM) under the master key, so a copy of the database alone reveals none of them.
@@ -27,7 +28,7 @@ public struct ServerKeys: Sendable {
     ) async throws -> ServerKeys {
         func key(_ name: String) async throws -> SymmetricKey {
             let fresh = Data(random.bytes(32))
-            let sealed = try AES.GCM.seal(fresh, using: masterKey, authenticating: Data(name.utf8)).combined!
+            let sealed = try Sealing.seal(fresh, using: masterKey, authenticating: Data(name.utf8))
             let stored: String = try await database.withSQL { sql in
                 try await sql.raw(
                     """

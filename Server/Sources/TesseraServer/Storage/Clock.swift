@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Wall-clock time, injected so tests can move it.
 public struct WallClock: Sendable {
@@ -14,15 +15,14 @@ public struct WallClock: Sendable {
 }
 
 /// A clock that tests move by hand.
-public final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int64
+public final class ManualClock: Sendable {
+    private let value: Mutex<Int64>
 
-    public init(start: Int64 = 1_800_000_000_000) { value = start }
+    public init(start: Int64 = 1_800_000_000_000) { value = Mutex(start) }
 
     public func advance(by duration: Duration) {
-        lock.withLock { value += duration.millis }
+        value.withLock { $0 += duration.millis }
     }
 
-    public var clock: WallClock { WallClock { [self] in lock.withLock { value } } }
+    public var clock: WallClock { WallClock { [self] in value.withLock { $0 } } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PostgresKit
 import PostgresNIO
@@ -113,11 +114,15 @@ extension PostgresDatabase {
 }
 
 /// Holds the task that runs the pool.
-private final class RunnerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: Task<Void, Never>?
-    func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
-    func cancel() { lock.withLock { task?.cancel(); task = nil } }
+private final class RunnerBox: Sendable {
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    func set(_ task: Task<Void, Never>) { self.task.withLock { $0 = task } }
+    func cancel() {
+        task.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+    }
 }
 
 /// A configuration value that cannot be used; the message says how to fix it.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import NIOPosix
 import SQLKit
@@ -79,12 +80,11 @@ public final class SQLiteDatabase: Database {
 }
 
 /// A thread-safe round-robin counter.
-final class ManagedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
+final class ManagedCounter: Sendable {
+    private let value = Mutex(0)
 
     func next() -> Int {
-        lock.withLock {
+        value.withLock { value in
             value &+= 1
             return value & Int.max
         }

@@ -38,7 +38,7 @@ struct UserController<Context: TesseraContext> {
     @Sendable func signUp(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let client = try context.requireClient()
-        let bundleId = request.headers[HTTPField.Name(TesseraHeader.bundleId)!]
+        let bundleId = HTTPField.Name(TesseraHeader.bundleId).flatMap { request.headers[$0] }
         var checked: (email: String, phone: String, deviceKey: P256.Signing.PublicKey)?
         let body = try await request.decodeSelfSigned(
             SignUpRequest.self, limit: bodyLimit, database: service.database, clock: service.clock

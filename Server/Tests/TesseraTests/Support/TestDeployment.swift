@@ -1,5 +1,8 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
+import Testing
 @testable import TesseraServer
 
 /// A deployment on disk (SQLite and master key in a new temporary data directory), made the way
@@ -7,11 +10,49 @@ import Logging
 enum TestDeployment {
     /// Creates it and returns its data directory; the caller removes it.
     static func create() async throws -> String {
-        var configuration = ServerConfiguration()
-        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-deployment-\(UUID().uuidString)").path
-        configuration.createDemoClient = false
+        let configuration = Self.configuration()
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: LiveServer.logger, runsNodes: false)
         await runtime.shutdown()
         return configuration.dataDirectory
+    }
+
+    /// Serves a new deployment on disk (or the one in `dataDirectory`, whose admin token is
+    /// `adminToken`) on a loopback port while `body` runs, as `tessera serve` would, and removes a new
+    /// one afterwards. `body` gets the data directory, the arguments that point an admin command at
+    /// this server (`--server URL --admin-token T`) and the URL.
+    static func serve(
+        dataDirectory: String? = nil, adminToken: String? = nil,
+        _ body: @escaping @Sendable (_ dataDir: String, _ admin: [String], _ url: URL) async throws -> Void
+    ) async throws {
+        var configuration = Self.configuration()
+        if let dataDirectory { configuration.dataDirectory = dataDirectory }
+        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: LiveServer.logger, runsNodes: false)
+        let token = adminToken ?? runtime.firstStart?.adminToken ?? ""
+        let app = Application(
+            router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: [runtime.courier],
+            logger: LiveServer.logger
+        )
+        do {
+            let dataDir = configuration.dataDirectory
+            try await app.test(.live) { http in
+                let port = try #require(http.port)
+                let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                try await body(dataDir, ["--server", url.absoluteString, "--admin-token", token], url)
+            }
+        } catch {
+            await runtime.shutdown()
+            if dataDirectory == nil { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+            throw error
+        }
+        await runtime.shutdown()
+        if dataDirectory == nil { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+    }
+
+    private static func configuration() -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-deployment-\(UUID().uuidString)").path
+        configuration.createDemoClient = false
+        configuration.embeddedNodes = 0
+        return configuration
     }
 }

@@ -4,7 +4,7 @@ import Tessera
 import TesseraCore
 
 extension BenchCommand {
-    /// `tessera bench flow-signup`: registration-flow ceremonies (flow + phone code, code from the
+    /// `tessera-bench flow-signup`: registration-flow ceremonies (flow + phone code, code from the
     /// development outbox, verify, finish, device key) through the public SDK.
     struct FlowSignup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -25,7 +25,7 @@ extension BenchCommand {
         }
     }
 
-    /// `tessera bench password-login`: password log-ins (scrypt verification, new session, new
+    /// `tessera-bench password-login`: password log-ins (scrypt verification, new session, new
     /// device key) by one identity per concurrent user, created first (not measured).
     struct PasswordLogin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -2,16 +2,19 @@ import ArgumentParser
 import Foundation
 import Tessera
 import TesseraCore
-import TesseraServer
 
-/// `tessera bench signup`: full sign-up ceremonies (OTP send, code from the development outbox,
-/// verify, signed sign-up) against a running server, through the public SDK, at a fixed concurrency.
-/// Prints one JSON line. Used by `bench/signup.sh`; a load generator, not a test.
+/// `tessera-bench`: the load generators and fixtures of the benchmarks in bench/ (a bench-only
+/// executable, never part of the server or of `tessera`). Each load generator runs ceremonies
+/// against a running server through the public SDK at a fixed concurrency and prints one JSON line.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Load generators for the benchmarks in bench/.",
+        commandName: "tessera-bench", abstract: "Load generators for the benchmarks in bench/.",
         subcommands: [Signup.self, Login.self, TOTPBodies.self, FlowSignup.self, PasswordLogin.self]
     )
+
+    /// `tessera-bench signup`: full sign-up ceremonies (OTP send, code from the development outbox,
+    /// verify, signed sign-up). Used by `bench/signup.sh`.
 
     struct Signup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sign-up ceremonies per second at a given concurrency.")
@@ -68,7 +71,7 @@ extension BenchCommand {
 
     /// Writes wrk request bodies for `POST /v1/rp/totp/verify`: for each of `count` bench users,
     /// the code of the current step and then of the next (users interleaved), all valid for the
-    /// next 30 s. Users are `totp-NNNNN`, created by `tessera bench totp-bodies --create`.
+    /// next 30 s. Users are `totp-NNNNN`, created by `tessera-bench totp-bodies --create`.
     struct TOTPBodies: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "totp-bodies", abstract: "Create TOTP bench users and/or write wrk bodies.")
         @Option(help: "Number of users.") var count = 20000
@@ -76,18 +79,19 @@ extension BenchCommand {
         @Option(help: "Client key the users belong to.") var clientKey: String
         @Option(help: "Output file (one JSON body per line).") var output: String
         @Flag(help: "Create the users first (directly in the server's storage; the server may be running).") var create = false
-        @OptionGroup var options: ServerOptions
+        @Option(help: "The server's data directory.") var dataDir = "./.tessera"
+        @Option(help: "postgres://user:password@host:port/database instead of SQLite.") var databaseUrl: String?
 
         func run() async throws {
             if create {
-                try await withRuntime(options) { try await $0.createTOTPBenchUsers(clientKey: clientKey, count: first + count) }
+                try await TOTPBenchUsers.create(dataDirectory: dataDir, databaseURL: databaseUrl, clientKey: clientKey, count: first + count)
             }
             let step = Int64(Date().timeIntervalSince1970) / 30
             var lines: [String] = []
             lines.reserveCapacity(count * 2)
             for offset in [Int64(0), 1] {
                 for index in first..<(first + count) {
-                    let totp = TOTP(secret: TesseraRuntime.benchTOTPSecret(index))
+                    let totp = TOTP(secret: TOTPBenchUsers.secret(index))
                     lines.append(#"{"userKey":"totp-\#(String(format: "%05d", index))","code":"\#(totp.code(forStep: step + offset))"}"#)
                 }
             }
@@ -112,7 +116,7 @@ struct LoadOptions: ParsableArguments {
         return url
     }
 
-    func codes() -> OutboxTail { OutboxTail(path: (outbox as NSString).appendingPathComponent("outbox.jsonl")) }
+    func codes() -> OutboxTail { OutboxTail(path: OutboxFile(dataDirectory: outbox).path) }
 
     func client(_ url: URL) -> TesseraClient {
         TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
@@ -178,38 +182,20 @@ struct NoLocalAuthentication: LocalAuthenticator {
 
 /// Follows the development outbox file and hands out the newest code per recipient.
 actor OutboxTail {
-    let path: String
-    private var offset: UInt64 = 0
+    private var file: OutboxFile
     private var codes: [String: String] = [:]
-    private var partial = Data()
 
-    init(path: String) { self.path = path }
-
-    struct Entry: Decodable { var to: String; var body: String }
+    init(path: String) { file = OutboxFile(path: path) }
 
     func code(for recipient: String) async throws -> String {
         for _ in 0..<2000 {
             if let code = codes.removeValue(forKey: recipient) { return code }
-            readNew()
+            for entry in file.readNew() {
+                if let code = entry.code { codes[entry.to] = code }
+            }
             if let code = codes.removeValue(forKey: recipient) { return code }
             try await Task.sleep(for: .milliseconds(5))
         }
         throw ValidationError("no code for \(recipient)")
-    }
-
-    private func readNew() {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
-        defer { try? handle.close() }
-        try? handle.seek(toOffset: offset)
-        guard let data = try? handle.readToEnd(), !data.isEmpty else { return }
-        offset += UInt64(data.count)
-        partial.append(data)
-        while let newline = partial.firstIndex(of: 0x0A) {
-            let line = partial[partial.startIndex..<newline]
-            partial = Data(partial[partial.index(after: newline)...])
-            if let entry = try? JSONDecoder().decode(Entry.self, from: line), let match = entry.body.firstMatch(of: /\b(\d{6})\b/) {
-                codes[entry.to] = String(match.1)
-            }
-        }
     }
 }
