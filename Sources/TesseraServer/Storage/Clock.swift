@@ -4,8 +4,14 @@ import Foundation
 public struct WallClock: Sendable {
     /// Milliseconds since 1970.
     public var now: @Sendable () -> Int64
+    /// Waits `duration` on this clock: the system clock sleeps; a ``ManualClock`` waits until the
+    /// test has moved it that far. Throws `CancellationError` when the task is cancelled.
+    public var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(now: @escaping @Sendable () -> Int64) { self.now = now }
+    public init(now: @escaping @Sendable () -> Int64, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+        self.now = now
+        self.sleep = sleep
+    }
 
     /// The system clock.
     public static let system = WallClock { nowMillis() }
@@ -17,12 +23,66 @@ public struct WallClock: Sendable {
 public final class ManualClock: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Int64
+    /// Tasks waiting in ``WallClock/sleep`` until the clock reaches their deadline.
+    private var sleepers: [UUID: Sleeper] = [:]
+
+    private enum Sleeper {
+        case waiting(deadline: Int64, CheckedContinuation<Void, any Error>)
+        case cancelled
+    }
 
     public init(start: Int64 = 1_800_000_000_000) { value = start }
 
     public func advance(by duration: Duration) {
-        lock.withLock { value += duration.millis }
+        let due = lock.withLock {
+            value += duration.millis
+            var due: [CheckedContinuation<Void, any Error>] = []
+            for (id, sleeper) in sleepers {
+                if case .waiting(let deadline, let continuation) = sleeper, deadline <= value {
+                    sleepers[id] = nil
+                    due.append(continuation)
+                }
+            }
+            return due
+        }
+        for continuation in due { continuation.resume() }
     }
 
-    public var clock: WallClock { WallClock { [self] in lock.withLock { value } } }
+    /// How many tasks wait in ``WallClock/sleep`` on this clock (tests await this before moving it).
+    public var waitingSleepers: Int {
+        lock.withLock { sleepers.values.filter { if case .waiting = $0 { true } else { false } }.count }
+    }
+
+    public var clock: WallClock { WallClock(now: { [self] in lock.withLock { value } }, sleep: { [self] in try await sleep(for: $0) }) }
+
+    private func sleep(for duration: Duration) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate: Result<Void, any Error>? = lock.withLock {
+                    if case .cancelled = sleepers[id] {
+                        sleepers[id] = nil
+                        return .failure(CancellationError())
+                    }
+                    guard duration > .zero else { return .success(()) }
+                    sleepers[id] = .waiting(deadline: value + duration.millis, continuation)
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let waiting: CheckedContinuation<Void, any Error>? = lock.withLock {
+                switch sleepers[id] {
+                case .waiting(_, let continuation):
+                    sleepers[id] = nil
+                    return continuation
+                case .cancelled, nil:
+                    // Cancelled before it started waiting: the wait refuses at once.
+                    sleepers[id] = .cancelled
+                    return nil
+                }
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
 }
