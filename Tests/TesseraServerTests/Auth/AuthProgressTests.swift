@@ -56,7 +56,9 @@ struct AuthProgressTests {
 
         func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
             log.yield(AuthEvent(code: marker, at: 0))
-            switch await gate.wait() {
+            // A cancelled call (its timeout passed) stops waiting, as an HTTP call would.
+            let verdict = await withTaskCancellationHandler { await gate.wait() } onCancel: { gate.release(.refuse) }
+            switch verdict {
             case .refuse: throw NodeCallError(nodeId: nodeId, code: .nodeSignatureInvalid, message: "refused")
             case .attest:
                 let signedAt = clock.now()
