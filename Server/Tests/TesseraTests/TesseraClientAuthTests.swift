@@ -98,11 +98,11 @@ struct TesseraClientAuthTests {
     func relyingPartyApprove() async throws {
         try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "carol", bundleId: Self.bundle)
-            let request = try await runtime.auth.rpCreate(
+            let request = try await runtime.auth.relyingParty.create(
                 client: client, request: RPAuthRequest(userKey: "carol", connectIp: "203.0.113.9", message: "Log in to the web shop")
             )
             #expect(request.outcome == .pending)
-            let waiting = Task { try await runtime.auth.rpState(client: client, id: request.requestId, wait: .seconds(20)) }
+            let waiting = Task { try await runtime.auth.relyingParty.state(client: client, id: request.requestId, wait: .seconds(20)) }
             let pending = try await tessera.pendingAuthRequests()
             #expect(pending.count == 1)
             #expect(pending.first?.connectIp == "203.0.113.9" && pending.first?.message == "Log in to the web shop")
@@ -122,15 +122,15 @@ struct TesseraClientAuthTests {
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "dave", bundleId: Self.bundle)
             let ask = RPAuthRequest(userKey: "dave", connectIp: "198.51.100.1", message: "")
 
-            let declined = try await runtime.auth.rpCreate(client: client, request: ask)
+            let declined = try await runtime.auth.relyingParty.create(client: client, request: ask)
             try await tessera.declineAuthRequest(try #require(try await tessera.pendingAuthRequests().first))
-            let afterDecline = try await runtime.auth.rpState(client: client, id: declined.requestId, wait: .zero)
+            let afterDecline = try await runtime.auth.relyingParty.state(client: client, id: declined.requestId, wait: .zero)
             #expect(afterDecline.outcome == .declined && afterDecline.code == ErrorCode.authDeclined.rawValue)
 
-            let cancelled = try await runtime.auth.rpCreate(client: client, request: ask)
+            let cancelled = try await runtime.auth.relyingParty.create(client: client, request: ask)
             let pendingChannel = try #require(try await tessera.pendingAuthRequests().first)
-            try await runtime.auth.rpCancel(client: client, id: cancelled.requestId)
-            #expect(try await runtime.auth.rpState(client: client, id: cancelled.requestId, wait: .zero).outcome == .cancelled)
+            try await runtime.auth.relyingParty.cancel(client: client, id: cancelled.requestId)
+            #expect(try await runtime.auth.relyingParty.state(client: client, id: cancelled.requestId, wait: .zero).outcome == .cancelled)
             do {
                 _ = try await tessera.requestAuthRequest(channel: pendingChannel)
                 Issue.record("started a cancelled channel")
@@ -138,10 +138,10 @@ struct TesseraClientAuthTests {
                 #expect(error.code == .authChannelCancelled)
             }
 
-            let expiring = try await runtime.auth.rpCreate(client: client, request: ask)
+            let expiring = try await runtime.auth.relyingParty.create(client: client, request: ask)
             let expiringChannel = try #require(try await tessera.pendingAuthRequests().first)
             manual.advance(by: .seconds(21))
-            let final = try await runtime.auth.rpState(client: client, id: expiring.requestId, wait: .seconds(120))
+            let final = try await runtime.auth.relyingParty.state(client: client, id: expiring.requestId, wait: .seconds(120))
             #expect(final.outcome == .expired)
             do {
                 _ = try await tessera.requestAuthRequest(channel: expiringChannel)

@@ -38,11 +38,11 @@ extension TesseraRuntime {
                 bodyLimit: configuration.bodyLimit
             )
         )
-        AuthController(auth: auth, tokens: tokens, bodyLimit: configuration.bodyLimit)
+        AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: configuration.bodyLimit)
             .addRoutes(signed: signedAuth, open: router.group("v1/auth"), root: router)
         let relyingParty = router.group("v1/rp").add(middleware: BackendAuthMiddleware(clients: clients))
         RelyingPartyController(
-            auth: auth, totp: totp, introspection: introspection,
+            auth: auth.relyingParty, totp: totp, introspection: introspection,
             bodyLimit: configuration.bodyLimit
         ).addRoutes(to: relyingParty)
 
@@ -55,8 +55,8 @@ extension TesseraRuntime {
         return router
     }
 
-    /// The services that deliver and clean up: courier, node sync, channel expiry.
-    public var backgroundServices: [any Service] { [courier, nodeSync, ChannelExpiryService(auth: auth, logger: logger)] }
+    /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay.
+    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) }
 
     /// HTTP/1.1 (over TLS when `tls` is given) with a problem document for requests that cannot be
     /// parsed (``MalformedRequestHandler``); `router`'s routes answer a method the parser does not know with 405.

@@ -21,7 +21,7 @@ public final class TesseraRuntime: Sendable {
     let nodeSync: NodeSyncService
     let embeddedNodes: [NodeService]
     let tokens: ResultTokens
-    let auth: AuthService
+    let auth: AuthDomain
     let totp: TOTPVerifier
     let sessions: SessionService
     let policies: ClientPolicyStore
@@ -126,9 +126,9 @@ public final class TesseraRuntime: Sendable {
             lifetime: configuration.resultTokenLifetime, clock: clock
         )
         try await tokens.load()
-        auth = AuthService(
-            database: database, channels: AuthChannelStore(database: database), directory: nodes, tokens: tokens, hub: AuthEventHub(),
-            sealKey: keys.tokenSealKey, random: random, clock: clock,
+        auth = AuthDomain(
+            database: database, devices: SQLDeviceRepository(database: database), nodes: nodes, tokens: tokens, sealKey: keys.tokenSealKey,
+            random: random, clock: clock,
             settings: .init(
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
                 nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime

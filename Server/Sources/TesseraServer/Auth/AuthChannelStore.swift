@@ -2,65 +2,8 @@ import Foundation
 import SQLKit
 import TesseraCore
 
-/// An authentication channel as stored.
-struct AuthChannelRecord: Sendable {
-    var id: String
-    var clientId: String
-    var userId: String
-    var deviceId: String?
-    /// `device` or `rp`.
-    var initiator: String
-    var challenge: String
-    var connectIp: String
-    var message: String
-    var outcome: AuthOutcome
-    /// `created`, `verifying`, `attested`, `completed` (or where it stopped).
-    var step: String
-    var code: Int?
-    var nodes: [String]
-    var tokenSealed: String?
-    var createdAt: Int64
-    var verifyStartedAt: Int64?
-    var attestedAt: Int64?
-    var endedAt: Int64?
-    var expiresAt: Int64
-
-    /// The events so far, rebuilt from the row (for late listeners and other instances).
-    var events: [AuthEvent] {
-        var list = [AuthEvent(status: .createChannel, at: createdAt)]
-        if let verifyStartedAt {
-            list.append(AuthEvent(status: .selectNodes, at: verifyStartedAt))
-            list.append(AuthEvent(status: .startVerificationOfNodes, at: verifyStartedAt))
-        }
-        if let attestedAt { list.append(AuthEvent(status: .completeVerificationOfNodes, at: attestedAt)) }
-        if outcome.isFinal { list.append(AuthEvent(outcome: outcome, code: code, at: endedAt ?? expiresAt)) }
-        return list
-    }
-
-    /// The channel as it stands at `now`: one still open past its lifetime is expired, whether or not
-    /// the expiry service has written that yet.
-    func settled(now: Int64) -> AuthChannelRecord {
-        guard !outcome.isFinal, now >= expiresAt else { return self }
-        var lapsed = self
-        lapsed.outcome = .expired
-        lapsed.code = ErrorCode.authChannelExpired.rawValue
-        lapsed.endedAt = expiresAt
-        return lapsed
-    }
-
-    /// The error that describes why this channel cannot take the next step, if any.
-    func refusal(now: Int64) -> AppError? {
-        switch settled(now: now).outcome {
-        case .cancelled: return AppError(.authChannelCancelled, .conflict, "The authentication was cancelled")
-        case .declined: return AppError(.authDeclined, .conflict, "The user declined the authentication")
-        case .expired: return AppError(.authChannelExpired, .gone, "The authentication channel expired")
-        case .completed, .failed: return AppError(.authChannelState, .conflict, "The authentication has already ended (\(outcome.rawValue))")
-        case .pending, .inProgress: return nil
-        }
-    }
-}
-
-/// SQL for channels. Every state change is one conditional `UPDATE … RETURNING`, so two requests
+/// SQL for channels: the one place that reads or writes `auth_channels`. Every state change is one
+/// conditional `UPDATE … RETURNING`, built from ``AuthChannelState``'s transitions, so two requests
 /// racing on a channel cannot both move it.
 struct AuthChannelStore: Sendable {
     let database: any Database
@@ -76,9 +19,9 @@ struct AuthChannelStore: Sendable {
                 """
                 INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
                 VALUES (\(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
-                        \(bind: channel.initiator), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
-                        \(bind: channel.outcome.rawValue), \(bind: channel.step), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL, NULL,
-                        \(bind: channel.expiresAt))
+                        \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
+                        \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
+                        NULL, \(bind: channel.expiresAt))
                 """
             ).run()
         }
@@ -91,42 +34,43 @@ struct AuthChannelStore: Sendable {
         }
     }
 
-    /// `created` → `verifying` for this device (an RP channel is bound to the device that picks it up).
-    func beginVerification(_ id: String, deviceId: String, now: Int64) async throws -> Bool {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                UPDATE auth_channels SET step = 'verifying', outcome = 'in_progress', device_id = \(bind: deviceId), verify_started_at = \(bind: now)
-                WHERE id = \(bind: id) AND step = 'created' AND outcome IN ('pending', 'in_progress') AND expires_at > \(bind: now)
-                  AND (device_id IS NULL OR device_id = \(bind: deviceId))
-                RETURNING id
-                """
-            ).first() != nil
-        }
+    /// Moves an open, unexpired channel from `source` to `target` (a move ``AuthChannelState`` allows),
+    /// also setting `extra`; false if the channel was not at `source` any more.
+    private func move(
+        _ id: String, from source: AuthChannelState, to target: AuthChannelState, now: Int64, setting extra: SQLQueryString,
+        when condition: SQLQueryString = "outcome = 'in_progress'"
+    ) async throws -> Bool {
+        _ = try source.transition(to: target)
+        let update: SQLQueryString = "UPDATE auth_channels SET step = \(bind: target.rawValue), " + extra
+            + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition + " RETURNING id"
+        return try await database.withSQL { sql in try await sql.raw(update).first() != nil }
     }
 
+    /// `created` → `selected` for this device (an RP channel is bound to the device that picks it up).
+    func markSelected(_ id: String, deviceId: String, now: Int64) async throws -> Bool {
+        try await move(
+            id, from: .created, to: .selected, now: now,
+            setting: "outcome = 'in_progress', device_id = \(bind: deviceId), verify_started_at = \(bind: now)",
+            when: "outcome IN ('pending', 'in_progress') AND (device_id IS NULL OR device_id = \(bind: deviceId))"
+        )
+    }
+
+    /// `selected` → `verifying`: the requests went out to the nodes.
+    func markRequestsSent(_ id: String, now: Int64) async throws -> Bool {
+        try await move(id, from: .selected, to: .verifying, now: now, setting: "outcome = 'in_progress'")
+    }
+
+    /// `verifying` → `attested`, with the nodes whose attestations made the quorum.
     func markAttested(_ id: String, nodes: [String], now: Int64) async throws -> Bool {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                UPDATE auth_channels SET step = 'attested', attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ","))
-                WHERE id = \(bind: id) AND step = 'verifying' AND outcome = 'in_progress' AND expires_at > \(bind: now)
-                RETURNING id
-                """
-            ).first() != nil
-        }
+        try await move(id, from: .verifying, to: .attested, now: now, setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ","))")
     }
 
+    /// `attested` → `completed`, keeping the sealed token for a relying party's long-poll.
     func complete(_ id: String, tokenSealed: String?, now: Int64) async throws -> Bool {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                UPDATE auth_channels SET step = 'completed', outcome = 'completed', ended_at = \(bind: now), token_sealed = \(bind: tokenSealed)
-                WHERE id = \(bind: id) AND step = 'attested' AND outcome = 'in_progress' AND expires_at > \(bind: now)
-                RETURNING id
-                """
-            ).first() != nil
-        }
+        try await move(
+            id, from: .attested, to: .completed, now: now,
+            setting: "outcome = 'completed', ended_at = \(bind: now), token_sealed = \(bind: tokenSealed)"
+        )
     }
 
     /// Ends an open channel with `outcome`; false if it had already ended.
@@ -161,7 +105,8 @@ struct AuthChannelStore: Sendable {
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM auth_channels
-                WHERE user_id = \(bind: userId) AND initiator = 'rp' AND outcome = 'pending' AND expires_at > \(bind: now)
+                WHERE user_id = \(bind: userId) AND initiator = \(bind: AuthInitiator.relyingParty.rawValue) AND outcome = 'pending'
+                  AND expires_at > \(bind: now)
                 ORDER BY created_at LIMIT 20
                 """
             ).all().map(Self.decode)
@@ -199,10 +144,11 @@ struct AuthChannelStore: Sendable {
         return AuthChannelRecord(
             id: try row.decode(column: "id", as: String.self), clientId: try row.decode(column: "client_id", as: String.self),
             userId: try row.decode(column: "user_id", as: String.self), deviceId: try row.decode(column: "device_id", as: String?.self),
-            initiator: try row.decode(column: "initiator", as: String.self), challenge: try row.decode(column: "challenge", as: String.self),
+            initiator: AuthInitiator(rawValue: try row.decode(column: "initiator", as: String.self)) ?? .device,
+            challenge: try row.decode(column: "challenge", as: String.self),
             connectIp: try row.decode(column: "connect_ip", as: String.self), message: try row.decode(column: "message", as: String.self),
             outcome: AuthOutcome(rawValue: try row.decode(column: "outcome", as: String.self)) ?? .failed,
-            step: try row.decode(column: "step", as: String.self), code: try row.decode(column: "code", as: Int?.self),
+            state: AuthChannelState(stored: try row.decode(column: "step", as: String.self)), code: try row.decode(column: "code", as: Int?.self),
             nodes: nodes.isEmpty ? [] : nodes.split(separator: ",").map(String.init),
             tokenSealed: try row.decode(column: "token_sealed", as: String?.self), createdAt: try row.decode(column: "created_at", as: Int64.self),
             verifyStartedAt: try row.decode(column: "verify_started_at", as: Int64?.self),

@@ -7,7 +7,9 @@ import TesseraCore
 /// Device routes of the node-quorum authentication (signed), the progress stream, the history
 /// (result token) and the published result-token keys.
 struct AuthController<Context: TesseraContext> {
-    let auth: AuthService
+    let device: DeviceAuthFlow
+    let relay: AuthEventRelay
+    let history: AuthHistory
     let tokens: ResultTokens
     let bodyLimit: Int
 
@@ -21,7 +23,7 @@ struct AuthController<Context: TesseraContext> {
         signed.post("channels/{channelId}/cancel", use: cancel)
         signed.post("channels/{channelId}/decline", use: decline)
         open.get("channels/{channelId}/events", use: events)
-        open.get("history", use: history)
+        open.get("history", use: historyPage)
         root.get(".well-known/jwks.json", use: jwks)
     }
 
@@ -31,17 +33,17 @@ struct AuthController<Context: TesseraContext> {
     }
 
     @Sendable func openChannel(_ request: Request, context: Context) async throws -> Response {
-        try .json(try await auth.open(deviceId: try deviceId(context), client: try context.requireClient(), ip: context.remoteAddress), status: .created)
+        try .json(try await device.open(deviceId: try deviceId(context), client: try context.requireClient(), ip: context.remoteAddress), status: .created)
     }
 
     @Sendable func pending(_ request: Request, context: Context) async throws -> Response {
-        try .json(try await auth.pending(deviceId: try deviceId(context), client: try context.requireClient()))
+        try .json(try await device.pending(deviceId: try deviceId(context), client: try context.requireClient()))
     }
 
     @Sendable func start(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(AuthStartRequest.self, limit: bodyLimit)
-        return try .json(try await auth.start(
+        return try .json(try await device.start(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
             request: body
         ))
@@ -50,14 +52,14 @@ struct AuthController<Context: TesseraContext> {
     @Sendable func result(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(AuthResultRequest.self, limit: bodyLimit)
-        return try .json(try await auth.complete(
+        return try .json(try await device.complete(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
             request: body
         ))
     }
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
-        try await auth.end(
+        try await device.end(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
             outcome: .cancelled
         )
@@ -65,7 +67,7 @@ struct AuthController<Context: TesseraContext> {
     }
 
     @Sendable func decline(_ request: Request, context: Context) async throws -> Response {
-        try await auth.end(
+        try await device.end(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
             outcome: .declined
         )
@@ -74,7 +76,7 @@ struct AuthController<Context: TesseraContext> {
 
     /// Server-sent events: `event: status` for each step, then `event: outcome`, then the stream ends.
     @Sendable func events(_ request: Request, context: Context) async throws -> Response {
-        let stream = try await auth.events(channelId: try context.parameters.require("channelId"))
+        let stream = try await relay.events(channelId: try context.parameters.require("channelId"))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = ResponseBody { writer in
@@ -85,15 +87,14 @@ struct AuthController<Context: TesseraContext> {
             }
             try await writer.finish(nil)
         }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"],
-            body: body
-        )
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        // Tells a reverse proxy (nginx) not to buffer the stream.
+        if let accelBuffering = HTTPField.Name("X-Accel-Buffering") { headers[accelBuffering] = "no" }
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// `Authorization: Bearer <result token>`; `limit` (1–100, default 20) and `before` (a `nextCursor`).
-    @Sendable func history(_ request: Request, context: Context) async throws -> Response {
+    @Sendable func historyPage(_ request: Request, context: Context) async throws -> Response {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             var response = AppError(.tokenInvalid, .unauthorized, "Result token required", detail: "Send Authorization: Bearer <result token>")
                 .response(requestId: context.requestId)
@@ -108,7 +109,7 @@ struct AuthController<Context: TesseraContext> {
         }
         let before = request.uri.queryParameters.get("before")
         if let before, before.count > 200 { throw AppError.invalidField("before", "before must be a nextCursor value") }
-        return try .json(try await auth.history(claims: claims, limit: limit, before: before))
+        return try .json(try await history.page(claims: claims, limit: limit, before: before))
     }
 
     struct JWKSDocument: Encodable { var keys: [PublishedJWK] }

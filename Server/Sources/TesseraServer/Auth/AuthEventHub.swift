@@ -1,32 +1,35 @@
 import Foundation
+import Synchronization
 import TesseraCore
 
 /// Delivers a channel's events to the streams listening on this instance the moment they happen.
 /// Listeners on other instances catch up from the channel row (``AuthChannelRecord/events``), which
-/// every step also writes.
-final class AuthEventHub: @unchecked Sendable {
-    private let lock = NSLock()
-    private var listeners: [String: [UUID: AsyncStream<AuthEvent>.Continuation]] = [:]
+/// every step also writes and ``AuthEventRelay`` replays.
+final class AuthEventHub: Sendable {
+    private let listeners = Mutex<[String: [UUID: AsyncStream<AuthEvent>.Continuation]]>([:])
 
     /// Registers a continuation that receives the channel's future events on this instance.
     func register(_ channelId: String, _ continuation: AsyncStream<AuthEvent>.Continuation) -> UUID {
         let id = UUID()
-        lock.withLock { listeners[channelId, default: [:]][id] = continuation }
+        listeners.withLock { $0[channelId, default: [:]][id] = continuation }
         return id
     }
 
     func unregister(_ channelId: String, _ id: UUID) {
-        lock.withLock {
+        listeners.withLock { listeners in
             listeners[channelId]?[id] = nil
             if listeners[channelId]?.isEmpty == true { listeners[channelId] = nil }
         }
     }
 
     /// How many streams on this instance listen to the channel.
-    func listenerCount(_ channelId: String) -> Int { lock.withLock { listeners[channelId]?.count ?? 0 } }
+    func listenerCount(_ channelId: String) -> Int { listeners.withLock { $0[channelId]?.count ?? 0 } }
+
+    /// The channels someone on this instance listens to.
+    var watchedChannels: [String] { listeners.withLock { Array($0.keys) } }
 
     func publish(_ channelId: String, _ event: AuthEvent) {
-        let targets = lock.withLock { listeners[channelId].map { Array($0.values) } ?? [] }
+        let targets = listeners.withLock { $0[channelId].map { Array($0.values) } ?? [] }
         for target in targets { target.yield(event) }
     }
 }

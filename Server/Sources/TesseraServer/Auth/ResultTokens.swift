@@ -3,6 +3,7 @@ import Foundation
 import JWTKit
 import Logging
 import SQLKit
+import Synchronization
 import TesseraCore
 
 /// The claims of a result token (also what `tessera rp authenticate` verifies and prints).
@@ -60,18 +61,22 @@ struct PublishedJWK: Codable, Sendable, Equatable {
 
 /// The result-token keys (ES256): created at first start, sealed in the database, rotated by the
 /// admin. The newest key signs; the one before it stays published so tokens it signed still verify.
-final class ResultTokens: @unchecked Sendable {
+final class ResultTokens: Sendable {
     let database: any Database
     let sealKey: SymmetricKey
     let issuer: String
     let lifetime: Duration
     let clock: WallClock
-    private let lock = NSLock()
-    private var collection = JWTKeyCollection()
-    private var activeKid = ""
-    private var published: [PublishedJWK] = []
-    private var loadedAt: Int64 = 0
-    private var lastUnknownKidReload: Int64 = 0
+    private let state = Mutex(State())
+
+    /// The loaded keys, replaced whole on each load.
+    private struct State {
+        var collection = JWTKeyCollection()
+        var activeKid = ""
+        var published: [PublishedJWK] = []
+        var loadedAt: Int64 = 0
+        var lastUnknownKidReload: Int64 = 0
+    }
 
     init(database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock) {
         self.database = database
@@ -99,12 +104,13 @@ final class ResultTokens: @unchecked Sendable {
             let point = key.publicKey.x963Representation
             jwks.append(PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid))
         }
+        guard let active = rows.first?.kid else { throw ConfigurationError("no result-token key could be created") }
         let now = clock.now()
-        lock.withLock {
-            collection = fresh
-            activeKid = rows.first!.kid
-            published = jwks
-            loadedAt = now
+        state.withLock {
+            $0.collection = fresh
+            $0.activeKid = active
+            $0.published = jwks
+            $0.loadedAt = now
         }
     }
 
@@ -119,7 +125,9 @@ final class ResultTokens: @unchecked Sendable {
     private func insertKey(now: Int64) async throws {
         let key = P256.Signing.PrivateKey()
         let kid = "rk_" + MessageSignature.thumbprint(ofX963: key.publicKey.x963Representation).prefix(16)
-        let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined!.base64EncodedString()
+        // `combined` is nil only for nonces of a non-standard size, which `seal` does not make.
+        guard let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined?.base64EncodedString()
+        else { throw AppError.internalError }
         try await database.transaction { sql in
             // Strictly newer than every key so far, so "newest" is never a tie.
             let newest = try await sql.raw("SELECT MAX(created_at) AS newest FROM signing_keys").first()?.decode(column: "newest", as: Int64?.self)
@@ -140,18 +148,18 @@ final class ResultTokens: @unchecked Sendable {
                 .where("kid", .notIn, keep).run()
         }
         try await load()
-        return lock.withLock { activeKid }
+        return state.withLock { $0.activeKid }
     }
 
     /// Other instances pick up a rotation within a minute.
     private func refreshIfStale() async throws {
-        if lock.withLock({ clock.now() - loadedAt > 60_000 }) { try await load() }
+        if clock.now() - state.withLock({ $0.loadedAt }) > 60_000 { try await load() }
     }
 
     var jwks: [PublishedJWK] {
         get async throws {
             try await refreshIfStale()
-            return lock.withLock { published }
+            return state.withLock { $0.published }
         }
     }
 
@@ -166,7 +174,7 @@ final class ResultTokens: @unchecked Sendable {
             exp: .init(value: now.addingTimeInterval(TimeInterval(lifetime.components.seconds))), jti: .init(value: channelId),
             clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes
         )
-        let (keys, kid) = lock.withLock { (collection, activeKid) }
+        let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
@@ -176,20 +184,21 @@ final class ResultTokens: @unchecked Sendable {
     func verify(_ token: String) async throws -> ResultClaims {
         try await refreshIfStale()
         guard token.count < 8192 else { throw Self.invalidToken }
-        if let claims = try? await lock.withLock({ collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer {
+        if let claims = try? await state.withLock({ $0.collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer {
             return claims
         }
         let now = clock.now()
-        let reload = lock.withLock {
-            guard let kid = Self.kid(of: token), !published.contains(where: { $0.kid == kid }), now - lastUnknownKidReload >= 1000 else {
+        let unknownKid = Self.kid(of: token)
+        let reload = state.withLock { state in
+            guard let kid = unknownKid, !state.published.contains(where: { $0.kid == kid }), now - state.lastUnknownKidReload >= 1000 else {
                 return false
             }
-            lastUnknownKidReload = now
+            state.lastUnknownKidReload = now
             return true
         }
         guard reload else { throw Self.invalidToken }
         try await load()
-        guard let claims = try? await lock.withLock({ collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
+        guard let claims = try? await state.withLock({ $0.collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
             throw Self.invalidToken
         }
         return claims

@@ -5,7 +5,7 @@ import TesseraCore
 /// The relying party's server-to-server API (client key + secret): authentication requests with
 /// long-poll, TOTP verification, and RFC 7662 introspection.
 struct RelyingPartyController<Context: TesseraContext> {
-    let auth: AuthService
+    let auth: RelyingPartyAuthFlow
     let totp: TOTPVerifier
     let introspection: Introspection
     let bodyLimit: Int
@@ -23,7 +23,7 @@ struct RelyingPartyController<Context: TesseraContext> {
     @Sendable func create(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(RPAuthRequest.self, limit: bodyLimit)
-        return try .json(try await auth.rpCreate(client: try context.requireClient(), request: body), status: .created)
+        return try .json(try await auth.create(client: try context.requireClient(), request: body), status: .created)
     }
 
     @Sendable func state(_ request: Request, context: Context) async throws -> Response {
@@ -35,11 +35,11 @@ struct RelyingPartyController<Context: TesseraContext> {
             wait = value
         }
         let id = try context.parameters.require("requestId")
-        return try .json(try await auth.rpState(client: try context.requireClient(), id: id, wait: .seconds(wait)))
+        return try .json(try await auth.state(client: try context.requireClient(), id: id, wait: .seconds(wait)))
     }
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
-        try await auth.rpCancel(client: try context.requireClient(), id: try context.parameters.require("requestId"))
+        try await auth.cancel(client: try context.requireClient(), id: try context.parameters.require("requestId"))
         return try .json(RtResponse(rtMsg: "cancelled"))
     }
 

@@ -1,0 +1,60 @@
+import Foundation
+import TesseraCore
+
+/// An authentication channel as stored.
+struct AuthChannelRecord: Sendable {
+    var id: String
+    var clientId: String
+    var userId: String
+    var deviceId: String?
+    var initiator: AuthInitiator
+    var challenge: String
+    var connectIp: String
+    var message: String
+    var outcome: AuthOutcome
+    /// How far the device's steps went (where it stopped, once the channel ended).
+    var state: AuthChannelState
+    var code: Int?
+    var nodes: [String]
+    var tokenSealed: String?
+    var createdAt: Int64
+    /// When the nodes were selected (also the time replayed for the requests going out).
+    var verifyStartedAt: Int64?
+    var attestedAt: Int64?
+    var endedAt: Int64?
+    var expiresAt: Int64
+
+    /// The events so far, rebuilt from the row (for late listeners and other instances).
+    var events: [AuthEvent] {
+        var list = [AuthEvent(status: .createChannel, at: createdAt)]
+        if let verifyStartedAt {
+            if state.hasReached(.selected) { list.append(AuthEvent(status: .selectNodes, at: verifyStartedAt)) }
+            if state.hasReached(.verifying) { list.append(AuthEvent(status: .startVerificationOfNodes, at: verifyStartedAt)) }
+        }
+        if let attestedAt { list.append(AuthEvent(status: .completeVerificationOfNodes, at: attestedAt)) }
+        if outcome.isFinal { list.append(AuthEvent(outcome: outcome, code: code, at: endedAt ?? expiresAt)) }
+        return list
+    }
+
+    /// The channel as it stands at `now`: one still open past its lifetime is expired, whether or not
+    /// the expiry service has written that yet.
+    func settled(now: Int64) -> AuthChannelRecord {
+        guard !outcome.isFinal, now >= expiresAt else { return self }
+        var lapsed = self
+        lapsed.outcome = .expired
+        lapsed.code = ErrorCode.authChannelExpired.rawValue
+        lapsed.endedAt = expiresAt
+        return lapsed
+    }
+
+    /// The error that describes why this channel cannot take the next step, if any.
+    func refusal(now: Int64) -> AppError? {
+        switch settled(now: now).outcome {
+        case .cancelled: return AppError(.authChannelCancelled, .conflict, "The authentication was cancelled")
+        case .declined: return AppError(.authDeclined, .conflict, "The user declined the authentication")
+        case .expired: return AppError(.authChannelExpired, .gone, "The authentication channel expired")
+        case .completed, .failed: return AppError(.authChannelState, .conflict, "The authentication has already ended (\(outcome.rawValue))")
+        case .pending, .inProgress: return nil
+        }
+    }
+}

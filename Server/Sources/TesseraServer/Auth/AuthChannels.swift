@@ -1,0 +1,64 @@
+import Foundation
+import TesseraCore
+
+/// What both flows do with a channel: open it, end it, and tell its listeners. Every change is
+/// written to the row first (``AuthChannelStore``) and then published (``AuthEventHub``), so a
+/// listener that reads the row never misses a step it was told about.
+struct AuthChannels: Sendable {
+    let store: AuthChannelStore
+    let hub: AuthEventHub
+    let random: RandomSource
+    let clock: WallClock
+    let lifetime: Duration
+
+    /// Creates and announces a new channel (`CreateChannel`).
+    func open(clientId: String, userId: String, deviceId: String?, initiator: AuthInitiator, ip: String, message: String) async throws
+        -> AuthChannelRecord
+    {
+        let now = clock.now()
+        let channel = AuthChannelRecord(
+            id: random.identifier(prefix: "ch_"), clientId: clientId, userId: userId, deviceId: deviceId, initiator: initiator,
+            challenge: random.token(), connectIp: ip, message: message, outcome: initiator.initialOutcome, state: .created,
+            code: nil, nodes: [], tokenSealed: nil, createdAt: now, verifyStartedAt: nil, attestedAt: nil, endedAt: nil,
+            expiresAt: now + lifetime.millis
+        )
+        try await store.insert(channel)
+        hub.publish(channel.id, AuthEvent(status: .createChannel, at: now))
+        return channel
+    }
+
+    /// Announces a step the store has just recorded.
+    func announce(_ channelId: String, _ status: AuthStatus, at time: Int64) {
+        hub.publish(channelId, AuthEvent(status: status, at: time))
+    }
+
+    /// Throws why the channel could not take the step it was asked to take.
+    func refuse(_ id: String, now: Int64) async throws -> Never {
+        if let channel = try await store.find(id), let refusal = channel.refusal(now: now) { throw refusal }
+        throw AppError(.authChannelState, .conflict, "The channel is not at that step")
+    }
+
+    /// Ends an open channel as failed with `code` and tells its listeners (no-op if it had ended).
+    func fail(_ channelId: String, code: ErrorCode, now: Int64) async throws {
+        if try await store.finish(channelId, outcome: .failed, code: code, now: now) {
+            hub.publish(channelId, AuthEvent(outcome: .failed, code: code.rawValue, at: now))
+        }
+    }
+
+    /// Cancels or declines an open channel.
+    func end(_ channel: AuthChannelRecord, outcome: AuthOutcome) async throws {
+        let now = clock.now()
+        if let refusal = channel.refusal(now: now) { throw refusal }
+        let code: ErrorCode = outcome == .declined ? .authDeclined : .authChannelCancelled
+        guard try await store.finish(channel.id, outcome: outcome, code: code, now: now) else { try await refuse(channel.id, now: now) }
+        hub.publish(channel.id, AuthEvent(outcome: outcome, code: code.rawValue, at: now))
+    }
+
+    /// Marks expired channels and tells their listeners.
+    func expireDue() async throws {
+        let now = clock.now()
+        for id in try await store.expireDue(now: now) {
+            hub.publish(id, AuthEvent(outcome: .expired, code: ErrorCode.authChannelExpired.rawValue, at: now))
+        }
+    }
+}

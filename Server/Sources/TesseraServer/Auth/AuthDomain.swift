@@ -1,0 +1,48 @@
+import Crypto
+import Logging
+import ServiceLifecycle
+
+/// The authentication pieces wired together once: the device flow, the relying-party flow, the
+/// event relay and the history, over one channel store and one event hub. Holds no logic itself.
+struct AuthDomain: Sendable {
+    struct Settings: Sendable {
+        var nodesPerAuthentication = 3
+        var quorum = 2
+        var nodeTimeout: Duration = .milliseconds(2000)
+        var channelLifetime: Duration = .seconds(120)
+    }
+
+    let hub: AuthEventHub
+    let channels: AuthChannels
+    let device: DeviceAuthFlow
+    let relyingParty: RelyingPartyAuthFlow
+    let relay: AuthEventRelay
+    let history: AuthHistory
+
+    /// - Parameters:
+    ///   - devices: The devices domain's named queries (devices, their users and clients).
+    ///   - nodes: Where the verifier nodes come from.
+    ///   - sealKey: Seals result tokens kept for the relying party's long-poll.
+    init(
+        database: any Database, devices: any DeviceAuthLookup, nodes: any AttestingNodes, tokens: ResultTokens, sealKey: SymmetricKey,
+        random: RandomSource, clock: WallClock, settings: Settings, logger: Logger
+    ) {
+        let store = AuthChannelStore(database: database)
+        let hub = AuthEventHub()
+        let channels = AuthChannels(store: store, hub: hub, random: random, clock: clock, lifetime: settings.channelLifetime)
+        let sealer = SealedResultToken(key: sealKey)
+        self.hub = hub
+        self.channels = channels
+        device = DeviceAuthFlow(
+            channels: channels, devices: devices, nodes: nodes, tokens: tokens, sealer: sealer,
+            nodesPerAuthentication: settings.nodesPerAuthentication,
+            nodeQuorum: NodeQuorum(nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock), logger: logger
+        )
+        relyingParty = RelyingPartyAuthFlow(channels: channels, devices: devices, sealer: sealer)
+        relay = AuthEventRelay(store: store, hub: hub, clock: clock, logger: logger)
+        history = AuthHistory(store: store, devices: devices, clock: clock)
+    }
+
+    /// The background work of authentication: the expiry of channels and the relay of stored events.
+    func services(logger: Logger) -> [any Service] { [ChannelExpiryService(channels: channels, logger: logger), relay] }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import TesseraCore
+
+/// The relying party's side: its backend asks for an authentication of one of its users, follows
+/// it (with a long-poll that holds the answer until the outcome is final), and may cancel it.
+struct RelyingPartyAuthFlow: Sendable {
+    let channels: AuthChannels
+    let devices: any DeviceAuthLookup
+    let sealer: SealedResultToken
+
+    private var clock: WallClock { channels.clock }
+
+    /// The relying party asks for an authentication of one of its users.
+    func create(client: Client, request: RPAuthRequest) async throws -> RPAuthState {
+        let message = request.message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard message.count <= 200 else { throw AppError.invalidField("message", "message must be at most 200 characters") }
+        guard request.connectIp.count <= 64 else { throw AppError.invalidField("connectIp", "connectIp must be at most 64 characters") }
+        guard request.userKey.count <= 100 else { throw AppError(.authUserUnknown, .notFound, "No such user") }
+        guard let userId = try await devices.userWithActiveDevice(clientId: client.id, userKey: request.userKey) else {
+            throw AppError(.authUserUnknown, .notFound, "No such user, or the user has no active device")
+        }
+        let channel = try await channels.open(
+            clientId: client.id, userId: userId, deviceId: nil, initiator: .relyingParty, ip: request.connectIp, message: message
+        )
+        return state(channel, now: channel.createdAt)
+    }
+
+    private func state(_ channel: AuthChannelRecord, now: Int64) -> RPAuthState {
+        let token = channel.tokenSealed.flatMap { sealer.open($0, channelId: channel.id) }
+        let current = channel.settled(now: now)
+        return RPAuthState(
+            requestId: channel.id, outcome: current.outcome, code: current.code, token: token,
+            expiresIn: Int(max(0, channel.expiresAt - now) / 1000)
+        )
+    }
+
+    private func request(_ id: String, client: Client) async throws -> AuthChannelRecord {
+        guard let channel = try await channels.store.find(id), channel.clientId == client.id, channel.initiator == .relyingParty else {
+            throw AppError(.authChannelUnknown, .notFound, "No such authentication request")
+        }
+        return channel
+    }
+
+    /// The request's state; with `wait`, holds the answer until the outcome is final, the request
+    /// expired, or `wait` passed on the injected clock (long-poll). Events come from this instance's
+    /// hub, and from ``AuthEventRelay`` for what other instances wrote.
+    func state(client: Client, id: String, wait: Duration) async throws -> RPAuthState {
+        var channel = try await request(id, client: client)
+        let deadline = clock.now() + wait.millis
+        guard wait > .zero, !channel.settled(now: clock.now()).outcome.isFinal else { return state(channel, now: clock.now()) }
+        let (stream, continuation) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let token = channels.hub.register(id, continuation)
+        defer { channels.hub.unregister(id, token) }
+        // Read again now that the hub holds the listener: nothing that happens from here on is missed.
+        let current = try await request(id, client: client)
+        let clock = self.clock
+        let finished = try await withThrowingTaskGroup(of: AuthChannelRecord?.self) { group in
+            group.addTask {
+                var latest = current
+                if latest.settled(now: clock.now()).outcome.isFinal { return latest }
+                for await _ in stream {
+                    latest = try await request(id, client: client)
+                    if latest.settled(now: clock.now()).outcome.isFinal { return latest }
+                }
+                return nil
+            }
+            group.addTask {
+                // The long-poll's end: its deadline, or the request's expiry if that comes first.
+                try await clock.sleep(.milliseconds(max(0, min(deadline, current.expiresAt) - clock.now())))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        if let finished {
+            channel = finished
+        } else {
+            channel = try await request(id, client: client)
+        }
+        return state(channel, now: clock.now())
+    }
+
+    func cancel(client: Client, id: String) async throws {
+        try await channels.end(try await request(id, client: client), outcome: .cancelled)
+    }
+}
