@@ -43,10 +43,46 @@ let package = Package(
         ),
         // Test doubles for what cannot run here (Apple's LocalAuthentication), named as such.
         .target(name: "TesseraTesting", dependencies: ["Tessera", "TesseraCore"]),
+        // What the server and the verifier node both need to serve HTTP and keep a small SQLite
+        // store: problems, JSON bodies, RFC 9421 request verification, migrations, the TLS server
+        // builder. No PostgreSQL, no SMTP.
+        .target(
+            name: "TesseraHTTPKit",
+            dependencies: [
+                "TesseraCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The verifier node (`tessera node`): its own key, registry and errors. Never depends on
+        // TesseraServer, PostgreSQL or SMTP (scripts/check-node-deps.sh checks it).
+        .target(
+            name: "TesseraNode",
+            dependencies: [
+                "TesseraCore", "TesseraHTTPKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore",
+                "TesseraCore", "TesseraHTTPKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -72,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "TesseraServer",
+                "TesseraServer", "TesseraNode",
                 "Tessera",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -80,11 +116,16 @@ let package = Package(
             ]
         ),
         // What both test targets share: waiting for events without timing assertions.
-        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
+        // and running verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``).
+        .target(
+            name: "TesseraTestSupport",
+            dependencies: ["TesseraServer", "TesseraNode", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TesseraTestSupport"
+        ),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport",
+                "TesseraServer", "TesseraTestSupport", "TesseraNode",
                 "Tessera",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -94,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: [
-                "Tessera", "TesseraServer", "TesseraTestSupport", "TesseraTesting",
+                "Tessera", "TesseraServer", "TesseraTestSupport", "TesseraTesting", "TesseraNode",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

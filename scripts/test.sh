@@ -8,5 +8,6 @@ if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
   echo "note: TESSERA_TEST_DATABASE_URL not set: PostgreSQL suites are skipped (CI sets it)"
   if [ "${CI:-}" = "true" ]; then echo "error: CI must test PostgreSQL"; exit 1; fi
 fi
+scripts/check-node-deps.sh
 swift build --build-tests
 timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build "$@"

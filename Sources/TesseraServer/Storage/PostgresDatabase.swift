@@ -119,9 +119,3 @@ private final class RunnerBox: @unchecked Sendable {
     func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
     func cancel() { lock.withLock { task?.cancel(); task = nil } }
 }
-
-/// A configuration value that cannot be used; the message says how to fix it.
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}

@@ -6,6 +6,8 @@ import SQLKit
 import Testing
 import TesseraCore
 @testable import TesseraServer
+@testable import TesseraNode
+import TesseraTestSupport
 
 /// How nodes join a running deployment: a node added by another process (the CLI) gets every
 /// device, and embedded nodes belong to one instance.
@@ -113,7 +115,7 @@ struct NodeRegistrationTests {
     @Test("a second instance with embedded nodes on a shared database is refused while the first runs, and leaves the first's nodes alone", arguments: TestDatabase.kinds)
     func embeddedNodesBelongToOneInstance(kind: TestDatabase) async throws {
         let storage = try await Self.sharedStorage(kind)
-        let first = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        let first = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, nodeLauncher: InProcessNodeLauncher())
         do {
             try await Self.checkRefusalAndTakeOver(first, storage)
         } catch {
@@ -128,11 +130,11 @@ struct NodeRegistrationTests {
     static func checkRefusalAndTakeOver(
         _ first: TesseraRuntime, _ storage: (open: @Sendable () async throws -> any Database, cleanup: @Sendable () async -> Void)
     ) async throws {
-        let firstIds = first.embeddedNodes.map(\.identity.nodeId)
+        let firstIds = first.embeddedNodes.map(\.nodeId)
         #expect(firstIds.count == 3)
 
         let error = await #expect(throws: (any Error).self) {
-            _ = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+            _ = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, nodeLauncher: InProcessNodeLauncher())
         }
         #expect(String(describing: error).contains("--nodes-embedded 0"), "\(String(describing: error))")
         let enabled = try await first.nodeAdmin.list().filter(\.enabled).map(\.nodeId)
@@ -142,14 +144,14 @@ struct NodeRegistrationTests {
         // An instance whose heartbeat is old (it died without stopping) is taken over.
         let later = WallClock { WallClock.system.now() + NodeDirectory.embeddedLiveness + 1_000 }
         let second = try await TesseraRuntime.bootstrap(
-            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: later
+            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: later, nodeLauncher: InProcessNodeLauncher()
         )
-        let secondIds = second.embeddedNodes.map(\.identity.nodeId)
+        let secondIds = second.embeddedNodes.map(\.nodeId)
         #expect(Set(try await second.nodeAdmin.list().filter(\.enabled).map(\.nodeId)) == Set(secondIds))
         await second.shutdown()
 
         // One that stopped cleanly can be followed at once.
-        let third = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        let third = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, nodeLauncher: InProcessNodeLauncher())
         #expect(third.embeddedNodes.count == 3)
         await third.shutdown()
     }

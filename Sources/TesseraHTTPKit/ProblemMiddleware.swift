@@ -6,11 +6,17 @@ import TesseraCore
 /// Turns every error into an RFC 9457 problem answer with a stable code, and gives each
 /// request an id that appears in the answer and in the logs. Unknown errors become 500 with
 /// code 9001 and are logged; they are always bugs.
-struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
+public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
     let bodyLimit: Int
     let routes: RouteTable
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// Refuses bodies announced larger than `bodyLimit`; `routes` answers 405 for known paths.
+    public init(bodyLimit: Int, routes: RouteTable) {
+        self.bodyLimit = bodyLimit
+        self.routes = routes
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let requestId = context.requestId
         context.logger[metadataKey: "request"] = .string(requestId)
@@ -29,7 +35,7 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
             response.headers[.allow] = routes.methods(for: request.uri.path).joined(separator: ", ")
             return response
         } catch let error as HTTPError {
-            let mapped = Self.map(error)
+            let mapped = AppError(httpError: error)
             context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
             return mapped.response(requestId: requestId)
         } catch {
@@ -41,9 +47,39 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
             return AppError.internalError.response(requestId: requestId)
         }
     }
+}
 
-    static func map(_ error: HTTPError) -> AppError {
-        switch error.status {
+/// The router's paths and their methods, filled once the routes are added, to answer 405 with `Allow`.
+public final class RouteTable: @unchecked Sendable {
+    private var entries: [(segments: [Substring], method: String)] = []
+
+    /// An empty table; ``fill(from:)`` it once the routes are added.
+    public init() {}
+
+    /// Records the router's routes.
+    public func fill<Context>(from routes: [Router<Context>.RouteDescription]) {
+        entries = routes.map { route in
+            (route.path.description.split(separator: "/"), route.method.rawValue)
+        }
+    }
+
+    /// The methods routed for `path` (captures match any segment), sorted.
+    public func methods(for path: String) -> [String] {
+        let segments = path.split(separator: "/")
+        let matching = entries.filter { entry in
+            entry.segments.count == segments.count
+                && zip(entry.segments, segments).allSatisfy { pattern, segment in
+                    pattern == segment || pattern.hasPrefix(":") || pattern.hasPrefix("{")
+                }
+        }
+        return Set(matching.map(\.method)).sorted()
+    }
+}
+
+extension AppError {
+    /// The problem for an error Hummingbird raised (no route, method, body size, media type).
+    public init(httpError error: HTTPError) {
+        self = switch error.status {
         case .notFound: AppError(.notFound, .notFound, "No such route")
         case .methodNotAllowed: AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed")
         case .contentTooLarge: AppError(.bodyTooLarge, .contentTooLarge, "Request body too large")
@@ -55,28 +91,5 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
                 AppError(.badRequest, error.status, "Bad request", detail: error.body)
             }
         }
-    }
-}
-
-/// The router's paths and their methods, filled once the routes are added, to answer 405 with `Allow`.
-final class RouteTable: @unchecked Sendable {
-    private var entries: [(segments: [Substring], method: String)] = []
-
-    func fill(from routes: [Router<TesseraRequestContext>.RouteDescription]) {
-        entries = routes.map { route in
-            (route.path.description.split(separator: "/"), route.method.rawValue)
-        }
-    }
-
-    /// The methods routed for `path` (captures match any segment), sorted.
-    func methods(for path: String) -> [String] {
-        let segments = path.split(separator: "/")
-        let matching = entries.filter { entry in
-            entry.segments.count == segments.count
-                && zip(entry.segments, segments).allSatisfy { pattern, segment in
-                    pattern == segment || pattern.hasPrefix(":") || pattern.hasPrefix("{")
-                }
-        }
-        return Set(matching.map(\.method)).sorted()
     }
 }
