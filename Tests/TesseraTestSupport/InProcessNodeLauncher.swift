@@ -9,8 +9,16 @@ import TesseraServer
 public struct InProcessNodeLauncher: EmbeddedNodeLauncher {
     let logger: Logger
 
-    /// Nodes that log with `logger`.
-    public init(logger: Logger = Logger(label: "test-node")) { self.logger = logger }
+    /// Nodes that log with `logger` (by default only critical messages: stopping a node by
+    /// cancelling its task logs the cancellation as an error).
+    public init(logger: Logger = InProcessNodeLauncher.quietLogger) { self.logger = logger }
+
+    /// A logger for critical messages only.
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "test-node")
+        logger.logLevel = .critical
+        return logger
+    }
 
     public func launch(_ request: EmbeddedNodeRequest) async throws -> EmbeddedNode {
         let node = try await NodeServer.open(
