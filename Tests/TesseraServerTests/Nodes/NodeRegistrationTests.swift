@@ -101,6 +101,19 @@ struct NodeRegistrationTests {
         }
     }
 
+    @Test("an embedded node an older version kept in <dataDir>/nodes/ moves out of the data directory and keeps its key")
+    func embeddedNodeMovesOutOfDataDirectory() async throws {
+        var old: (nodeId: String, publicKey: String)?
+        try await withTestRuntime(.sqlite, configure: { configuration in
+            old = try? NodeServer.identity(dataDirectory: configuration.dataDirectory + "/nodes/embedded-1")
+        }) { runtime in
+            let moved = try #require(old)
+            #expect(runtime.embeddedNodes.first?.nodeId == moved.nodeId)
+            #expect(!FileManager.default.fileExists(atPath: runtime.configuration.dataDirectory + "/nodes/embedded-1"))
+            #expect(FileManager.default.fileExists(atPath: runtime.configuration.embeddedNodesDirectory + "/embedded-1/node.key"))
+        }
+    }
+
     /// Instances sharing a database share its master key.
     static let sharedMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
 
@@ -156,3 +169,4 @@ struct NodeRegistrationTests {
         await third.shutdown()
     }
 }
+
