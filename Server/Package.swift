@@ -30,9 +30,47 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
+        // What the server and the verifier node both need to serve HTTP and keep a small SQLite
+        // store: problems, JSON bodies, RFC 9421 request verification, migrations, the TLS server
+        // builder. No PostgreSQL, no SMTP.
+        .target(
+            name: "TesseraHTTPKit",
+            dependencies: [
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The verifier node (`tessera node`): its own key, registry and errors. Never depends on
+        // TesseraServer, PostgreSQL or SMTP (scripts/check-node-deps.sh checks it).
+        .target(
+            name: "TesseraNode",
+            dependencies: [
+                "TesseraHTTPKit",
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
+                "TesseraHTTPKit",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -59,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "TesseraServer",
+                "TesseraServer", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -78,12 +116,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // What both test targets share: waiting for events without timing assertions.
-        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
+        // What both test targets share: waiting for events without timing assertions, and running
+        // verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``).
+        .target(
+            name: "TesseraTestSupport",
+            dependencies: ["TesseraServer", "TesseraNode", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TesseraTestSupport"
+        ),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport",
+                "TesseraServer", "TesseraTestSupport", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -94,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport",
+                "TesseraServer", "TesseraTestSupport", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraTesting", package: "Tessera"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

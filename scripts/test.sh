@@ -12,6 +12,8 @@ if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
 fi
 # Each domain owns its tables (fast, no build needed): fails naming file, line and table.
 scripts/check-table-ownership.sh
+# The verifier node links neither the server, nor PostgreSQL, nor SMTP (the target graph).
+scripts/check-node-deps.sh
 if [ $# -eq 0 ]; then
   echo "== the SDK package (root): builds alone, without the server's dependencies"
   swift build --build-tests

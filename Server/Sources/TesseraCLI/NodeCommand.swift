@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TesseraCore
+import TesseraNode
 import TesseraServer
 
 /// `tessera node`: a verifier node process.
@@ -21,6 +22,8 @@ struct NodeCommand: AsyncParsableCommand {
         @Option(help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.") var tlsCertificate: String?
         @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
         @Option(help: "Log level.") var logLevel = "info"
+        @Flag(help: "Stop when standard input ends (an embedded node started by `tessera serve` dies with its server).")
+        var stopOnStdinEof = false
 
         func run() async throws {
             guard let key = serverKey ?? ProcessInfo.processInfo.environment["TESSERA_NODE_SERVER_KEY"] else {
@@ -46,9 +49,16 @@ struct NodeCommand: AsyncParsableCommand {
             print("node id:    \(node.nodeId)")
             print("public key: \(node.publicKey)")
             let scheme = tlsCertificate == nil ? "http" : "https"
-            print("register:   tessera admin node add --url \(scheme)://\(host):\(port) --public-key \(node.publicKey)")
+            if port != 0 {
+                print("register:   tessera admin node add --url \(scheme)://\(host):\(port) --public-key \(node.publicKey)")
+            }
             fflush(nil)
-            try await node.run()
+            if stopOnStdinEof { NodeReadyLine.stopOnStandardInputEnd() }
+            let (nodeId, publicKey) = (node.nodeId, node.publicKey)
+            try await node.run { url in
+                print(NodeReadyLine(nodeId: nodeId, publicKey: publicKey, url: url).text)
+                fflush(nil)
+            }
         }
     }
 

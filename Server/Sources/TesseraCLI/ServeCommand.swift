@@ -27,7 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = makeLogger(level: configuration.logLevel)
         // Nothing (data directory, master key, database) is created for a server that cannot listen.
         try await ListenAddressCheck.check(host: configuration.host, port: configuration.port)
-        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger)
+        let launcher = ChildNodeLauncher(executable: ChildNodeLauncher.currentExecutable(), logLevel: configuration.logLevel)
+        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger, nodeLauncher: launcher)
         if let first = runtime.firstStart {
             printFirstStart(first, configuration: configuration)
         }
@@ -61,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("    bundle id:    \(demo.client.bundleIds.joined(separator: ", "))")
         }
         lines.append("  data directory: \(configuration.dataDirectory)")
+        if configuration.embeddedNodes > 0 {
+            lines.append("  embedded nodes: \(configuration.embeddedNodesDirectory) (child processes; development only)")
+        }
         lines.append("")
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }

@@ -6,6 +6,7 @@ import Testing
 import Tessera
 import TesseraCore
 @testable import TesseraServer
+import TesseraTestSupport
 
 /// `tessera device` as a third party would run it: the built executable against a live server.
 @Suite("CLI: tessera device")
@@ -68,7 +69,7 @@ struct DeviceCLITests {
         var logger = Logger(label: "cli-test")
         logger.logLevel = .warning
         let runtime = try await TesseraRuntime.bootstrap(
-            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger
+            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger, nodeLauncher: InProcessNodeLauncher()
         )
         let client = try await runtime.clients.create(name: "CLI", bundleIds: ["com.example.cli"]).client
         let deviceDir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-device-\(UUID().uuidString)").path

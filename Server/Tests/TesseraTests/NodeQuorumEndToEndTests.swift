@@ -226,8 +226,11 @@ struct NodeQuorumEndToEndTests {
             )) } throws: { ($0 as? NodeCallError)?.code == .deviceUnknown }
             // The embedded nodes, which did receive the keys, attest.
             let embedded = try #require(runtime.embeddedNodes.first)
-            let attestation = try await embedded.attest(request)
-            #expect(attestation.nodeId == embedded.identity.nodeId)
+            let client = HTTPNodeClient(
+                nodeId: embedded.nodeId, baseURL: embedded.url, httpClient: .shared, signingKey: runtime.keys.nodeControlKey, timeout: .seconds(60)
+            )
+            let attestation = try await client.attest(request)
+            #expect(attestation.nodeId == embedded.nodeId)
         }
     }
 }

@@ -6,6 +6,7 @@ import Testing
 import Tessera
 import TesseraCore
 @testable import TesseraServer
+import TesseraTestSupport
 
 /// The seed-style callback facade over a live server.
 @Suite("SDK: callback facade")
@@ -25,7 +26,7 @@ struct TesseraCallbacksTests {
         var logger = Logger(label: "cb-test")
         logger.logLevel = .warning
         let runtime = try await TesseraRuntime.bootstrap(
-            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger
+            configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger, nodeLauncher: InProcessNodeLauncher()
         )
         let client = try await runtime.clients.create(name: "CB", bundleIds: ["com.example.cb"]).client
         let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)

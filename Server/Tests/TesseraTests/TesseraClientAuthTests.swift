@@ -33,7 +33,7 @@ struct TesseraClientAuthTests {
             #expect(claims.deviceId == deviceId)
             #expect(claims.amr == ["hwk", "pin"])
             #expect(claims.nodes.count >= 2)
-            let embedded = Set(runtime.embeddedNodes.map(\.identity.nodeId))
+            let embedded = Set(runtime.embeddedNodes.map(\.nodeId))
             #expect(Set(claims.nodes).isSubset(of: embedded))
 
             let history = try await tessera.authHistory()

@@ -44,8 +44,14 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// The `iss` of result tokens (default `http(s)://<host>:<port>`).
     public var issuer: String?
-    /// Verifier nodes started inside this server (default 3; 0 when remote nodes are registered).
+    /// Verifier nodes started with this server as `tessera node` child processes on loopback
+    /// (`nodes.embedded`; default 3 for development, 0 in production, where they are refused).
     public var embeddedNodes = 3
+    /// Where the embedded nodes keep their keys and registries, one `embedded-N` directory each
+    /// (`nodes.embeddedDirectory`; nil: ``embeddedNodesDirectory`` is `<dataDir>-nodes`).
+    public var embeddedNodesDirectoryOverride: String?
+    /// A production deployment (`production`, or implied by a database URL): embedded nodes are refused.
+    public var production = false
     /// Nodes asked per authentication.
     public var nodesPerAuthentication = 3
     /// Attestations needed.
@@ -93,6 +99,14 @@ public struct ServerConfiguration: Sendable {
 
     /// The path of the SQLite file.
     public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("tessera.sqlite") }
+    /// The embedded nodes' directory: `nodes.embeddedDirectory`, else a sibling of the data directory
+    /// (`<dataDir>-nodes`), so the server's data directory never holds a node key.
+    public var embeddedNodesDirectory: String {
+        if let embeddedNodesDirectoryOverride { return embeddedNodesDirectoryOverride }
+        var directory = dataDirectory
+        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+        return directory + "-nodes"
+    }
     /// The path of the development file outbox.
     public var fileOutboxPath: String { (dataDirectory as NSString).appendingPathComponent("outbox.jsonl") }
 
@@ -193,7 +207,15 @@ public struct ServerConfiguration: Sendable {
         maxDevicesPerUser = try count("devices.maxPerUser", maxDevicesPerUser, range: 1...100)
         identityChecksPerHour = try count("devices.identityChecksPerHour", identityChecksPerHour, range: 1...1_000_000)
         issuer = config.string(forKey: "auth.issuer")
-        embeddedNodes = try count("nodes.embedded", embeddedNodes, range: 0...9)
+        production = config.bool(forKey: "production", default: false) || databaseURL != nil
+        embeddedNodes = try count("nodes.embedded", production ? 0 : embeddedNodes, range: 0...9)
+        if production, embeddedNodes > 0 {
+            let reason = databaseURL != nil ? "a database URL (databaseUrl) makes this a production deployment" : "production is set"
+            throw ConfigurationError(
+                "nodes.embedded must be 0 in production (\(reason)): embedded verifier nodes run beside the server on one machine, so one host holds every key a quorum needs. Run `tessera node` processes on other machines and register them with `tessera admin node add`"
+            )
+        }
+        embeddedNodesDirectoryOverride = config.string(forKey: "nodes.embeddedDirectory")
         nodesPerAuthentication = try count("nodes.perAuthentication", nodesPerAuthentication, range: 1...15)
         nodeQuorum = try count("nodes.quorum", nodeQuorum, range: 1...15)
         guard nodeQuorum <= nodesPerAuthentication else { throw ConfigurationError("nodes.quorum must not exceed nodes.perAuthentication") }

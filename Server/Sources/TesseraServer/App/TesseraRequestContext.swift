@@ -1,9 +1,10 @@
 import Hummingbird
 import NIOCore
+import TesseraHTTPKit
 
 /// What Tessera's handlers need from a request context: the caller's address, a request id, and
 /// the authenticated app client when there is one.
-public protocol TesseraContext: RequestContext {
+public protocol TesseraContext: ProblemContext {
     /// The client's IP address: the socket peer, or the forwarded client behind a trusted proxy
     /// (set by ``ClientAddressMiddleware``).
     var remoteAddress: String? { get set }

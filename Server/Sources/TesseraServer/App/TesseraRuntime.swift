@@ -19,7 +19,8 @@ public final class TesseraRuntime: Sendable {
     public let registration: DeviceRegistrationService
     let nodes: NodeDirectory
     let nodeSync: NodeSyncService
-    let embeddedNodes: [NodeService]
+    /// The embedded verifier nodes this process started (child processes; none when `runsNodes` is false).
+    public let embeddedNodes: [EmbeddedNode]
     let tokens: ResultTokens
     let auth: AuthDomain
     let totp: TOTPVerifier
@@ -51,7 +52,7 @@ public final class TesseraRuntime: Sendable {
 
     init(
         configuration: ServerConfiguration, database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource,
-        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, runsNodes: Bool
+        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, runsNodes: Bool, embeddedNodes: [EmbeddedNode]
     ) async throws {
         self.configuration = configuration
         self.database = database
@@ -77,17 +78,12 @@ public final class TesseraRuntime: Sendable {
             database: database, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
             signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
         )
-        var embedded: [NodeService] = []
         if runsNodes {
-            for index in 0..<configuration.embeddedNodes {
-                let directory = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index + 1)")
-                embedded.append(try await NodeService.open(directory: directory, clock: clock, logger: logger))
-            }
-            try await nodes.registerEmbedded(embedded)
+            try await nodes.registerEmbedded(embeddedNodes)
         } else {
             try await nodes.reload()
         }
-        embeddedNodes = embedded
+        self.embeddedNodes = embeddedNodes
         nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
         sessions = SessionService(
             database: database, repository: stores.sessions, users: stores.users, hasher: hasher, random: random, clock: clock,
@@ -184,14 +180,17 @@ public final class TesseraRuntime: Sendable {
     ///   - createsDeployment: Whether a missing deployment (data directory, master key, database) is
     ///     created (`serve`), or refused with ``ConfigurationError`` before anything is written (the
     ///     admin CLI, which must only open an existing one).
+    ///   - nodeLauncher: Starts the ``ServerConfiguration/embeddedNodes`` embedded nodes (`serve`:
+    ///     `tessera node` child processes). Needed when `runsNodes` and there are embedded nodes.
     public static func bootstrap(
         configuration: ServerConfiguration, logger: Logger, clock: WallClock = .system, random: RandomSource = .system,
-        runsNodes: Bool = true, createsDeployment: Bool = true
+        runsNodes: Bool = true, createsDeployment: Bool = true, nodeLauncher: (any EmbeddedNodeLauncher)? = nil
     ) async throws -> TesseraRuntime {
         guard createsDeployment else {
             try checkDeploymentFiles(configuration)
             return try await openDeployment(
-                configuration: configuration, logger: logger, clock: clock, random: random, runsNodes: runsNodes, createsDeployment: false
+                configuration: configuration, logger: logger, clock: clock, random: random, runsNodes: runsNodes, createsDeployment: false,
+                nodeLauncher: nodeLauncher
             )
         }
         try FileManager.default.createDirectory(
@@ -199,7 +198,8 @@ public final class TesseraRuntime: Sendable {
         )
         return try await StartupLock.withLock(directory: configuration.dataDirectory) {
             try await openDeployment(
-                configuration: configuration, logger: logger, clock: clock, random: random, runsNodes: runsNodes, createsDeployment: true
+                configuration: configuration, logger: logger, clock: clock, random: random, runsNodes: runsNodes, createsDeployment: true,
+                nodeLauncher: nodeLauncher
             )
         }
     }
@@ -207,7 +207,8 @@ public final class TesseraRuntime: Sendable {
     /// Opens the database named by the configuration (checking, unless it may create one, that it
     /// holds a deployment) and bootstraps on it.
     private static func openDeployment(
-        configuration: ServerConfiguration, logger: Logger, clock: WallClock, random: RandomSource, runsNodes: Bool, createsDeployment: Bool
+        configuration: ServerConfiguration, logger: Logger, clock: WallClock, random: RandomSource, runsNodes: Bool, createsDeployment: Bool,
+        nodeLauncher: (any EmbeddedNodeLauncher)?
     ) async throws -> TesseraRuntime {
         let database = try await DeploymentStorage.openDatabase(configuration: configuration, logger: logger)
         if !createsDeployment {
@@ -220,7 +221,7 @@ public final class TesseraRuntime: Sendable {
         }
         return try await bootstrap(
             configuration: configuration, database: database, logger: logger, clock: clock, random: random, runsNodes: runsNodes,
-            createsDeployment: createsDeployment
+            createsDeployment: createsDeployment, nodeLauncher: nodeLauncher
         )
     }
 
@@ -251,9 +252,11 @@ public final class TesseraRuntime: Sendable {
     /// Same, on an already opened database (tests use in-memory SQLite or a test PostgreSQL).
     public static func bootstrap(
         configuration: ServerConfiguration, database: any Database, logger: Logger, clock: WallClock = .system,
-        random: RandomSource = .system, runsNodes: Bool = true, createsDeployment: Bool = true
+        random: RandomSource = .system, runsNodes: Bool = true, createsDeployment: Bool = true,
+        nodeLauncher: (any EmbeddedNodeLauncher)? = nil
     ) async throws -> TesseraRuntime {
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        var embedded: [EmbeddedNode] = []
         do {
             if createsDeployment {
                 try FileManager.default.createDirectory(
@@ -269,11 +272,15 @@ public final class TesseraRuntime: Sendable {
             let adminToken = try await AdminAuthenticator.createTokenIfMissing(
                 database: database, hasher: keys.hasher, random: random, configured: configuration.adminToken
             )
+            if runsNodes {
+                embedded = try await launchEmbeddedNodes(configuration: configuration, keys: keys, launcher: nodeLauncher, logger: logger)
+            }
             return try await TesseraRuntime(
                 configuration: configuration, database: database, keys: keys, clock: clock, random: random, logger: logger,
-                firstStartAdminToken: adminToken, httpClient: httpClient, runsNodes: runsNodes
+                firstStartAdminToken: adminToken, httpClient: httpClient, runsNodes: runsNodes, embeddedNodes: embedded
             )
         } catch {
+            for node in embedded { await node.stop() }
             try? await httpClient.shutdown()
             await database.close()
             if let postgres = database as? PostgresDatabase, error is PSQLError {
@@ -286,13 +293,46 @@ public final class TesseraRuntime: Sendable {
     /// Closes connections. Call after the application stopped.
     public func shutdown() async {
         await nodes.stopHeartbeat()
+        for node in embeddedNodes { await node.stop() }
         try? await httpClient.shutdown()
-        for node in embeddedNodes { await node.close() }
         await database.close()
     }
 }
 
 extension TesseraRuntime {
+    /// Starts the configured embedded nodes with `launcher`, each in its own directory under
+    /// ``ServerConfiguration/embeddedNodesDirectory`` (outside the data directory: the server never
+    /// reads a node's key). A node directory left by an older version in `<dataDir>/nodes/` is moved
+    /// there first, so the node keeps its key and registry.
+    static func launchEmbeddedNodes(
+        configuration: ServerConfiguration, keys: ServerKeys, launcher: (any EmbeddedNodeLauncher)?, logger: Logger
+    ) async throws -> [EmbeddedNode] {
+        guard configuration.embeddedNodes > 0 else { return [] }
+        guard let launcher else {
+            throw ConfigurationError("nodes.embedded: this process cannot start embedded verifier nodes; set nodes.embedded to 0 and register `tessera node` processes")
+        }
+        let files = FileManager.default
+        let base = configuration.embeddedNodesDirectory
+        try files.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let serverKey = keys.nodeControlKey.publicKey.x963Representation.base64EncodedString()
+        var started: [EmbeddedNode] = []
+        do {
+            for index in 1...configuration.embeddedNodes {
+                let directory = (base as NSString).appendingPathComponent("embedded-\(index)")
+                let old = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index)")
+                if files.fileExists(atPath: old), !files.fileExists(atPath: directory) {
+                    try files.moveItem(atPath: old, toPath: directory)
+                    logger.notice("embedded node moved out of the data directory", metadata: ["from": .string(old), "to": .string(directory)])
+                }
+                started.append(try await launcher.launch(EmbeddedNodeRequest(index: index, directory: directory, serverKey: serverKey)))
+            }
+        } catch {
+            for node in started { await node.stop() }
+            throw error
+        }
+        return started
+    }
+
     /// Verifier-node management (admin).
     public var nodeAdmin: NodeAdminService { NodeAdminService(database: database, directory: nodes, clock: clock) }
 

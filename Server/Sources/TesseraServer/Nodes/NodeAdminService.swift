@@ -40,7 +40,7 @@ public struct NodeAdminService: Sendable {
         guard let raw = Data(base64Encoded: publicKey.trimmingCharacters(in: .whitespaces)), raw.count == 32,
               (try? Curve25519.Signing.PublicKey(rawRepresentation: raw)) != nil
         else { throw AppError.invalidField("publicKey", "publicKey must be the node's Ed25519 public key (32 bytes, base64), as `tessera node` prints it") }
-        let id = NodeIdentity.nodeId(publicKey: raw)
+        let id = NodeInfo.nodeId(publicKey: raw)
         let now = clock.now()
         let entry = NodeEntry(
             nodeId: id, name: (name?.isEmpty == false ? name! : id), url: trimmed, publicKey: raw.base64EncodedString(), enabled: true, createdAt: now

@@ -5,8 +5,8 @@ import NIOCore
 import NIOSSL
 import TesseraCore
 
-/// How the server talks to one verifier node. ``LocalNodeClient`` calls an embedded node in
-/// process; ``HTTPNodeClient`` calls a `tessera node` process, signing every call.
+/// How the server talks to one verifier node: ``HTTPNodeClient`` calls a `tessera node` process
+/// (a remote one or an embedded child process on loopback), signing every call.
 protocol NodeClient: Sendable {
     var nodeId: String { get }
     func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt
@@ -22,25 +22,7 @@ struct NodeCallError: Error, CustomStringConvertible {
     var description: String { "node \(nodeId): \(code.map { "\($0) " } ?? "")\(message)" }
 }
 
-/// An embedded node (inside `tessera serve`): same service, no network hop.
-struct LocalNodeClient: NodeClient {
-    let service: NodeService
-    var nodeId: String { service.identity.nodeId }
-
-    func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
-        do { return try await service.store(record) } catch let error as AppError {
-            throw NodeCallError(nodeId: nodeId, code: error.code, message: error.title)
-        }
-    }
-
-    func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
-        do { return try await service.attest(request) } catch let error as AppError {
-            throw NodeCallError(nodeId: nodeId, code: error.code, message: error.title)
-        }
-    }
-}
-
-/// A remote node over HTTP. Every call is an RFC 9421 signed request under the server's
+/// A node over HTTP. Every call is an RFC 9421 signed request under the server's
 /// node-control key (P-256), which the node was configured to trust (`--server-key`).
 struct HTTPNodeClient: NodeClient {
     let nodeId: String

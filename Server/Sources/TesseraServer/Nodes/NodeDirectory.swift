@@ -9,7 +9,8 @@ import TesseraCore
 public struct NodeEntry: Codable, Sendable, Equatable {
     public var nodeId: String
     public var name: String
-    /// `http(s)://host:port` of a `tessera node`, or `embedded:N` for a node inside this server.
+    /// `http(s)://host:port` of a `tessera node`, or `embedded:N` for one of the server's embedded
+    /// nodes (a `tessera node` child process on loopback, whose port changes at every start).
     public var url: String
     /// Ed25519 public key (raw, base64) the node's receipts and attestations are checked with.
     public var publicKey: String
@@ -23,7 +24,7 @@ public struct NodeEntry: Codable, Sendable, Equatable {
 
 /// The nodes this server may ask, with a client for each, and which of them failed lately.
 /// Read from the `nodes` table (refreshed every few seconds, and at once after an admin change here);
-/// embedded nodes are added by this process at start.
+/// embedded nodes are added by this process at start, and reached over HTTP like any other.
 final class NodeDirectory: @unchecked Sendable {
     struct Node: Sendable {
         var entry: NodeEntry
@@ -38,7 +39,7 @@ final class NodeDirectory: @unchecked Sendable {
     let signingKey: P256.Signing.PrivateKey
     let timeout: Duration
     let clock: WallClock
-    private(set) var embedded: [String: LocalNodeClient] = [:]
+    private(set) var embedded: [String: HTTPNodeClient] = [:]
     private let lock = NSLock()
     private var nodes: [Node] = []
     private var loadedAt: Int64 = 0
@@ -68,9 +69,9 @@ final class NodeDirectory: @unchecked Sendable {
     /// when another instance's embedded nodes showed a sign of life within ``embeddedLiveness``, this
     /// start is refused with a message saying what to do instead; older ones (an instance that is
     /// gone) are disabled.
-    func registerEmbedded(_ services: [NodeService]) async throws {
+    func registerEmbedded(_ started: [EmbeddedNode]) async throws {
         let now = clock.now()
-        let ids = services.map(\.identity.nodeId)
+        let ids = started.map(\.nodeId)
         let kind = database.kind
         try await database.transaction { sql in
             // Two instances starting at once must not both see "nobody else" (SQLite's write lock does this there).
@@ -90,18 +91,21 @@ final class NodeDirectory: @unchecked Sendable {
                 )
             }
             for other in others { try await sql.raw("UPDATE nodes SET enabled = 0 WHERE id = \(bind: other.id)").run() }
-            for (index, service) in services.enumerated() {
+            for (index, node) in started.enumerated() {
                 try await sql.raw(
                     """
                     INSERT INTO nodes (id, name, url, public_key, kind, enabled, created_at, heartbeat_at)
-                    VALUES (\(bind: service.identity.nodeId), \(bind: "embedded-\(index + 1)"), \(bind: "embedded:\(index + 1)"),
-                            \(bind: service.identity.publicKeyBase64), 'embedded', 1, \(bind: now), \(bind: now))
+                    VALUES (\(bind: node.nodeId), \(bind: "embedded-\(index + 1)"), \(bind: "embedded:\(index + 1)"),
+                            \(bind: node.publicKey), 'embedded', 1, \(bind: now), \(bind: now))
                     ON CONFLICT (id) DO UPDATE SET enabled = 1, heartbeat_at = \(bind: now)
                     """
                 ).run()
             }
         }
-        lock.withLock { embedded = Dictionary(uniqueKeysWithValues: services.map { ($0.identity.nodeId, LocalNodeClient(service: $0)) }) }
+        let clients = started.map { node in
+            HTTPNodeClient(nodeId: node.nodeId, baseURL: node.url, httpClient: httpClient, signingKey: signingKey, timeout: timeout)
+        }
+        lock.withLock { embedded = Dictionary(uniqueKeysWithValues: clients.map { ($0.nodeId, $0) }) }
         try await reload()
     }
 

@@ -25,14 +25,6 @@ public struct SecretHasher: Sendable {
     }
 }
 
-/// Compares two byte strings in time that depends only on their lengths.
-func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
-    return difference == 0
-}
-
 extension Data {
     /// Lower-case hex, built in one buffer (`String(format:)` per byte was a tenth of a TOTP verify's CPU).
     var hexString: String {

@@ -1,12 +1,5 @@
 import SQLKit
-
-/// A versioned schema change. Statements use types both engines understand
-/// (TEXT, INTEGER, BIGINT); times are BIGINT milliseconds since 1970.
-struct Migration: Sendable {
-    let version: Int
-    let name: String
-    let statements: [String]
-}
+import TesseraHTTPKit
 
 /// Runs the versioned migrations at start. Idempotent: each version is applied once, recorded in
 /// `schema_migrations`, inside a transaction; PostgreSQL takes an advisory lock so that several
@@ -98,17 +91,7 @@ enum Migrator {
             )
             """,
         ]),
-        Migration(version: 2, name: "request-nonces", statements: [
-            """
-            CREATE TABLE request_nonces (
-                key_id TEXT NOT NULL,
-                nonce TEXT NOT NULL,
-                expires_at BIGINT NOT NULL,
-                PRIMARY KEY (key_id, nonce)
-            )
-            """,
-            "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
-        ]),
+        Migration(version: 2, name: "request-nonces", statements: SignedRequestVerifier.nonceTableStatements),
         Migration(version: 3, name: "users-devices-sessions", statements: [
             """
             CREATE TABLE users (
@@ -288,43 +271,9 @@ enum Migrator {
         ]),
     ]
 
-    /// Applies every migration not yet recorded. Returns the versions applied now.
+    /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.
     @discardableResult
     static func migrate(_ database: any Database, migrations: [Migration] = all) async throws -> [Int] {
-        let kind = database.kind
-        // The bookkeeping table is created under the same lock as every migration: instances starting
-        // together on an empty PostgreSQL database would otherwise race on CREATE TABLE IF NOT EXISTS
-        // (which is not safe against itself there: a unique violation in pg_type). SQLite's
-        // transactions take the database's write lock (BEGIN IMMEDIATE) for the same effect.
-        try await database.transaction { sql in
-            try await lock(kind, sql)
-            try await sql.raw(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
-            ).run()
-        }
-        var applied: [Int] = []
-        for migration in migrations.sorted(by: { $0.version < $1.version }) {
-            let didApply = try await database.transaction { sql in
-                try await lock(kind, sql)
-                let existing = try await sql.raw(
-                    "SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)"
-                ).all()
-                guard existing.isEmpty else { return false }
-                for statement in migration.statements {
-                    try await sql.raw(SQLQueryString(statement)).run()
-                }
-                try await sql.raw(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: WallClock.nowMillis()))"
-                ).run()
-                return true
-            }
-            if didApply { applied.append(migration.version) }
-        }
-        return applied
-    }
-
-    /// Serialises migrations across instances on PostgreSQL (released at the transaction's end).
-    private static func lock(_ kind: DatabaseKind, _ sql: any SQLDatabase) async throws {
-        if kind == .postgres { try await sql.raw("SELECT pg_advisory_xact_lock(7412001)").run() }
+        try await Migration.apply(migrations, to: database)
     }
 }

@@ -110,13 +110,3 @@ extension SignUpService {
         return error
     }
 }
-
-/// The key lookup for a sign-up: the only key is the one in the request body, under its thumbprint.
-struct SingleKeyLookup: DeviceKeyLookup {
-    let publicKey: P256.Signing.PublicKey
-
-    func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
-        guard keyId == MessageSignature.thumbprint(ofX963: publicKey.x963Representation) else { return nil }
-        return DeviceSigningKey(deviceId: keyId, publicKey: publicKey, revoked: false)
-    }
-}

@@ -56,6 +56,24 @@ struct ConfigurationTests {
         #expect(ServerConfiguration().embeddedNodes == 3 && ServerConfiguration().nodeQuorum == 2)
     }
 
+    @Test("production (a database URL or production = true): no embedded nodes by default, and nodes.embedded above 0 is refused naming it")
+    func productionRefusesEmbeddedNodes() throws {
+        func read(_ arguments: [String]) throws -> ServerConfiguration {
+            try ServerConfiguration(reader: ConfigReader(provider: CommandLineArgumentsProvider(arguments: ["tessera"] + arguments)))
+        }
+        let development = try read(["--data-dir", "/srv/tessera/"])
+        #expect(development.embeddedNodes == 3 && !development.production)
+        #expect(development.embeddedNodesDirectory == "/srv/tessera-nodes")
+        #expect(try read(["--nodes-embedded-directory", "/var/nodes"]).embeddedNodesDirectory == "/var/nodes")
+        let postgres = try read(["--database-url", "postgres://u:p@db/tessera"])
+        #expect(postgres.production && postgres.embeddedNodes == 0)
+        #expect(try read(["--production", "true"]).embeddedNodes == 0)
+        for arguments in [["--database-url", "postgres://u:p@db/tessera", "--nodes-embedded", "3"], ["--production", "true", "--nodes-embedded", "1"]] {
+            let error = #expect(throws: ConfigurationError.self) { try read(arguments) }
+            #expect(error?.description.contains("nodes.embedded must be 0 in production") == true, "\(arguments): \(String(describing: error))")
+        }
+    }
+
     @Test("flow, session and password settings from flags")
     func sessions() throws {
         let arguments = [

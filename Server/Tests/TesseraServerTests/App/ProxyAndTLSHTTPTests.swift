@@ -7,6 +7,7 @@ import NIOSSL
 import Testing
 import TesseraCore
 @testable import TesseraServer
+@testable import TesseraNode
 
 /// Per-IP limits count forwarded clients only behind a trusted proxy; the server and the verifier
 /// nodes serve HTTPS with `tls.*`, and the server reaches a node with a self-signed certificate

@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 import TesseraCore
 @testable import TesseraServer
+import TesseraTestSupport
 
 /// Identity proofing end to end with real delivery: a live server, the courier running, real SMTP
 /// (STARTTLS + AUTH) to an aiosmtpd, the code read from the received mail.
@@ -91,7 +92,7 @@ struct DeliveryEndToEndTests {
         configuration.createDemoClient = false
         configuration.emailDelivery = .smtp
         configuration.smtp = SMTPSettings(host: "127.0.0.1", port: 9, security: .none, username: nil, password: nil, from: "t@example.com")
-        let first = try await TesseraRuntime.bootstrap(configuration: configuration, logger: TestDatabase.logger)
+        let first = try await TesseraRuntime.bootstrap(configuration: configuration, logger: TestDatabase.logger, nodeLauncher: InProcessNodeLauncher())
         let client = try await first.makeTestClient()
         _ = try await first.otp.send(client: client, channel: .email, target: "erin@example.com", purpose: .signup, ip: nil)
         await first.shutdown()
@@ -99,7 +100,7 @@ struct DeliveryEndToEndTests {
         // Second life on the same data directory, now with a reachable SMTP server.
         try await SMTPClientTests.withSMTPServer(mode: .starttls, auth: true) { mail in
             configuration.smtp = Self.smtpSettings(mail)
-            let second = try await TesseraRuntime.bootstrap(configuration: configuration, logger: TestDatabase.logger)
+            let second = try await TesseraRuntime.bootstrap(configuration: configuration, logger: TestDatabase.logger, nodeLauncher: InProcessNodeLauncher())
             #expect(try await second.outbox.counts() == .init(pending: 1, sent: 0, failed: 0))
             await second.courier.drain()
             let received = try await Self.waitForMail(mail, count: 1)

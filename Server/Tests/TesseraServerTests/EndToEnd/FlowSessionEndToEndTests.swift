@@ -52,7 +52,7 @@ struct FlowSessionEndToEndTests {
         configuration.createDemoClient = false
         configuration.courierPollInterval = .milliseconds(100)
         let (database, drop) = try await kind.open()
-        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: log.logger)
+        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: log.logger, nodeLauncher: InProcessNodeLauncher())
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         do {
             let client = try await runtime.makeTestClient(bundle: "com.example.flow")

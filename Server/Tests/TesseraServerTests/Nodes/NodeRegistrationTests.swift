@@ -6,6 +6,8 @@ import SQLKit
 import Testing
 import TesseraCore
 @testable import TesseraServer
+@testable import TesseraNode
+import TesseraTestSupport
 
 /// How nodes join a running deployment: a node added by another process (the CLI) gets every
 /// device, and embedded nodes belong to one instance.
@@ -99,6 +101,19 @@ struct NodeRegistrationTests {
         }
     }
 
+    @Test("an embedded node an older version kept in <dataDir>/nodes/ moves out of the data directory and keeps its key")
+    func embeddedNodeMovesOutOfDataDirectory() async throws {
+        var old: (nodeId: String, publicKey: String)?
+        try await withTestRuntime(.sqlite, configure: { configuration in
+            old = try? NodeServer.identity(dataDirectory: configuration.dataDirectory + "/nodes/embedded-1")
+        }) { runtime in
+            let moved = try #require(old)
+            #expect(runtime.embeddedNodes.first?.nodeId == moved.nodeId)
+            #expect(!FileManager.default.fileExists(atPath: runtime.configuration.dataDirectory + "/nodes/embedded-1"))
+            #expect(FileManager.default.fileExists(atPath: runtime.configuration.embeddedNodesDirectory + "/embedded-1/node.key"))
+        }
+    }
+
     /// Instances sharing a database share its master key.
     static let sharedMasterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
 
@@ -118,7 +133,8 @@ struct NodeRegistrationTests {
         let storage = try await Self.sharedStorage(kind)
         // One fixed instant for both starts: however slow the machine, the first's heartbeat is fresh.
         let first = try await TesseraRuntime.bootstrap(
-            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: Self.fixedClock
+            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: Self.fixedClock,
+                nodeLauncher: InProcessNodeLauncher()
         )
         do {
             try await Self.checkRefusalAndTakeOver(first, storage)
@@ -134,12 +150,13 @@ struct NodeRegistrationTests {
     static func checkRefusalAndTakeOver(
         _ first: TesseraRuntime, _ storage: (open: @Sendable () async throws -> any Database, cleanup: @Sendable () async -> Void)
     ) async throws {
-        let firstIds = first.embeddedNodes.map(\.identity.nodeId)
+        let firstIds = first.embeddedNodes.map(\.nodeId)
         #expect(firstIds.count == 3)
 
         let error = await #expect(throws: (any Error).self) {
             let unexpected = try await TesseraRuntime.bootstrap(
-                configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: Self.fixedClock
+                configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: Self.fixedClock,
+                nodeLauncher: InProcessNodeLauncher()
             )
             await unexpected.shutdown()
         }
@@ -151,15 +168,16 @@ struct NodeRegistrationTests {
         // An instance whose heartbeat is old (it died without stopping) is taken over.
         let later = WallClock { Self.fixedInstant + NodeDirectory.embeddedLiveness + 1_000 }
         let second = try await TesseraRuntime.bootstrap(
-            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: later
+            configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, clock: later, nodeLauncher: InProcessNodeLauncher()
         )
-        let secondIds = second.embeddedNodes.map(\.identity.nodeId)
+        let secondIds = second.embeddedNodes.map(\.nodeId)
         #expect(Set(try await second.nodeAdmin.list().filter(\.enabled).map(\.nodeId)) == Set(secondIds))
         await second.shutdown()
 
         // One that stopped cleanly can be followed at once.
-        let third = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger)
+        let third = try await TesseraRuntime.bootstrap(configuration: Self.configuration(), database: try await storage.open(), logger: TestDatabase.logger, nodeLauncher: InProcessNodeLauncher())
         #expect(third.embeddedNodes.count == 3)
         await third.shutdown()
     }
 }
+

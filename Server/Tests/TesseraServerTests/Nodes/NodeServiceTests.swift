@@ -4,6 +4,7 @@ import Logging
 import Testing
 import TesseraCore
 @testable import TesseraServer
+@testable import TesseraNode
 
 /// A verifier node's registry rules: receipts that verify, revocation that sticks, no key swap,
 /// attestations only for known, active devices with a valid signature.

@@ -3,6 +3,7 @@ import Logging
 import SQLKit
 import Testing
 @testable import TesseraServer
+import TesseraTestSupport
 
 /// The engines the storage-facing suites run on. PostgreSQL joins when
 /// `TESSERA_TEST_DATABASE_URL` names a server (CI always sets it; see `.ci/run`).
@@ -78,7 +79,7 @@ func withTestRuntime<T>(
     let (database, drop) = try await kind.open()
     let runtime: TesseraRuntime
     do {
-        runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: TestDatabase.logger, clock: clock)
+        runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: TestDatabase.logger, clock: clock, nodeLauncher: InProcessNodeLauncher())
     } catch {
         await drop()
         throw error
@@ -88,6 +89,7 @@ func withTestRuntime<T>(
         await runtime.shutdown()
         await drop()
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+        try? FileManager.default.removeItem(atPath: configuration.embeddedNodesDirectory)
         return value
     } catch {
         await runtime.shutdown()

@@ -28,7 +28,7 @@ enum LiveServer {
         configure(&configuration)
         let runtime = try await TesseraRuntime.bootstrap(
             configuration: configuration, database: try await SQLiteDatabase.open(path: nil, logger: logger), logger: logger,
-            clock: clock
+            clock: clock, nodeLauncher: InProcessNodeLauncher()
         )
         let client = try await runtime.clients.create(name: "SDK test", bundleIds: [bundleId]).client
         let app = Application(

@@ -17,7 +17,8 @@ public struct WallClock: Sendable {
     /// The system clock.
     public static let system = WallClock { nowMillis() }
 
-    static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    /// The system time in milliseconds since 1970.
+    public static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// A clock that tests move by hand.

@@ -30,11 +30,11 @@ extension Database {
 }
 
 /// Milliseconds since 1970, the one time representation stored in the database.
-typealias Millis = Int64
+public typealias Millis = Int64
 
 extension Duration {
     /// Whole milliseconds of this duration.
-    var millis: Millis {
+    public var millis: Millis {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
@@ -42,7 +42,7 @@ extension Duration {
 
 /// Runs `body` between `begin` and COMMIT on one connection, rolling back if it throws.
 /// Both engines use it; only the opening statement differs.
-func inTransaction<T: Sendable>(
+public func inTransaction<T: Sendable>(
     _ sql: any SQLDatabase, begin: SQLQueryString, _ body: @Sendable (any SQLDatabase) async throws -> T
 ) async throws -> T {
     try await sql.raw(begin).run()

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TesseraCore
+import TesseraHTTPKit
 
 /// A verifier node's Ed25519 key pair, kept in `<dataDir>/node.key` (mode 0600). The node's ID is
 /// derived from the public key, so a node cannot be impersonated by reusing its name.
@@ -8,12 +9,7 @@ struct NodeIdentity: Sendable {
     let privateKey: Curve25519.Signing.PrivateKey
     var publicKey: Curve25519.Signing.PublicKey { privateKey.publicKey }
     var publicKeyBase64: String { publicKey.rawRepresentation.base64EncodedString() }
-    var nodeId: String { Self.nodeId(publicKey: publicKey.rawRepresentation) }
-
-    /// `nd_` and the first 16 characters of the base64url SHA-256 of the raw public key.
-    static func nodeId(publicKey raw: Data) -> String {
-        "nd_" + MessageSignature.thumbprint(ofX963: raw).prefix(16)
-    }
+    var nodeId: String { NodeInfo.nodeId(publicKey: publicKey.rawRepresentation) }
 
     func sign(_ data: Data) throws -> String { try privateKey.signature(for: data).base64EncodedString() }
 
@@ -27,9 +23,4 @@ struct NodeIdentity: Sendable {
         }
         return NodeIdentity(privateKey: key)
     }
-}
-
-/// base64url SHA-256 of a string, for digests that appear in signed statements.
-enum MessageSignatureDigest {
-    static func of(_ text: String) -> String { MessageSignature.thumbprint(ofX963: Data(text.utf8)) }
 }

@@ -3,7 +3,9 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import TesseraCore
+import TesseraHTTPKit
 
 /// `tessera node`: a verifier node as its own process.
 ///
@@ -15,15 +17,20 @@ import TesseraCore
 public struct NodeServer: Sendable {
     /// The node's settings.
     public struct Configuration: Sendable {
+        /// Directory holding `node.key` and `registry.sqlite`.
         public var dataDirectory: String
+        /// Address to listen on.
         public var host: String
+        /// Port to listen on; 0 picks a free one (see ``NodeServer/run(onListening:)``).
         public var port: Int
         /// The server's node-control public key (P-256, X9.63, base64).
         public var serverKey: String
+        /// Largest request body accepted.
         public var bodyLimit: Int = 64 * 1024
         /// Certificate and key to serve HTTPS with; nil: plain HTTP.
         public var tls: TLSFiles?
 
+        /// Settings with the default body limit.
         public init(dataDirectory: String, host: String, port: Int, serverKey: String, tls: TLSFiles? = nil) {
             self.dataDirectory = dataDirectory
             self.host = host
@@ -53,11 +60,14 @@ public struct NodeServer: Sendable {
         return NodeServer(service: service, serverKey: key, configuration: configuration, logger: logger)
     }
 
+    /// The node's ID, derived from its public key.
     public var nodeId: String { service.identity.nodeId }
+    /// The node's Ed25519 public key (raw, base64).
     public var publicKey: String { service.identity.publicKeyBase64 }
 
-    func makeRouter() -> Router<TesseraRequestContext> {
-        let router = Router(context: TesseraRequestContext.self)
+    /// The node's routes: `GET /healthz`, and the signed `PUT /v1/node/devices/{deviceId}` and `POST /v1/node/attest`.
+    func makeRouter() -> Router<NodeRequestContext> {
+        let router = Router(context: NodeRequestContext.self)
         let routes = RouteTable()
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         let service = self.service, limit = configuration.bodyLimit
@@ -84,19 +94,38 @@ public struct NodeServer: Sendable {
         return router
     }
 
-    /// The node's HTTP(S) application.
-    func makeApplication() throws -> some ApplicationProtocol {
-        Application(
+    /// The node's HTTP(S) application; `onListening` gets the URL it listens on (the bound port when
+    /// the configured one is 0).
+    func makeApplication(onListening: @escaping @Sendable (String) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let configured = configuration.port
+        return Application(
             router: makeRouter(),
             server: try HTTPServerBuilder.http1(tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera node"),
+            onServerRunning: { channel in
+                await onListening("\(scheme)://\(host):\(channel.localAddress?.port ?? configured)")
+            },
             logger: logger
         )
     }
 
     /// Serves until SIGTERM/SIGINT.
-    public func run() async throws {
-        do { try await makeApplication().runService() } catch {
+    /// - Parameter onListening: called once with the URL the node listens on.
+    public func run(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        do { try await makeApplication(onListening: onListening).runService() } catch {
+            await service.close()
+            throw error
+        }
+        await service.close()
+    }
+
+    /// Serves until the calling task is cancelled (no signal handling): for a node run inside
+    /// another process's task, such as a test's.
+    /// - Parameter onListening: called once with the URL the node listens on.
+    public func runUntilCancelled(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        do { try await makeApplication(onListening: onListening).run() } catch {
             await service.close()
             throw error
         }

@@ -11,10 +11,10 @@ import Darwin
 /// under a temporary name and then linked into place, which fails if another process got there
 /// first. Then everyone reads the winner's key, so no instance ever runs with a key that is not on
 /// disk.
-enum KeyFile {
+public enum KeyFile {
     /// The file's contents, trimmed; or, when it does not exist, `make()`'s, written with mode 0600.
     /// - Returns: the text and whether this call created the file.
-    static func readOrCreate(path: String, make: () -> String) throws -> (text: String, created: Bool) {
+    public static func readOrCreate(path: String, make: () -> String) throws -> (text: String, created: Bool) {
         if let existing = read(path) { return (existing, false) }
         let text = make()
         let temporary = path + ".\(UUID().uuidString).tmp"

@@ -3,19 +3,22 @@ import Foundation
 import Logging
 import SQLKit
 import TesseraCore
+import TesseraHTTPKit
 
 /// A verifier node: its own key, its own registry of device public keys, and the two things it
 /// does — store what the server tells it about a device (with a signed receipt) and attest that a
 /// device signed a channel's challenge, checked against its own registry only.
 ///
-/// The same type runs inside `tessera node` (over HTTP) and as an embedded node inside `tessera serve`.
+/// It runs inside `tessera node` only (over HTTP); the server's zero-config embedded nodes are
+/// `tessera node` child processes too, so the server never holds a node's key.
 struct NodeService: Sendable {
     let identity: NodeIdentity
     let database: any Database
     let clock: WallClock
 
     static let migrations: [Migration] = [
-        Migrator.all.first { $0.version == 2 }!,  // request_nonces: the server's signed calls are replay-checked here too
+        // request_nonces: the server's signed calls are replay-checked here (same version as on the server, for old registries).
+        Migration(version: 2, name: "request-nonces", statements: SignedRequestVerifier.nonceTableStatements),
         Migration(version: 100, name: "node-registry", statements: [
             """
             CREATE TABLE node_devices (
@@ -37,7 +40,7 @@ struct NodeService: Sendable {
         let database = try await SQLiteDatabase.open(
             path: inMemory ? nil : (directory as NSString).appendingPathComponent("registry.sqlite"), logger: logger
         )
-        try await Migrator.migrate(database, migrations: migrations)
+        try await Migration.apply(migrations, to: database)
         return NodeService(identity: identity, database: database, clock: clock)
     }
 

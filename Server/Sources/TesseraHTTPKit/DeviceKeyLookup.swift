@@ -1,17 +1,18 @@
 import Crypto
 import Foundation
 import Synchronization
+import TesseraCore
 
 extension P256.Signing.PublicKey {
     /// A P-256 public key from its X9.63 representation in base64, as devices, nodes and the node
     /// server key carry it; nil for anything else.
-    init?(x963Base64 text: String) {
+    public init?(x963Base64 text: String) {
         guard let raw = Data(base64Encoded: text), let key = try? P256.Signing.PublicKey(x963Representation: raw) else { return nil }
         self = key
     }
 
     /// Parses the request member `field`, or answers 1005 naming it.
-    init(x963Base64 text: String, field: String) throws {
+    public init(x963Base64 text: String, field: String) throws {
         guard let key = Self(x963Base64: text) else {
             throw AppError.invalidField(field, "\(field) must be a P-256 public key (X9.63, base64)")
         }
@@ -21,6 +22,7 @@ extension P256.Signing.PublicKey {
 
 /// A device's signing key as the verifier needs it.
 public struct DeviceSigningKey: Sendable {
+    /// The device (or key) ID the signature names.
     public var deviceId: String
     public var publicKey: P256.Signing.PublicKey
     public var revoked: Bool
@@ -51,3 +53,17 @@ public final class MemoryDeviceKeyLookup: DeviceKeyLookup, Sendable {
     public func signingKey(for keyId: String) async throws -> DeviceSigningKey? { keys.withLock { $0[keyId] } }
 }
 
+
+/// A lookup that knows one key, under its thumbprint: a sign-up's key in the request body, or the
+/// server's node-control key on a node.
+public struct SingleKeyLookup: DeviceKeyLookup {
+    let publicKey: P256.Signing.PublicKey
+
+    /// Knows `publicKey` only.
+    public init(publicKey: P256.Signing.PublicKey) { self.publicKey = publicKey }
+
+    public func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
+        guard keyId == MessageSignature.thumbprint(ofX963: publicKey.x963Representation) else { return nil }
+        return DeviceSigningKey(deviceId: keyId, publicKey: publicKey, revoked: false)
+    }
+}

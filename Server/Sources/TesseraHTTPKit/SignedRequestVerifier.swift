@@ -11,19 +11,43 @@ import TesseraCore
 /// `created` within the skew (3003), body matches `Content-Digest` (3005), the key is known (3007)
 /// and not revoked (3008), the signature verifies (3006), and last the nonce is recorded once per key
 /// in the database (3004), so a replay is refused on every instance.
-struct SignedRequestVerifier: Sendable {
+public struct SignedRequestVerifier: Sendable {
     let database: any Database
     let keys: any DeviceKeyLookup
     let clock: WallClock
     var maxSkew: Duration = .seconds(300)
 
-    /// The verified signer.
-    struct Verified: Sendable {
-        var deviceId: String
-        var nonce: String
+    /// A verifier recording nonces in `database` (its `request_nonces` table, see ``nonceTableStatements``).
+    public init(database: any Database, keys: any DeviceKeyLookup, clock: WallClock, maxSkew: Duration = .seconds(300)) {
+        self.database = database
+        self.keys = keys
+        self.clock = clock
+        self.maxSkew = maxSkew
     }
 
-    func verify(method: String, path: String, headers: HTTPFields, body: ByteBuffer) async throws -> Verified {
+    /// The table the nonces are recorded in, for a migration of each database that verifies signatures.
+    public static let nonceTableStatements = [
+        """
+        CREATE TABLE request_nonces (
+            key_id TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            PRIMARY KEY (key_id, nonce)
+        )
+        """,
+        "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
+    ]
+
+    /// The verified signer.
+    public struct Verified: Sendable {
+        /// The signer's device ID.
+        public var deviceId: String
+        /// The nonce, now recorded.
+        public var nonce: String
+    }
+
+    /// Checks the signature of a request (see the type's documentation for the order of checks).
+    public func verify(method: String, path: String, headers: HTTPFields, body: ByteBuffer) async throws -> Verified {
         guard let input = HTTPField.Name("Signature-Input").flatMap({ headers[$0] }),
               let signature = HTTPField.Name("Signature").flatMap({ headers[$0] }),
               let digest = HTTPField.Name("Content-Digest").flatMap({ headers[$0] })
@@ -75,7 +99,7 @@ struct SignedRequestVerifier: Sendable {
     }
 
     /// Deletes nonces whose signatures can no longer be accepted anyway.
-    static func purgeNonces(before cutoff: Int64, in sql: any SQLDatabase) async throws {
+    public static func purgeNonces(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM request_nonces WHERE expires_at < \(bind: cutoff)").run()
     }
 }
@@ -84,7 +108,7 @@ extension Request {
     /// Reads a JSON body that is signed by a key it carries itself (sign-up and re-registration:
     /// proof of possession of a new device key). The body is read once; the signature is checked
     /// over those exact bytes with the key `publicKey` extracts, under that key's thumbprint.
-    mutating func decodeSelfSigned<T: Decodable>(
+    public mutating func decodeSelfSigned<T: Decodable>(
         _ type: T.Type, limit: Int, database: any Database, clock: WallClock, publicKey: (T) throws -> P256.Signing.PublicKey
     ) async throws -> T {
         let raw = try await collectBody(limit: limit)
@@ -98,11 +122,17 @@ extension Request {
 
 /// Middleware for device endpoints: verifies the signature over the exact body received and puts
 /// the device ID in the context.
-struct SignedRequestMiddleware<Context: TesseraContext>: RouterMiddleware {
+public struct SignedRequestMiddleware<Context: ProblemContext>: RouterMiddleware {
     let verifier: SignedRequestVerifier
     let bodyLimit: Int
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// Verifies with `verifier`, reading at most `bodyLimit` bytes.
+    public init(verifier: SignedRequestVerifier, bodyLimit: Int) {
+        self.verifier = verifier
+        self.bodyLimit = bodyLimit
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
         let body = try await request.collectBody(limit: bodyLimit)
         let verified = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: body)

@@ -7,21 +7,21 @@ import HummingbirdCore
 /// one engine and a 4xx on the other. Every JSON body, form body and query parameter passes here and
 /// a NUL answers 400 with code 1005 (field-invalid) naming the member. HTTP/1 header values and raw
 /// paths cannot carry NUL (the parser refuses it), and path parameters are not percent-decoded.
-enum TextCheck {
+public enum TextCheck {
     /// Refuses `value` if it holds U+0000, naming `field`.
-    static func check(_ value: some StringProtocol, field: String) throws {
+    public static func check(_ value: some StringProtocol, field: String) throws {
         if value.utf8.contains(0) { throw refusal(field) }
     }
 
     /// Refuses the first query parameter whose decoded value holds U+0000.
-    static func checkQuery(_ uri: URI) throws {
+    public static func checkQuery(_ uri: URI) throws {
         for (name, value) in uri.queryParameters { try check(value, field: String(name)) }
     }
 
     /// Refuses the first string (member name or value) of a JSON document that holds U+0000. The
     /// document is only walked when its bytes contain the escape `\u0000` (the only way JSON spells
     /// the character), so ordinary bodies cost one scan.
-    static func checkJSON(_ data: Data) throws {
+    public static func checkJSON(_ data: Data) throws {
         guard data.range(of: Data(#"\u0000"#.utf8)) != nil,
               let value = try? JSONDecoder().decode(JSONText.self, from: data),
               let path = value.pathOfNUL([])

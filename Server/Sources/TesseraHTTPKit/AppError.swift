@@ -27,7 +27,8 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code) \(title)\(detail.map { ": \($0)" } ?? "")" }
 
-    func problem(requestId: String?) -> Problem {
+    /// The problem document for this error.
+    public func problem(requestId: String?) -> Problem {
         Problem(
             code: code, status: Int(status.code), title: title, detail: detail, field: field,
             remainingAttempts: remainingAttempts, retryAfter: retryAfter, requestId: requestId
@@ -35,13 +36,14 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The problem document as JSON bytes.
-    func problemBody(requestId: String?) -> ByteBuffer {
+    public func problemBody(requestId: String?) -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return ByteBuffer(bytes: (try? encoder.encode(problem(requestId: requestId))) ?? Data())
     }
 
-    func response(requestId: String?) -> Response {
+    /// The problem as an HTTP answer (`application/problem+json`, `Retry-After` when set).
+    public func response(requestId: String?) -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: problemBody(requestId: requestId)))
@@ -49,13 +51,15 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
 }
 
 extension AppError {
-    static func invalidField(_ field: String, _ detail: String) -> AppError {
+    /// 400, 1005: the field `field` has a value that is not allowed.
+    public static func invalidField(_ field: String, _ detail: String) -> AppError {
         AppError(.fieldInvalid, .badRequest, "A field has a value that is not allowed", detail: detail, field: field)
     }
-    static let internalError = AppError(.internalError, .internalServerError, "Internal server error")
+    /// 500, 9001: a bug.
+    public static let internalError = AppError(.internalError, .internalServerError, "Internal server error")
 
     /// Refuses (1005, naming the field) the first value longer than its limit; absent values pass.
-    static func checkLengths(_ fields: [(name: String, value: String?, limit: Int)]) throws {
+    public static func checkLengths(_ fields: [(name: String, value: String?, limit: Int)]) throws {
         for field in fields where (field.value?.count ?? 0) > field.limit {
             throw invalidField(field.name, "\(field.name) is longer than \(field.limit) characters")
         }

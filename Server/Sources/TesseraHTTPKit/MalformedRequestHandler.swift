@@ -20,22 +20,23 @@ import NIOHTTPTypesHTTP1
 /// The HTTP/1 parser knows a fixed list of methods and refuses any other token as malformed. For
 /// the first request of a connection the request line is kept (``RequestLineRecorder``), so such a
 /// method on a path that exists gets 405 with `Allow`, as a known method does.
-final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+public final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
 
     private let routes: RouteTable
     private let recorder = RequestLineRecorder()
     /// Request heads read on this connection.
     private var requestsRead = 0
 
-    init(routes: RouteTable) {
+    /// Answers for the routes in `routes` (405 for a path that exists).
+    public init(routes: RouteTable) {
         self.routes = routes
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         try? context.pipeline.syncOperations.addHandler(recorder, position: .first)
     }
 
@@ -48,7 +49,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The problem was sent; whatever else arrives is dropped.
     private var done = false
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !done else { return }
         switch unwrapInboundIn(data) {
         case .head:
@@ -63,7 +64,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         context.write(data, promise: promise)
         if case .end = unwrapOutboundIn(data) {
             unanswered = max(0, unanswered - 1)
@@ -71,7 +72,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard Self.isMalformedInput(error) else { return context.fireErrorCaught(error) }
         guard !done else { return }
         if unanswered == 0 {
@@ -97,7 +98,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         if unknownMethod, let path = recorder.path() {
             let methods = routes.methods(for: path)
             if methods.isEmpty {
-                problem = ProblemMiddleware<TesseraRequestContext>.map(HTTPError(.notFound))
+                problem = AppError(httpError: HTTPError(.notFound))
             } else {
                 problem = AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed")
                 fields[.allow] = methods.joined(separator: ", ")
@@ -120,7 +121,7 @@ final class RequestLineRecorder: ChannelInboundHandler, RemovableChannelHandler 
     private var line: [UInt8] = []
     private var complete = false
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !complete {
             let bytes = unwrapInboundIn(data).readableBytesView
             if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {

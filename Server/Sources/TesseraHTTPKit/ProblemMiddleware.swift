@@ -7,11 +7,17 @@ import Synchronization
 /// Turns every error into an RFC 9457 problem answer with a stable code, and gives each
 /// request an id that appears in the answer and in the logs. Unknown errors become 500 with
 /// code 9001 and are logged; they are always bugs.
-struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
+public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
     let bodyLimit: Int
     let routes: RouteTable
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// Refuses bodies announced larger than `bodyLimit`; `routes` answers 405 for known paths.
+    public init(bodyLimit: Int, routes: RouteTable) {
+        self.bodyLimit = bodyLimit
+        self.routes = routes
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let requestId = context.requestId
         context.logger[metadataKey: "request"] = .string(requestId)
@@ -30,7 +36,7 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
             response.headers[.allow] = routes.methods(for: request.uri.path).joined(separator: ", ")
             return response
         } catch let error as HTTPError {
-            let mapped = Self.map(error)
+            let mapped = AppError(httpError: error)
             context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
             return mapped.response(requestId: requestId)
         } catch {
@@ -42,9 +48,46 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
             return AppError.internalError.response(requestId: requestId)
         }
     }
+}
 
-    static func map(_ error: HTTPError) -> AppError {
-        switch error.status {
+/// The router's paths and their methods, filled once the routes are added, to answer 405 with `Allow`.
+public final class RouteTable: Sendable {
+    private struct Entry {
+        var segments: [Substring]
+        var method: String
+    }
+
+    private let table = Mutex<[Entry]>([])
+
+    /// An empty table; ``fill(from:)`` it once the routes are added.
+    public init() {}
+
+    /// Records the router's routes.
+    public func fill<Context>(from routes: [Router<Context>.RouteDescription]) {
+        let entries = routes.map { route in
+            Entry(segments: route.path.description.split(separator: "/"), method: route.method.rawValue)
+        }
+        table.withLock { $0 = entries }
+    }
+
+    /// The methods routed for `path` (captures match any segment), sorted.
+    public func methods(for path: String) -> [String] {
+        let segments = path.split(separator: "/")
+        let entries = table.withLock { $0 }
+        let matching = entries.filter { entry in
+            entry.segments.count == segments.count
+                && zip(entry.segments, segments).allSatisfy { pattern, segment in
+                    pattern == segment || pattern.hasPrefix(":") || pattern.hasPrefix("{")
+                }
+        }
+        return Set(matching.map(\.method)).sorted()
+    }
+}
+
+extension AppError {
+    /// The problem for an error Hummingbird raised (no route, method, body size, media type).
+    public init(httpError error: HTTPError) {
+        self = switch error.status {
         case .notFound: AppError(.notFound, .notFound, "No such route")
         case .methodNotAllowed: AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed")
         case .contentTooLarge: AppError(.bodyTooLarge, .contentTooLarge, "Request body too large")
@@ -56,35 +99,5 @@ struct ProblemMiddleware<Context: TesseraContext>: RouterMiddleware {
                 AppError(.badRequest, error.status, "Bad request", detail: error.body)
             }
         }
-    }
-}
-
-/// The router's paths and their methods, filled once the routes are added, to answer 405 with `Allow`.
-final class RouteTable: Sendable {
-    private struct Entry {
-        var segments: [Substring]
-        var method: String
-    }
-
-    private let table = Mutex<[Entry]>([])
-
-    func fill(from routes: [Router<TesseraRequestContext>.RouteDescription]) {
-        let entries = routes.map { route in
-            Entry(segments: route.path.description.split(separator: "/"), method: route.method.rawValue)
-        }
-        table.withLock { $0 = entries }
-    }
-
-    /// The methods routed for `path` (captures match any segment), sorted.
-    func methods(for path: String) -> [String] {
-        let segments = path.split(separator: "/")
-        let entries = table.withLock { $0 }
-        let matching = entries.filter { entry in
-            entry.segments.count == segments.count
-                && zip(entry.segments, segments).allSatisfy { pattern, segment in
-                    pattern == segment || pattern.hasPrefix(":") || pattern.hasPrefix("{")
-                }
-        }
-        return Set(matching.map(\.method)).sorted()
     }
 }

@@ -66,7 +66,7 @@ public struct TLSFiles: Sendable, Equatable {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 with these extra channel handlers, over TLS when `tls` is given.
-    static func http1(tls: TLSFiles?, additionalChannelHandlers: @autoclosure @escaping @Sendable () -> [any RemovableChannelHandler] = []) throws -> HTTPServerBuilder {
+    public static func http1(tls: TLSFiles?, additionalChannelHandlers: @autoclosure @escaping @Sendable () -> [any RemovableChannelHandler] = []) throws -> HTTPServerBuilder {
         let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: additionalChannelHandlers()))
         guard let tls else { return http1 }
         return try .tls(http1, tlsConfiguration: try tls.serverConfiguration())

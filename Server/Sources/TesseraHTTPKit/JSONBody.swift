@@ -8,7 +8,7 @@ extension Request {
     /// Collects the body, answering 413 with code 1002 when it is larger than `limit` (whether it
     /// was announced by Content-Length or streamed in chunks) and 400 with code 1009 when its
     /// framing is broken (malformed chunked encoding).
-    mutating func collectBody(limit: Int) async throws -> ByteBuffer {
+    public mutating func collectBody(limit: Int) async throws -> ByteBuffer {
         do {
             return try await collectBody(upTo: limit)
         } catch {
@@ -19,7 +19,7 @@ extension Request {
     /// Decodes a JSON body, answering each kind of bad input with its own code:
     /// too large (1002), not JSON (1001), a field of the wrong type (1003), a missing field (1004),
     /// a string holding U+0000 (1005).
-    mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
+    public mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
         if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/json")
         }
@@ -30,7 +30,7 @@ extension Request {
 extension AppError {
     /// Decodes a JSON document, turning every way it can be wrong into its problem (see
     /// ``Request/decodeJSON(_:limit:)``).
-    static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    public static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let value: T
         do {
             value = try JSONDecoder().decode(T.self, from: data)
@@ -45,7 +45,7 @@ extension AppError {
     /// code: a body over the limit (413, 1002; `NIOTooManyBytesError` for a chunked body,
     /// `HTTPError` 413 for one with Content-Length) or HTTP that cannot be parsed (400, 1009).
     /// `nil` for anything else.
-    init?(transport error: any Error, bodyLimit: Int) {
+    public init?(transport error: any Error, bodyLimit: Int) {
         switch error {
         case is NIOTooManyBytesError:
             self = .bodyTooLarge(limit: bodyLimit)
@@ -58,14 +58,16 @@ extension AppError {
         }
     }
 
-    static func bodyTooLarge(limit: Int) -> AppError {
+    /// 413, 1002: the body is larger than `limit` bytes.
+    public static func bodyTooLarge(limit: Int) -> AppError {
         AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
     }
 
     /// HTTP that cannot be parsed: a broken request line, header or chunked framing.
-    static let malformedHTTP = AppError(.badRequest, .badRequest, "Malformed HTTP request", detail: "The request is not valid HTTP/1.1")
+    public static let malformedHTTP = AppError(.badRequest, .badRequest, "Malformed HTTP request", detail: "The request is not valid HTTP/1.1")
 
-    init(decoding error: DecodingError) {
+    /// The problem for a JSON document that does not decode: wrong type (1003), missing (1004), not allowed (1005), not JSON (1001).
+    public init(decoding error: DecodingError) {
         func path(_ codingPath: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
             (codingPath + (key.map { [$0] } ?? [])).map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
@@ -99,7 +101,7 @@ extension AppError {
 
 extension Response {
     /// A JSON answer with the given status.
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
