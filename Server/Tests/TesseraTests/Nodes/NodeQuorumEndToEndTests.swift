@@ -145,7 +145,7 @@ struct NodeQuorumEndToEndTests {
 
             // The token, checked by a third-party library with the keys from the JWKS.
             if let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"] {
-                let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/jwt_verify.py").path
+                let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/jwt_verify.py").path
                 let result = try await DeviceCLITests.run(URL(fileURLWithPath: python), [
                     fixture, url.absoluteString + "/.well-known/jwks.json", client.clientKey, runtime.tokens.issuer, token,
                 ])

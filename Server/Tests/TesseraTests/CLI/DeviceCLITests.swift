@@ -14,7 +14,7 @@ struct DeviceCLITests {
     static var binary: URL? {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tessera"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/tessera"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../.build/debug/tessera"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
