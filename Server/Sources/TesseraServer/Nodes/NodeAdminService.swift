@@ -43,7 +43,7 @@ public struct NodeAdminService: Sendable {
         let id = NodeInfo.nodeId(publicKey: raw)
         let now = clock.now()
         let entry = NodeEntry(
-            nodeId: id, name: (name?.isEmpty == false ? name! : id), url: trimmed, publicKey: raw.base64EncodedString(), enabled: true, createdAt: now
+            nodeId: id, name: name.flatMap { $0.isEmpty ? nil : $0 } ?? id, url: trimmed, publicKey: raw.base64EncodedString(), enabled: true, createdAt: now
         )
         guard entry.name.count <= 100 else { throw AppError.invalidField("name", "name must be at most 100 characters") }
         try await database.transaction { sql in

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOSSL
 import SQLKit
+import Synchronization
 import TesseraCore
 
 /// A verifier node as the server knows it.
@@ -25,7 +26,7 @@ public struct NodeEntry: Codable, Sendable, Equatable {
 /// The nodes this server may ask, with a client for each, and which of them failed lately.
 /// Read from the `nodes` table (refreshed every few seconds, and at once after an admin change here);
 /// embedded nodes are added by this process at start, and reached over HTTP like any other.
-final class NodeDirectory: @unchecked Sendable {
+final class NodeDirectory: Sendable {
     struct Node: Sendable {
         var entry: NodeEntry
         var publicKey: Curve25519.Signing.PublicKey
@@ -39,11 +40,16 @@ final class NodeDirectory: @unchecked Sendable {
     let signingKey: P256.Signing.PrivateKey
     let timeout: Duration
     let clock: WallClock
-    private(set) var embedded: [String: HTTPNodeClient] = [:]
-    private let lock = NSLock()
-    private var nodes: [Node] = []
-    private var loadedAt: Int64 = 0
-    private var failedAt: [String: Int64] = [:]
+    /// What changes while the server runs: this process's embedded nodes, the nodes last read, when,
+    /// and which failed lately.
+    private struct State {
+        var embedded: [String: HTTPNodeClient] = [:]
+        var nodes: [Node] = []
+        var loadedAt: Int64 = 0
+        var failedAt: [String: Int64] = [:]
+    }
+
+    private let state = Mutex(State())
     /// A node that failed within this window is asked only when too few others are available.
     let penaltyMillis: Int64 = 10_000
 
@@ -105,13 +111,14 @@ final class NodeDirectory: @unchecked Sendable {
         let clients = started.map { node in
             HTTPNodeClient(nodeId: node.nodeId, baseURL: node.url, httpClient: httpClient, signingKey: signingKey, timeout: timeout)
         }
-        lock.withLock { embedded = Dictionary(uniqueKeysWithValues: clients.map { ($0.nodeId, $0) }) }
+        let byId = Dictionary(uniqueKeysWithValues: clients.map { ($0.nodeId, $0) })
+        state.withLock { $0.embedded = byId }
         try await reload()
     }
 
     /// Tells other instances that this one's embedded nodes still run (see ``registerEmbedded(_:)``).
     func heartbeat() async throws {
-        let ids = lock.withLock { Array(embedded.keys) }
+        let ids = state.withLock { Array($0.embedded.keys) }
         guard !ids.isEmpty else { return }
         let now = clock.now()
         try await database.withSQL { sql in
@@ -121,7 +128,7 @@ final class NodeDirectory: @unchecked Sendable {
 
     /// Marks this instance's embedded nodes as stopped, so another instance may take over at once.
     func stopHeartbeat() async {
-        let ids = lock.withLock { Array(embedded.keys) }
+        let ids = state.withLock { Array($0.embedded.keys) }
         guard !ids.isEmpty else { return }
         _ = try? await database.withSQL { sql in
             try await sql.update("nodes").set("heartbeat_at", to: 0).where("id", .in, ids).where("kind", .equal, "embedded").run()
@@ -139,7 +146,7 @@ final class NodeDirectory: @unchecked Sendable {
             guard let raw = Data(base64Encoded: entry.publicKey), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { continue }
             let client: (any NodeClient)?
             if entry.url.hasPrefix("embedded:") {
-                client = lock.withLock { embedded[entry.nodeId] }
+                client = state.withLock { $0.embedded[entry.nodeId] }
             } else {
                 client = HTTPNodeClient(
                     nodeId: entry.nodeId, baseURL: entry.url, httpClient: httpClient, tlsConfiguration: tlsConfiguration, signingKey: signingKey,
@@ -149,16 +156,17 @@ final class NodeDirectory: @unchecked Sendable {
             if let client { loaded.append(Node(entry: entry, publicKey: key, client: client)) }
         }
         let now = clock.now()
-        lock.withLock {
-            nodes = loaded
-            loadedAt = now
+        state.withLock {
+            $0.nodes = loaded
+            $0.loadedAt = now
         }
     }
 
     /// The nodes this instance can reach now (refreshed from the database at most every 5 s).
     func current() async throws -> [Node] {
-        let (list, stale) = lock.withLock { (nodes, clock.now() - loadedAt > 5_000) }
-        if stale { try await reload(); return lock.withLock { nodes } }
+        let now = clock.now()
+        let (list, stale) = state.withLock { ($0.nodes, now - $0.loadedAt > 5_000) }
+        if stale { try await reload(); return state.withLock { $0.nodes } }
         return list
     }
 
@@ -167,23 +175,25 @@ final class NodeDirectory: @unchecked Sendable {
     /// The node, re-reading the table once when this instance does not know it (at most once a second).
     func node(_ id: String, refreshing: Bool) async throws -> Node? {
         if let known = try await node(id) { return known }
-        guard refreshing, lock.withLock({ clock.now() - loadedAt >= 1_000 || clock.now() < loadedAt }) else { return nil }
+        let now = clock.now()
+        guard refreshing, state.withLock({ now - $0.loadedAt >= 1_000 || now < $0.loadedAt }) else { return nil }
         try await reload()
-        return lock.withLock { nodes.first { $0.entry.nodeId == id } }
+        return state.withLock { state in state.nodes.first { $0.entry.nodeId == id } }
     }
 
     /// Up to `count` nodes, healthy ones first, in random order among equals.
     func select(_ count: Int) async throws -> [Node] {
         let all = try await current().shuffled()
         let now = clock.now()
-        let recent = lock.withLock { failedAt.filter { now - $0.value < penaltyMillis } }
+        let penalty = penaltyMillis
+        let recent = state.withLock { state in state.failedAt.filter { now - $0.value < penalty } }
         let healthy = all.filter { recent[$0.entry.nodeId] == nil }
         let penalised = all.filter { recent[$0.entry.nodeId] != nil }
         return Array((healthy + penalised).prefix(count))
     }
 
-    func markFailed(_ id: String) { let now = clock.now(); lock.withLock { failedAt[id] = now } }
-    func markHealthy(_ id: String) { lock.withLock { _ = failedAt.removeValue(forKey: id) } }
+    func markFailed(_ id: String) { let now = clock.now(); state.withLock { $0.failedAt[id] = now } }
+    func markHealthy(_ id: String) { state.withLock { _ = $0.failedAt.removeValue(forKey: id) } }
 
     static func entry(_ row: any SQLRow) throws -> NodeEntry {
         NodeEntry(
