@@ -75,7 +75,7 @@ public final class TesseraRuntime: Sendable {
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
         nodes = NodeDirectory(
-            database: database, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
+            repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
             signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
         )
         if runsNodes {
@@ -84,7 +84,7 @@ public final class TesseraRuntime: Sendable {
             try await nodes.reload()
         }
         self.embeddedNodes = embeddedNodes
-        nodeSync = NodeSyncService(database: database, directory: nodes, clock: clock, logger: logger)
+        nodeSync = NodeSyncService(repository: stores.nodes, devices: stores.devices, directory: nodes, clock: clock, logger: logger)
         sessions = SessionService(
             database: database, repository: stores.sessions, users: stores.users, hasher: hasher, random: random, clock: clock,
             lifetime: configuration.sessionLifetime, idleTimeout: configuration.sessionIdleTimeout,
@@ -334,7 +334,7 @@ extension TesseraRuntime {
     }
 
     /// Verifier-node management (admin).
-    public var nodeAdmin: NodeAdminService { NodeAdminService(database: database, directory: nodes, clock: clock) }
+    public var nodeAdmin: NodeAdminService { NodeAdminService(repository: repositories.nodes, directory: nodes, clock: clock) }
 
     /// Clears a user's TOTP failure count.
     public func resetTOTP(clientKey: String, userKey: String) async throws { try await totp.reset(clientKey: clientKey, userKey: userKey) }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SQLKit
+import TesseraCore
 
 /// A device as stored; the TOTP secret is sealed with the server's TOTP key.
 struct DeviceRecord: Sendable {
@@ -53,6 +54,8 @@ protocol DeviceRepository: DeviceKeyLookup {
     func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String?
     /// The active devices (with their sealed TOTP secrets) of the client's user `userKey`.
     func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret]
+    /// What a verifier node is told about a device (its keys and whether it is active); nil when unknown.
+    func nodeRecord(deviceId: String) async throws -> NodeDeviceRecord?
 }
 
 /// ``DeviceRepository`` over SQLKit (SQLite and PostgreSQL).
@@ -75,7 +78,7 @@ struct SQLDeviceRepository: DeviceRepository {
                     \(bind: device.totpSecretSealed), 'active', \(bind: device.createdAt))
             """
         ).run()
-        try await NodeSyncService.enqueue(deviceId: device.id, now: device.createdAt, in: sql)
+        try await SQLNodeRepository.enqueue(deviceId: device.id, now: device.createdAt, in: sql)
     }
 
     @discardableResult
@@ -94,7 +97,7 @@ struct SQLDeviceRepository: DeviceRepository {
             "UPDATE devices SET status = 'revoked', revoked_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active' RETURNING id"
         ).first() != nil else { return false }
         try await sessions.revokeAll(deviceId: id, now: now, in: sql)
-        try await NodeSyncService.enqueue(deviceId: id, now: now, in: sql)
+        try await SQLNodeRepository.enqueue(deviceId: id, now: now, in: sql)
         return true
     }
 

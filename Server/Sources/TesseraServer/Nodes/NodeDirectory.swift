@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOSSL
-import SQLKit
 import Synchronization
 import TesseraCore
 
@@ -33,7 +32,7 @@ final class NodeDirectory: Sendable {
         var client: any NodeClient
     }
 
-    let database: any Database
+    let repository: any NodeRepository
     let httpClient: HTTPClient
     /// TLS settings for https node URLs (`nodes.caFile`); nil: AsyncHTTPClient's defaults.
     let tlsConfiguration: TLSConfiguration?
@@ -54,10 +53,10 @@ final class NodeDirectory: Sendable {
     let penaltyMillis: Int64 = 10_000
 
     init(
-        database: any Database, httpClient: HTTPClient, tlsConfiguration: TLSConfiguration? = nil, signingKey: P256.Signing.PrivateKey,
+        repository: any NodeRepository, httpClient: HTTPClient, tlsConfiguration: TLSConfiguration? = nil, signingKey: P256.Signing.PrivateKey,
         timeout: Duration, clock: WallClock
     ) {
-        self.database = database
+        self.repository = repository
         self.httpClient = httpClient
         self.tlsConfiguration = tlsConfiguration
         self.signingKey = signingKey
@@ -77,36 +76,18 @@ final class NodeDirectory: Sendable {
     /// gone) are disabled.
     func registerEmbedded(_ started: [EmbeddedNode]) async throws {
         let now = clock.now()
-        let ids = started.map(\.nodeId)
-        let kind = database.kind
-        try await database.transaction { sql in
-            // Two instances starting at once must not both see "nobody else" (SQLite's write lock does this there).
-            if kind == .postgres { try await sql.raw("SELECT pg_advisory_xact_lock(7412002)").run() }
-            let others = try await sql.raw("SELECT id, heartbeat_at FROM nodes WHERE kind = 'embedded' AND enabled = 1").all()
-                .map { (id: try $0.decode(column: "id", as: String.self), heartbeat: try $0.decode(column: "heartbeat_at", as: Int64?.self) ?? 0) }
-                .filter { !ids.contains($0.id) }
-            if let live = others.map(\.heartbeat).max(), now - live < Self.embeddedLiveness {
-                let wait = max(1, (Self.embeddedLiveness - (now - live) + 999) / 1000)
-                throw ConfigurationError(
-                    """
-                    another Tessera instance runs embedded verifier nodes on this database (last seen \(max(0, (now - live) / 1000)) s ago). \
-                    Embedded nodes serve one instance only, and every instance on a shared database needs the same nodes. \
-                    Start this instance with --nodes-embedded 0 and register remote nodes (`tessera node`, then `tessera admin node add`), \
-                    or stop the other instance (its nodes are taken over \(wait) s after it stopped).
-                    """
-                )
-            }
-            for other in others { try await sql.raw("UPDATE nodes SET enabled = 0 WHERE id = \(bind: other.id)").run() }
-            for (index, node) in started.enumerated() {
-                try await sql.raw(
-                    """
-                    INSERT INTO nodes (id, name, url, public_key, kind, enabled, created_at, heartbeat_at)
-                    VALUES (\(bind: node.nodeId), \(bind: "embedded-\(index + 1)"), \(bind: "embedded:\(index + 1)"),
-                            \(bind: node.publicKey), 'embedded', 1, \(bind: now), \(bind: now))
-                    ON CONFLICT (id) DO UPDATE SET enabled = 1, heartbeat_at = \(bind: now)
-                    """
-                ).run()
-            }
+        do {
+            try await repository.registerEmbedded(started, now: now, liveness: Self.embeddedLiveness)
+        } catch let inUse as EmbeddedNodesInUse {
+            let wait = max(1, (Self.embeddedLiveness - inUse.lastSeen + 999) / 1000)
+            throw ConfigurationError(
+                """
+                another Tessera instance runs embedded verifier nodes on this database (last seen \(max(0, inUse.lastSeen / 1000)) s ago). \
+                Embedded nodes serve one instance only, and every instance on a shared database needs the same nodes. \
+                Start this instance with --nodes-embedded 0 and register remote nodes (`tessera node`, then `tessera admin node add`), \
+                or stop the other instance (its nodes are taken over \(wait) s after it stopped).
+                """
+            )
         }
         let clients = started.map { node in
             HTTPNodeClient(nodeId: node.nodeId, baseURL: node.url, httpClient: httpClient, signingKey: signingKey, timeout: timeout)
@@ -118,31 +99,18 @@ final class NodeDirectory: Sendable {
 
     /// Tells other instances that this one's embedded nodes still run (see ``registerEmbedded(_:)``).
     func heartbeat() async throws {
-        let ids = state.withLock { Array($0.embedded.keys) }
-        guard !ids.isEmpty else { return }
-        let now = clock.now()
-        try await database.withSQL { sql in
-            try await sql.update("nodes").set("heartbeat_at", to: now).where("id", .in, ids).where("kind", .equal, "embedded").run()
-        }
+        try await repository.heartbeat(embedded: state.withLock { Array($0.embedded.keys) }, at: clock.now())
     }
 
     /// Marks this instance's embedded nodes as stopped, so another instance may take over at once.
     func stopHeartbeat() async {
-        let ids = state.withLock { Array($0.embedded.keys) }
-        guard !ids.isEmpty else { return }
-        _ = try? await database.withSQL { sql in
-            try await sql.update("nodes").set("heartbeat_at", to: 0).where("id", .in, ids).where("kind", .equal, "embedded").run()
-        }
+        _ = try? await repository.heartbeat(embedded: state.withLock { Array($0.embedded.keys) }, at: 0)
     }
 
     /// Re-reads the enabled nodes.
     func reload() async throws {
-        let rows = try await database.withSQL { sql in
-            try await sql.raw("SELECT id, name, url, public_key, enabled, created_at FROM nodes WHERE enabled = 1 ORDER BY created_at, id").all()
-        }
         var loaded: [Node] = []
-        for row in rows {
-            let entry = try Self.entry(row)
+        for entry in try await repository.enabled() {
             guard let raw = Data(base64Encoded: entry.publicKey), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { continue }
             let client: (any NodeClient)?
             if entry.url.hasPrefix("embedded:") {
@@ -194,12 +162,4 @@ final class NodeDirectory: Sendable {
 
     func markFailed(_ id: String) { let now = clock.now(); state.withLock { $0.failedAt[id] = now } }
     func markHealthy(_ id: String) { state.withLock { _ = $0.failedAt.removeValue(forKey: id) } }
-
-    static func entry(_ row: any SQLRow) throws -> NodeEntry {
-        NodeEntry(
-            nodeId: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-            url: try row.decode(column: "url", as: String.self), publicKey: try row.decode(column: "public_key", as: String.self),
-            enabled: try row.decode(column: "enabled", as: Int.self) != 0, createdAt: try row.decode(column: "created_at", as: Int64.self)
-        )
-    }
 }

@@ -4,7 +4,7 @@ import SQLKit
 /// and write only this domain's `node_sync`, in one statement each, so that queuing thousands of
 /// devices for a node is one round trip. The table-ownership check allows this file, and only
 /// this file of Nodes/, to read `devices` (scripts/check-table-ownership.sh, NAMED_JOINS).
-extension NodeSyncService {
+extension SQLNodeRepository {
     /// Queues every active device for one node (a node that was just added).
     static func enqueueAll(nodeId: String, now: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw(

@@ -50,9 +50,9 @@ struct NodeRegistrationTests {
             try await Self.withNode(serverKey: runtime.nodeAdmin.serverKey) { node, url in
                 // `tessera admin node add` is another process: its own directory over the same database.
                 let cli = NodeAdminService(
-                    database: runtime.database,
+                    repository: SQLNodeRepository(database: runtime.database),
                     directory: NodeDirectory(
-                        database: runtime.database, httpClient: .shared, signingKey: runtime.keys.nodeControlKey, timeout: .seconds(10),
+                        repository: SQLNodeRepository(database: runtime.database), httpClient: .shared, signingKey: runtime.keys.nodeControlKey, timeout: .seconds(10),
                         clock: manual.clock
                     ),
                     clock: manual.clock
