@@ -14,7 +14,11 @@ struct AuthChannelStore: Sendable {
         """
 
     func insert(_ channel: AuthChannelRecord) async throws {
-        try await database.withSQL { sql in
+        try await database.withSQL { sql in try await insert(channel, in: sql) }
+    }
+
+    /// Inserts inside the caller's transaction (a relying-party request with its pushes).
+    func insert(_ channel: AuthChannelRecord, in sql: any SQLDatabase) async throws {
             try await sql.raw(
                 """
                 INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
@@ -24,7 +28,6 @@ struct AuthChannelStore: Sendable {
                         NULL, \(bind: channel.expiresAt))
                 """
             ).run()
-        }
     }
 
     func find(_ id: String) async throws -> AuthChannelRecord? {
