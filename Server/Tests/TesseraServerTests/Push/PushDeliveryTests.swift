@@ -40,7 +40,7 @@ struct PushDeliveryTests {
         try await runtime.database.transaction { sql in
             try await stores.users.insert(
                 UserRecord(id: userId, clientId: client.id, userKey: userKey, name: "Alice Example", email: "\(name)@example.org",
-                           phone: "+41790000000", localAuthType: "none", createdAt: now),
+                           phone: "+4179" + String(Int.random(in: 1_000_000...9_999_999)), localAuthType: "none", createdAt: now),
                 in: sql
             )
             try await stores.devices.insert(
