@@ -209,12 +209,14 @@ struct PushDeliveryTests {
             configuration.embeddedNodes = 0
             configuration.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
             Self.configure(peer)(&configuration)
+            // One clock for both instances, as one database's instances share time.
+            let manual = Self.clock()
             func instance() async throws -> TesseraRuntime {
                 var own = configuration
                 own.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-push-\(UUID().uuidString)").path
                 return try await TesseraRuntime.bootstrap(
                     configuration: own, database: try await PostgresDatabase.open(url: url, logger: TestDatabase.logger), logger: TestDatabase.logger,
-                    clock: Self.clock().clock, runsNodes: false
+                    clock: manual.clock, runsNodes: false
                 )
             }
             let first = try await instance()
@@ -227,9 +229,12 @@ struct PushDeliveryTests {
                     let fixture = try await Self.user(first, client: client, name: "user\(index)")
                     for _ in 0..<4 { ids.insert(try await Self.request(index.isMultiple(of: 2) ? first : second, fixture)) }
                 }
+                // Two workers per instance drain at once.
                 async let a = first.push.drain()
                 async let b = second.push.drain()
-                let tried = await a + b
+                async let c = first.push.drain()
+                async let d = second.push.drain()
+                let tried = await a + b + c + d
                 #expect(tried == 24)
                 let sent = try peer.pushes().compactMap { ($0["payload"] as? [String: Any])?["requestId"] as? String }
                 #expect(sent.count == 24)
