@@ -57,7 +57,8 @@ public final class TesseraRuntime: Sendable {
 
     init(
         configuration: ServerConfiguration, database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource,
-        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, runsNodes: Bool, embeddedNodes: [EmbeddedNode]
+        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, pushHTTPClient: HTTPClient, runsNodes: Bool,
+        embeddedNodes: [EmbeddedNode]
     ) async throws {
         self.configuration = configuration
         self.database = database
@@ -65,6 +66,7 @@ public final class TesseraRuntime: Sendable {
         self.logger = logger
         self.clock = clock
         self.httpClient = httpClient
+        self.pushHTTPClient = pushHTTPClient
         let hasher = keys.hasher
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
@@ -80,7 +82,6 @@ public final class TesseraRuntime: Sendable {
             database: database, repository: stores.otp, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
-        pushHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.pushHTTPConfiguration(configuration))
         let pushDevices = SQLDeviceRepository(database: database)
         push = PushService(
             repository: stores.push, devices: pushDevices, apns: APNsClient(httpClient: pushHTTPClient, clock: clock),
@@ -280,6 +281,7 @@ public final class TesseraRuntime: Sendable {
         nodeLauncher: (any EmbeddedNodeLauncher)? = nil
     ) async throws -> TesseraRuntime {
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        let pushHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: pushHTTPConfiguration(configuration))
         var embedded: [EmbeddedNode] = []
         do {
             if createsDeployment {
@@ -301,11 +303,12 @@ public final class TesseraRuntime: Sendable {
             }
             return try await TesseraRuntime(
                 configuration: configuration, database: database, keys: keys, clock: clock, random: random, logger: logger,
-                firstStartAdminToken: adminToken, httpClient: httpClient, runsNodes: runsNodes, embeddedNodes: embedded
+                firstStartAdminToken: adminToken, httpClient: httpClient, pushHTTPClient: pushHTTPClient, runsNodes: runsNodes, embeddedNodes: embedded
             )
         } catch {
             for node in embedded { await node.stop() }
             try? await httpClient.shutdown()
+            try? await pushHTTPClient.shutdown()
             await database.close()
             if let postgres = database as? PostgresDatabase, error is PSQLError {
                 throw ConfigurationError("start failed on PostgreSQL at \(postgres.location): \(PostgresDatabase.describe(error))")
