@@ -33,6 +33,7 @@ OWNERS = {
     "Devices": ["devices", "request_nonces"],
     "Flows": ["registration_flows"],
     "Nodes": ["nodes", "node_sync", "node_receipts"],
+    "Push": ["push_outbox", "client_push_settings"],
     "Proofing": ["otp_challenges", "otp_send_gates", "dispose_tokens"],
     "RelyingParty": ["totp_state"],
     "Security": ["server_secrets"],

@@ -219,6 +219,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// This device already has an active authenticator of this type; delete it first.
     public static let authenticatorExists = ErrorCode(rawValue: 7207)
 
+    // MARK: Push (8000–8099)
+    /// The push settings are not valid (a key that does not parse, a missing field, both or neither provider).
+    public static let pushSettingsInvalid = ErrorCode(rawValue: 8001)
+    /// The client has no push settings.
+    public static let pushSettingsUnknown = ErrorCode(rawValue: 8002)
+
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
     public static let internalError = ErrorCode(rawValue: 9001)
@@ -263,6 +269,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7201: "authenticator-not-allowed", 7202: "pin-policy-violation", 7203: "password-policy-violation",
         7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
         7207: "authenticator-exists",
+        8001: "push-settings-invalid", 8002: "push-settings-unknown",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

@@ -24,6 +24,7 @@ extension TesseraRuntime {
         )
         DeviceController(service: registration, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
         AuthenticatorController(authenticators: authenticators, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
+        PushDeviceController(devices: SQLDeviceRepository(database: database), bodyLimit: configuration.bodyLimit).addRoutes(signed: signedDevices)
         FlowController(flows: flows, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
         SessionController(sessions: sessions, devices: sessionDevices, login: passwordLogin, bodyLimit: configuration.bodyLimit).addRoutes(
             app: app,
@@ -51,12 +52,13 @@ extension TesseraRuntime {
             clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
             authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
+        PushAdminController(push: pushAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
         routes.fill(from: router.routes)
         return router
     }
 
-    /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay.
-    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) }
+    /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay, push.
+    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push] }
 
     /// HTTP/1.1 (over TLS when `tls` is given) with a problem document for requests that cannot be
     /// parsed (``MalformedRequestHandler``); `router`'s routes answer a method the parser does not know with 405.

@@ -24,6 +24,7 @@ public enum ConfigurationKeys {
         "flows.lifetime", "flows.perIpHourlyLimit",
         "sessions.lifetime", "sessions.idleTimeout", "sessions.pendingLifetime",
         "passwords.maxFailures", "passwords.lockout", "passwords.perIpHourlyLimit", "passwords.scryptLogN",
+        "push.caFile",
     ]
 
     /// `TESSERA_…` variables that are not configuration keys but are read elsewhere (the CLI's own

@@ -16,14 +16,15 @@ struct Repositories: Sendable {
     var authenticators: any AuthenticatorRepository
     var outbox: any OutboxRepository
     var nodes: any NodeRepository
+    var push: any PushRepository
 
-    /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox`.
-    static func sql(database: any Database, outbox: Outbox) -> Repositories {
+    /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
+    static func sql(database: any Database, outbox: Outbox, push: SQLPushRepository) -> Repositories {
         let sessions = SQLSessionRepository()
         return Repositories(
             users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
             clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
-            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database)
+            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push
         )
     }
 }

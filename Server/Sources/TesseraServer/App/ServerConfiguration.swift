@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     public var tls: TLSFiles?
     /// Extra trusted CA or self-signed certificate (PEM) for nodes registered with https URLs (`nodes.caFile`).
     public var nodeCAFile: String?
+    /// Extra trusted CA or self-signed certificate (PEM) for the push providers' hosts (`push.caFile`; tests and proxies).
+    public var pushCAFile: String?
     /// Active devices a user may have; registering one more revokes the oldest.
     public var maxDevicesPerUser = 1
     /// Re-registration identity checks per IP address and per user key per hour.
@@ -136,6 +138,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("nodes.caFile: no PEM certificate could be read from \(file)")
             }
             nodeCAFile = file
+        }
+        if let file = config.string(forKey: "push.caFile") {
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(file), !certificates.isEmpty else {
+                throw ConfigurationError("push.caFile: no PEM certificate could be read from \(file)")
+            }
+            pushCAFile = file
         }
         if let level = config.string(forKey: "log.level") {
             guard let parsed = Logger.Level(rawValue: level) else { throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical") }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import SQLKit
 import TesseraCore
@@ -15,6 +16,8 @@ public final class TesseraRuntime: Sendable {
     public let clients: ClientService
     public let otp: OTPService
     public let courier: CourierService
+    /// Wakes devices through APNs and FCM (push outbox).
+    public let push: PushService
     public let signUp: SignUpService
     public let registration: DeviceRegistrationService
     let nodes: NodeDirectory
@@ -41,6 +44,8 @@ public final class TesseraRuntime: Sendable {
     let logger: Logger
     let clock: WallClock
     private let httpClient: HTTPClient
+    /// HTTP/2 to the push providers (with `push.caFile` among its trust roots when set).
+    private let pushHTTPClient: HTTPClient
 
     /// What first start created and must be shown once (admin token, demo client).
     public let firstStart: FirstStart?
@@ -52,7 +57,8 @@ public final class TesseraRuntime: Sendable {
 
     init(
         configuration: ServerConfiguration, database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource,
-        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, runsNodes: Bool, embeddedNodes: [EmbeddedNode]
+        logger: Logger, firstStartAdminToken: String?, httpClient: HTTPClient, pushHTTPClient: HTTPClient, runsNodes: Bool,
+        embeddedNodes: [EmbeddedNode]
     ) async throws {
         self.configuration = configuration
         self.database = database
@@ -60,10 +66,12 @@ public final class TesseraRuntime: Sendable {
         self.logger = logger
         self.clock = clock
         self.httpClient = httpClient
+        self.pushHTTPClient = pushHTTPClient
         let hasher = keys.hasher
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
-        let stores = Repositories.sql(database: database, outbox: outbox)
+        let pushRepository = SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random)
+        let stores = Repositories.sql(database: database, outbox: outbox, push: pushRepository)
         repositories = stores
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
@@ -73,6 +81,11 @@ public final class TesseraRuntime: Sendable {
         otp = OTPService(
             database: database, repository: stores.otp, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
+        )
+        let pushDevices = SQLDeviceRepository(database: database)
+        push = PushService(
+            repository: stores.push, devices: pushDevices, apns: APNsClient(httpClient: pushHTTPClient, clock: clock),
+            fcm: FCMClient(httpClient: pushHTTPClient, clock: clock), clock: clock, logger: logger, pollInterval: configuration.courierPollInterval
         )
         nodes = NodeDirectory(
             repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
@@ -129,7 +142,7 @@ public final class TesseraRuntime: Sendable {
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
                 nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime
             ),
-            logger: logger
+            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push)
         )
         totp = TOTPVerifier(
             database: database, devices: stores.devices, users: stores.users, clients: stores.clients, totpKey: keys.totpKey, clock: clock,
@@ -170,6 +183,18 @@ public final class TesseraRuntime: Sendable {
         case .none: break
         }
         return senders
+    }
+
+    /// HTTP/2 over TLS to APNs and FCM, trusting `push.caFile` too when it is set.
+    private static func pushHTTPConfiguration(_ configuration: ServerConfiguration) -> HTTPClient.Configuration {
+        var http = HTTPClient.Configuration()
+        http.httpVersion = .automatic
+        if let file = configuration.pushCAFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(file)]
+            http.tlsConfiguration = tls
+        }
+        return http
     }
 
     /// Opens storage, runs migrations, loads or creates the server keys and, on first start, the
@@ -256,6 +281,7 @@ public final class TesseraRuntime: Sendable {
         nodeLauncher: (any EmbeddedNodeLauncher)? = nil
     ) async throws -> TesseraRuntime {
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        let pushHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: pushHTTPConfiguration(configuration))
         var embedded: [EmbeddedNode] = []
         do {
             if createsDeployment {
@@ -277,11 +303,12 @@ public final class TesseraRuntime: Sendable {
             }
             return try await TesseraRuntime(
                 configuration: configuration, database: database, keys: keys, clock: clock, random: random, logger: logger,
-                firstStartAdminToken: adminToken, httpClient: httpClient, runsNodes: runsNodes, embeddedNodes: embedded
+                firstStartAdminToken: adminToken, httpClient: httpClient, pushHTTPClient: pushHTTPClient, runsNodes: runsNodes, embeddedNodes: embedded
             )
         } catch {
             for node in embedded { await node.stop() }
             try? await httpClient.shutdown()
+            try? await pushHTTPClient.shutdown()
             await database.close()
             if let postgres = database as? PostgresDatabase, error is PSQLError {
                 throw ConfigurationError("start failed on PostgreSQL at \(postgres.location): \(PostgresDatabase.describe(error))")
@@ -295,6 +322,7 @@ public final class TesseraRuntime: Sendable {
         await nodes.stopHeartbeat()
         for node in embeddedNodes { await node.stop() }
         try? await httpClient.shutdown()
+        try? await pushHTTPClient.shutdown()
         await database.close()
     }
 }
@@ -335,6 +363,9 @@ extension TesseraRuntime {
 
     /// Verifier-node management (admin).
     public var nodeAdmin: NodeAdminService { NodeAdminService(repository: repositories.nodes, directory: nodes, clock: clock) }
+
+    /// Clients' push settings (admin).
+    public var pushAdmin: PushAdminService { PushAdminService(repository: repositories.push, clients: clients) }
 
     /// Clears a user's TOTP failure count.
     public func resetTOTP(clientKey: String, userKey: String) async throws { try await totp.reset(clientKey: clientKey, userKey: userKey) }

@@ -14,17 +14,20 @@ struct AuthChannelStore: Sendable {
         """
 
     func insert(_ channel: AuthChannelRecord) async throws {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
-                VALUES (\(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
-                        \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
-                        \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
-                        NULL, \(bind: channel.expiresAt))
-                """
-            ).run()
-        }
+        try await database.withSQL { sql in try await insert(channel, in: sql) }
+    }
+
+    /// Inserts inside the caller's transaction (a relying-party request with its pushes).
+    func insert(_ channel: AuthChannelRecord, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
+            VALUES (\(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
+                    \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
+                    \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
+                    NULL, \(bind: channel.expiresAt))
+            """
+        ).run()
     }
 
     func find(_ id: String) async throws -> AuthChannelRecord? {

@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import TesseraCore
 
 /// What both flows do with a channel: open it, end it, and tell its listeners. Every change is
@@ -11,10 +12,12 @@ struct AuthChannels: Sendable {
     let clock: WallClock
     let lifetime: Duration
 
-    /// Creates and announces a new channel (`CreateChannel`).
-    func open(clientId: String, userId: String, deviceId: String?, initiator: AuthInitiator, ip: String, message: String) async throws
-        -> AuthChannelRecord
-    {
+    /// Creates and announces a new channel (`CreateChannel`). `alongside` writes what must exist
+    /// exactly when the channel does (a relying-party request's pushes) in the same transaction.
+    func open(
+        clientId: String, userId: String, deviceId: String?, initiator: AuthInitiator, ip: String, message: String,
+        alongside: (@Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void)? = nil
+    ) async throws -> AuthChannelRecord {
         let now = clock.now()
         let channel = AuthChannelRecord(
             id: random.identifier(prefix: "ch_"), clientId: clientId, userId: userId, deviceId: deviceId, initiator: initiator,
@@ -22,7 +25,15 @@ struct AuthChannels: Sendable {
             code: nil, nodes: [], tokenSealed: nil, createdAt: now, verifyStartedAt: nil, attestedAt: nil, endedAt: nil,
             expiresAt: now + lifetime.millis
         )
-        try await store.insert(channel)
+        if let alongside {
+            let store = store
+            try await store.database.transaction { sql in
+                try await store.insert(channel, in: sql)
+                try await alongside(channel, sql)
+            }
+        } else {
+            try await store.insert(channel)
+        }
         hub.publish(channel.id, AuthEvent(status: .createChannel, at: now))
         return channel
     }

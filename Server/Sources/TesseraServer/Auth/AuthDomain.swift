@@ -23,9 +23,10 @@ struct AuthDomain: Sendable {
     ///   - devices: The devices domain's named queries (devices, their users and clients).
     ///   - nodes: Where the verifier nodes come from.
     ///   - sealKey: Seals result tokens kept for the relying party's long-poll.
+    ///   - push: Wakes the user's devices when a relying party asks (nil: they poll).
     init(
         database: any Database, devices: any DeviceAuthLookup, nodes: any AttestingNodes, tokens: ResultTokens, sealKey: SymmetricKey,
-        random: RandomSource, clock: WallClock, settings: Settings, logger: Logger
+        random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil
     ) {
         let store = AuthChannelStore(database: database)
         let hub = AuthEventHub()
@@ -38,7 +39,7 @@ struct AuthDomain: Sendable {
             nodesPerAuthentication: settings.nodesPerAuthentication,
             nodeQuorum: NodeQuorum(nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock), logger: logger
         )
-        relyingParty = RelyingPartyAuthFlow(channels: channels, devices: devices, sealer: sealer)
+        relyingParty = RelyingPartyAuthFlow(channels: channels, devices: devices, sealer: sealer, push: push)
         relay = AuthEventRelay(store: store, hub: hub, clock: clock, logger: logger)
         history = AuthHistory(store: store, devices: devices, clock: clock)
     }

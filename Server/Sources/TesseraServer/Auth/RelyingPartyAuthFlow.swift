@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import TesseraCore
 
 /// The relying party's side: its backend asks for an authentication of one of its users, follows
@@ -7,6 +8,8 @@ struct RelyingPartyAuthFlow: Sendable {
     let channels: AuthChannels
     let devices: any DeviceAuthLookup
     let sealer: SealedResultToken
+    /// Wakes the user's devices (the push domain); nil: devices poll.
+    var push: (any RelyingPartyRequestPush)?
 
     private var clock: WallClock { channels.clock }
 
@@ -19,9 +22,13 @@ struct RelyingPartyAuthFlow: Sendable {
         guard let userId = try await devices.userWithActiveDevice(clientId: client.id, userKey: request.userKey) else {
             throw AppError(.authUserUnknown, .notFound, "No such user, or the user has no active device")
         }
+        var alongside: (@Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void)?
+        if let push { alongside = { channel, sql in try await push.schedule(channel, in: sql) } }
         let channel = try await channels.open(
-            clientId: client.id, userId: userId, deviceId: nil, initiator: .relyingParty, ip: request.connectIp, message: message
+            clientId: client.id, userId: userId, deviceId: nil, initiator: .relyingParty, ip: request.connectIp, message: message,
+            alongside: alongside
         )
+        push?.scheduled()
         return state(channel, now: channel.createdAt)
     }
 

@@ -14,40 +14,23 @@ public final class CourierService: Service, Sendable {
     let batchSize = 32
     /// This worker's name on the leases it holds (random per process).
     let claimant = "courier-" + UUID().uuidString
-    private let wakeStream: AsyncStream<Void>
-    private let wakeContinuation: AsyncStream<Void>.Continuation
+    private let wakeup = WorkerWakeup()
 
     init(outbox: any OutboxRepository, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1)) {
         self.outbox = outbox
         self.senders = senders
         self.logger = logger
         self.pollInterval = pollInterval
-        (wakeStream, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Whether a channel has a way to deliver.
     func canDeliver(_ channel: OTPChannel) -> Bool { senders[channel] != nil }
 
     /// Asks the worker to look at the outbox now.
-    func wake() { wakeContinuation.yield() }
+    func wake() { wakeup.wake() }
 
     public func run() async throws {
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: self.pollInterval)
-                        self.wake()
-                    }
-                }
-                for await _ in wakeStream.cancelOnGracefulShutdown() {
-                    await drain()
-                }
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
-            self.wakeContinuation.finish()
-        }
+        await wakeup.run(pollInterval: pollInterval) { await self.drain() }
     }
 
     /// Delivers everything due now. Returns the number of messages tried.
@@ -64,7 +47,7 @@ public final class CourierService: Service, Sendable {
             }
             if batch.isEmpty { return tried }
             tried += batch.count
-            let delivered = await whileRenewingLeases(of: batch.map(\.message.id)) {
+            let delivered = await outbox.whileRenewingLeases(of: batch.map(\.message.id), claimant: claimant, logger: logger) {
                 await withTaskGroup(of: String?.self) { group in
                     for item in batch {
                         group.addTask { await self.deliver(item.message, attempts: item.attempts) ? item.message.id : nil }
@@ -78,25 +61,6 @@ public final class CourierService: Service, Sendable {
                 // The lease runs out and the messages are sent again: at-least-once, never lost.
                 logger.error("recording deliveries failed", metadata: ["error": .string(String(describing: error))])
             }
-        }
-    }
-
-    /// Runs `body` (the sending of a batch) while renewing the batch's leases every third of the
-    /// lease, so a slow SMTP server does not let another instance send the same messages again.
-    private func whileRenewingLeases<T: Sendable>(of ids: [String], _ body: () async -> T) async -> T {
-        await withTaskGroup(of: Void.self, returning: T.self) { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: self.outbox.lease / 3)
-                    guard !Task.isCancelled else { return }
-                    do { try await self.outbox.renew(ids: ids, claimant: self.claimant) } catch {
-                        self.logger.warning("renewing outbox leases failed", metadata: ["error": .string(String(describing: error))])
-                    }
-                }
-            }
-            let value = await body()
-            group.cancelAll()
-            return value
         }
     }
 

@@ -33,7 +33,7 @@ struct Outbox: Sendable {
         ).run()
     }
 
-    private struct ClaimedRow: Decodable {
+    private struct ClaimedRow: Decodable, Sendable {
         var id: String
         var channel: String
         var recipient: String
@@ -41,25 +41,17 @@ struct Outbox: Sendable {
         var attempts: Int
     }
 
+    /// The lease and retry bookkeeping of the `outbox` table (shared with the push outbox).
+    var queue: LeasedQueue {
+        LeasedQueue(database: database, table: "outbox", clock: clock, lease: lease, maxAttempts: maxAttempts, clearedOnGiveUp: ["sealed_payload"])
+    }
+
     /// Reserves up to `limit` due messages for the worker `claimant`. A reservation that is not
     /// settled or renewed (the process died) runs out after the lease, and the message is tried again.
     func claimDue(limit: Int, claimant: String) async throws -> [(message: OutboundMessage, attempts: Int)] {
-        let now = clock.now()
-        let leaseEnd = now + lease.millis
-        let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        let rows = try await database.transaction { sql in
-            try await sql.raw(
-                """
-                UPDATE outbox SET locked_until = \(bind: leaseEnd), locked_by = \(bind: claimant), attempts = attempts + 1
-                WHERE id IN (
-                    SELECT id FROM outbox
-                    WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
-                    ORDER BY next_attempt_at LIMIT \(bind: limit)\(unsafeRaw: skipLocked)
-                )
-                RETURNING id, channel, recipient, sealed_payload, attempts
-                """
-            ).all(decoding: ClaimedRow.self)
-        }
+        let rows = try await queue.claimDue(
+            limit: limit, claimant: claimant, returning: "id, channel, recipient, sealed_payload, attempts", as: ClaimedRow.self
+        )
         return rows.compactMap { row in
             guard let channel = OTPChannel(rawValue: row.channel),
                   let sealed = row.sealed_payload.flatMap({ Data(base64Encoded: $0) }),
@@ -77,14 +69,7 @@ struct Outbox: Sendable {
     /// Extends the lease of the messages `claimant` still holds; returns the IDs it still holds.
     @discardableResult
     func renew(ids: [String], claimant: String) async throws -> [String] {
-        guard !ids.isEmpty else { return [] }
-        let now = clock.now()
-        return try await database.withSQL { sql in
-            try await sql.update("outbox").set("locked_until", to: now + lease.millis)
-                .where("id", .in, ids).where("locked_by", .equal, claimant).where("status", .equal, "pending")
-                .where("locked_until", .greaterThan, now)
-                .returning("id").all().map { try $0.decode(column: "id", as: String.self) }
-        }
+        try await queue.renew(ids: ids, claimant: claimant)
     }
 
     /// Records deliveries, in one statement for the whole batch.
@@ -103,20 +88,7 @@ struct Outbox: Sendable {
 
     /// Schedules another try with exponential backoff, or gives up after `maxAttempts`.
     func markFailed(id: String, attempts: Int, error: String) async throws {
-        let now = clock.now()
-        let giveUp = attempts >= maxAttempts
-        let delay = min(Int64(1000) << Int64(min(attempts, 20)), 600_000)
-        try await database.withSQL { sql in
-            if giveUp {
-                try await sql.raw(
-                    "UPDATE outbox SET status = 'failed', sealed_payload = NULL, locked_until = NULL, locked_by = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
-                ).run()
-            } else {
-                try await sql.raw(
-                    "UPDATE outbox SET next_attempt_at = \(bind: now + delay), locked_until = NULL, locked_by = NULL, last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: id)"
-                ).run()
-            }
-        }
+        try await queue.markFailed(id: id, attempts: attempts, error: error)
     }
 
     struct Counts: Sendable, Equatable { var pending: Int; var sent: Int; var failed: Int }

@@ -1,3 +1,4 @@
+import Logging
 import SQLKit
 
 /// The courier's storage, the one owner of the `outbox` table: messages accepted for delivery,
@@ -19,6 +20,12 @@ protocol OutboxRepository: Sendable {
     func counts() async throws -> Outbox.Counts
     /// Deletes settled messages created before `cutoff`.
     func purge(sentBefore cutoff: Int64) async throws
+    /// Runs `body` (the sending of a claimed batch) while renewing the batch's leases for `claimant`.
+    func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T
 }
 
-extension Outbox: OutboxRepository {}
+extension Outbox: OutboxRepository {
+    func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T {
+        await queue.whileRenewingLeases(of: ids, claimant: claimant, logger: logger, body)
+    }
+}

@@ -16,6 +16,8 @@ public struct ServerKeys: Sendable {
     public let totpKey: SymmetricKey
     /// Key that seals the result-token signing keys and the tokens kept for relying parties.
     public let tokenSealKey: SymmetricKey
+    /// Key that seals the clients' push provider secrets (APNs .p8 keys, FCM service-account keys).
+    public let pushKey: SymmetricKey
     /// P-256 key the server signs its calls to verifier nodes with.
     public let nodeControlKey: P256.Signing.PrivateKey
 
@@ -54,7 +56,7 @@ public struct ServerKeys: Sendable {
         let control = try await key("node-control-key").withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: Data($0)) }
         return ServerKeys(
             hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"), totpKey: try await key("totp-key"),
-            tokenSealKey: try await key("token-seal-key"), nodeControlKey: control
+            tokenSealKey: try await key("token-seal-key"), pushKey: try await key("push-key"), nodeControlKey: control
         )
     }
 

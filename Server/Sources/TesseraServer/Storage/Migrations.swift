@@ -212,6 +212,8 @@ enum Migrator {
                 updated_at BIGINT NOT NULL
             )
             """,
+            // Which provider a device's push token belongs to ('apns', 'fcm'; '' when the app did not say).
+            "ALTER TABLE devices ADD COLUMN push_platform TEXT NOT NULL DEFAULT ''",
         ]),
         Migration(version: 5, name: "flows-sessions-passwords-authenticators-policies", statements: [
             """
@@ -268,6 +270,38 @@ enum Migrator {
             "ALTER TABLE nodes ADD COLUMN heartbeat_at BIGINT",
             // Who holds an outbox message's lease, so the holder alone renews it.
             "ALTER TABLE outbox ADD COLUMN locked_by TEXT",
+        ]),
+        Migration(version: 7, name: "push-outbox-and-client-push-settings", statements: [
+            // One row per device to wake for a relying-party request, written in the request's
+            // transaction; delivered under a lease like the courier's outbox. No personal data.
+            """
+            CREATE TABLE push_outbox (
+                id TEXT PRIMARY KEY,
+                channel_id TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                status TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                locked_until BIGINT,
+                locked_by TEXT,
+                last_error TEXT,
+                created_at BIGINT NOT NULL,
+                sent_at BIGINT
+            )
+            """,
+            "CREATE INDEX push_outbox_due ON push_outbox (status, next_attempt_at)",
+            // A client's APNs or FCM settings; the private key is sealed under a key from the master key.
+            """
+            CREATE TABLE client_push_settings (
+                client_id TEXT PRIMARY KEY,
+                provider TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                sealed_secret TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
         ]),
     ]
 

@@ -1,0 +1,24 @@
+import Hummingbird
+import TesseraCore
+
+/// `PUT/GET/DELETE /v1/admin/clients/{clientKey}/push` (admin token): a client's APNs or FCM
+/// settings; GET and PUT answer without any private key.
+struct PushAdminController<Context: TesseraContext> {
+    let push: PushAdminService
+    let bodyLimit: Int
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.put("clients/{clientKey}/push") { request, context in
+            var request = request
+            let update = try await request.decodeJSON(PushSettingsUpdate.self, limit: bodyLimit)
+            return try Response.json(try await push.set(update, clientKey: try context.parameters.require("clientKey")))
+        }
+        group.get("clients/{clientKey}/push") { _, context in
+            try Response.json(try await push.view(clientKey: try context.parameters.require("clientKey")))
+        }
+        group.delete("clients/{clientKey}/push") { _, context in
+            try await push.remove(clientKey: try context.parameters.require("clientKey"))
+            return Response(status: .noContent)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import TesseraCore
+import _CryptoExtras
+
+/// The admin side of push: a client's APNs or FCM settings, checked before they are stored (the
+/// key must parse) and shown without any private key.
+public struct PushAdminService: Sendable {
+    let repository: any PushRepository
+    let clients: ClientService
+
+    /// Stores the client's settings (replacing any) and returns what the admin API shows of them.
+    public func set(_ update: PushSettingsUpdate, clientKey: String) async throws -> PushSettingsView {
+        let client = try await clients.client(clientKey: clientKey)
+        let settings = try Self.validate(update)
+        try await repository.save(settings, clientId: client.id)
+        return settings.view
+    }
+
+    /// The client's settings without secrets.
+    public func view(clientKey: String) async throws -> PushSettingsView {
+        let client = try await clients.client(clientKey: clientKey)
+        guard let settings = try await repository.settings(clientId: client.id) else {
+            throw AppError(.pushSettingsUnknown, .notFound, "The client has no push settings")
+        }
+        return settings.view
+    }
+
+    /// Removes the client's settings: its devices are no longer woken (they poll).
+    public func remove(clientKey: String) async throws {
+        let client = try await clients.client(clientKey: clientKey)
+        guard try await repository.delete(clientId: client.id) else {
+            throw AppError(.pushSettingsUnknown, .notFound, "The client has no push settings")
+        }
+    }
+
+    private static func invalid(_ detail: String) -> AppError { AppError(.pushSettingsInvalid, .badRequest, detail) }
+
+    private static func text(_ value: String, _ name: String, max: Int = 200) throws -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= max, !trimmed.contains("\u{0}") else {
+            throw invalid("\(name) must be 1 to \(max) characters")
+        }
+        return trimmed
+    }
+
+    private static func url(_ value: String?, _ name: String) throws -> String? {
+        guard let value else { return nil }
+        let trimmed = try text(value, name, max: 300)
+        guard let url = URL(string: trimmed), ["https", "http"].contains(url.scheme ?? ""), url.host != nil else {
+            throw invalid("\(name) must be an https URL")
+        }
+        return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed
+    }
+
+    private struct ServiceAccount: Decodable {
+        var client_email: String
+        var private_key: String
+        var token_uri: String?
+    }
+
+    /// Checks the settings and parses the key; the messages never repeat a key.
+    static func validate(_ update: PushSettingsUpdate) throws -> ClientPushSettings {
+        switch (update.apns, update.fcm) {
+        case (let apns?, nil):
+            guard apns.privateKey.count <= 10_000, (try? P256.Signing.PrivateKey(pemRepresentation: apns.privateKey)) != nil else {
+                throw invalid("apns.privateKey must be the .p8 key (PEM, P-256)")
+            }
+            let view = PushSettingsView(
+                provider: .apns, teamId: try text(apns.teamId, "apns.teamId", max: 64), keyId: try text(apns.keyId, "apns.keyId", max: 64),
+                topic: try text(apns.topic, "apns.topic"), environment: apns.environment, baseURL: try url(apns.baseURL, "apns.baseURL"),
+                hasKey: true
+            )
+            return ClientPushSettings(view: view, privateKey: apns.privateKey)
+        case (nil, let fcm?):
+            guard fcm.serviceAccount.count <= 20_000,
+                  let account = try? JSONDecoder().decode(ServiceAccount.self, from: Data(fcm.serviceAccount.utf8))
+            else { throw invalid("fcm.serviceAccount must be the service account JSON (client_email, private_key, token_uri)") }
+            guard (try? _RSA.Signing.PrivateKey(pemRepresentation: account.private_key)) != nil else {
+                throw invalid("fcm.serviceAccount's private_key must be an RSA key (PEM)")
+            }
+            let view = PushSettingsView(
+                provider: .fcm, projectId: try text(fcm.projectId, "fcm.projectId", max: 100),
+                clientEmail: try text(account.client_email, "fcm.serviceAccount client_email"), baseURL: try url(fcm.baseURL, "fcm.baseURL"),
+                tokenURL: try url(fcm.tokenURL ?? account.token_uri ?? FCMClient.defaultTokenURL, "fcm.tokenURL"), hasKey: true
+            )
+            return ClientPushSettings(view: view, privateKey: account.private_key)
+        default:
+            throw invalid("give exactly one of apns and fcm")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// The lease and retry bookkeeping that every delivery queue shares (the courier's `outbox`, the
+/// push outbox): due rows are claimed under a lease for one worker (`FOR UPDATE SKIP LOCKED` on
+/// PostgreSQL, so two instances never claim the same row), the holder renews its leases while it is
+/// still sending, and a failure is retried with exponential backoff (or after the peer's
+/// `Retry-After`, when later) until it is given up. The table is the owner's: the owning domain
+/// builds its queue with its own table name and columns.
+///
+/// The table needs `id`, `status` ('pending' while waiting), `attempts`, `next_attempt_at`,
+/// `locked_until`, `locked_by` and `last_error`.
+struct LeasedQueue: Sendable {
+    let database: any Database
+    let table: String
+    let clock: WallClock
+    /// How long a claimed row is reserved for one worker.
+    var lease: Duration
+    /// A row is given up after this many attempts.
+    var maxAttempts: Int
+    /// Columns set to NULL when a row is given up (sealed payloads are not kept).
+    var clearedOnGiveUp: [String] = []
+
+    /// Reserves up to `limit` due rows for the worker `claimant` (counting the attempt) and returns
+    /// `columns` of each, decoded as `Row`.
+    func claimDue<Row: Decodable & Sendable>(limit: Int, claimant: String, returning columns: String, as: Row.Type) async throws -> [Row] {
+        let now = clock.now()
+        let leaseEnd = now + lease.millis
+        let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        return try await database.transaction { sql in
+            try await sql.raw(
+                """
+                UPDATE \(unsafeRaw: table) SET locked_until = \(bind: leaseEnd), locked_by = \(bind: claimant), attempts = attempts + 1
+                WHERE id IN (
+                    SELECT id FROM \(unsafeRaw: table)
+                    WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
+                    ORDER BY next_attempt_at LIMIT \(bind: limit)\(unsafeRaw: skipLocked)
+                )
+                RETURNING \(unsafeRaw: columns)
+                """
+            ).all(decoding: Row.self)
+        }
+    }
+
+    /// Extends the lease of the rows `claimant` still holds; returns the IDs it still holds.
+    func renew(ids: [String], claimant: String) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let now = clock.now()
+        return try await database.withSQL { sql in
+            try await sql.update(table).set("locked_until", to: now + lease.millis)
+                .where("id", .in, ids).where("locked_by", .equal, claimant).where("status", .equal, "pending")
+                .where("locked_until", .greaterThan, now)
+                .returning("id").all().map { try $0.decode(column: "id", as: String.self) }
+        }
+    }
+
+    /// Schedules another try after an exponential backoff (2 s, 4 s, 8 s … capped at 10 min), or
+    /// `retryAfter` when that is later; gives the row up (status 'failed') after `maxAttempts`.
+    func markFailed(id: String, attempts: Int, error: String, retryAfter: Duration? = nil) async throws {
+        let now = clock.now()
+        let backoff = min(Int64(1000) << Int64(min(attempts, 20)), 600_000)
+        let delay = max(backoff, min(retryAfter?.millis ?? 0, 3_600_000))
+        let message = String(error.prefix(500))
+        try await database.withSQL { sql in
+            if attempts >= maxAttempts {
+                let cleared = clearedOnGiveUp.map { "\($0) = NULL, " }.joined()
+                try await sql.raw(
+                    """
+                    UPDATE \(unsafeRaw: table) SET status = 'failed', \(unsafeRaw: cleared)locked_until = NULL, locked_by = NULL,
+                    last_error = \(bind: message) WHERE id = \(bind: id)
+                    """
+                ).run()
+            } else {
+                try await sql.raw(
+                    """
+                    UPDATE \(unsafeRaw: table) SET next_attempt_at = \(bind: now + delay), locked_until = NULL, locked_by = NULL,
+                    last_error = \(bind: message) WHERE id = \(bind: id)
+                    """
+                ).run()
+            }
+        }
+    }
+
+    /// Runs `body` (the sending of a claimed batch) while renewing the batch's leases every third
+    /// of the lease, so a slow peer does not let another instance send the same rows again.
+    func whileRenewingLeases<T: Sendable>(
+        of ids: [String], claimant: String, logger: Logger, _ body: () async -> T
+    ) async -> T {
+        await withTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: lease / 3)
+                    guard !Task.isCancelled else { return }
+                    do { _ = try await renew(ids: ids, claimant: claimant) } catch {
+                        logger.warning("renewing leases failed", metadata: ["table": .string(table), "error": .string(String(describing: error))])
+                    }
+                }
+            }
+            let value = await body()
+            group.cancelAll()
+            return value
+        }
+    }
+}

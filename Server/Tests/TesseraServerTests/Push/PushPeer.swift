@@ -1,0 +1,124 @@
+import Foundation
+import TesseraCore
+@testable import TesseraServer
+
+/// One APNs + FCM peer (Tests/Fixtures/push_peer.py under TESSERA_TEST_PYTHON, hypercorn over
+/// HTTP/2 and TLS) in its own temporary directory, with a self-signed certificate, an APNs .p8 key
+/// and an FCM service-account key made with openssl for this test.
+final class PushPeer {
+    struct Unavailable: Error, CustomStringConvertible { var description: String }
+
+    static let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"]
+    static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+    static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "Fixtures/push_peer.py").path
+    static let keyId = "ABC123DEFG"
+    static let teamId = "TEAM123456"
+    static let topic = "com.example.app"
+    static let fcmEmail = "tessera-push@example-project.iam.gserviceaccount.com"
+
+    let directory: String
+    let port: Int
+    let certificate: TestCertificate
+    private let process = Process()
+    private let stdin = Pipe()
+
+    var baseURL: String { "https://localhost:\(port)" }
+    var apnsKey: String { (try? String(contentsOfFile: directory + "/apns.p8", encoding: .utf8)) ?? "" }
+    var fcmKey: String { (try? String(contentsOfFile: directory + "/fcm.pem", encoding: .utf8)) ?? "" }
+    var log: String { (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? "" }
+
+    /// Whether the peer can run here; throws in CI when it cannot (the tests must not skip there).
+    static func available() throws -> Bool {
+        if python != nil { return true }
+        if required { throw Unavailable(description: "TESSERA_TEST_PYTHON (with hypercorn and PyJWT) is required in CI") }
+        return false
+    }
+
+    /// Starts the peer; `apns` and `fcm` are the statuses it answers first (then 200), e.g. `["503", "429@120"]`.
+    init(apns: [String] = [], fcm: [String] = []) async throws {
+        guard let python = Self.python else { throw Unavailable(description: "TESSERA_TEST_PYTHON is not set") }
+        certificate = try TestCertificate()
+        directory = certificate.directory
+        for command in [
+            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", directory + "/apns.p8"],
+            ["pkey", "-in", directory + "/apns.p8", "-pubout", "-out", directory + "/apns.pub"],
+            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", directory + "/fcm.pem"],
+            ["pkey", "-in", directory + "/fcm.pem", "-pubout", "-out", directory + "/fcm.pub"],
+        ] {
+            try Self.openssl(command)
+        }
+        process.executableURL = URL(filePath: python)
+        process.arguments = [
+            Self.script, "--dir", directory, "--cert", certificate.certificate, "--key", certificate.key,
+            "--apns-key", directory + "/apns.pub", "--apns-kid", Self.keyId, "--apns-team", Self.teamId, "--apns-topic", Self.topic,
+            "--fcm-key", directory + "/fcm.pub", "--fcm-email", Self.fcmEmail,
+            "--apns-script", apns.joined(separator: ","), "--fcm-script", fcm.joined(separator: ","),
+        ]
+        _ = FileManager.default.createFile(atPath: directory + "/peer.log", contents: nil)
+        let logHandle = try FileHandle(forWritingTo: URL(filePath: directory + "/peer.log"))
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        process.standardInput = stdin
+        try process.run()
+        try? logHandle.close()
+        // The peer writes its port file once it listens (bounded wait on that condition).
+        var found: Int?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while found == nil, ContinuousClock.now < deadline, process.isRunning {
+            found = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)).flatMap { Int($0) }
+            if found == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        guard let found else {
+            let log = (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? ""
+            try? stdin.fileHandleForWriting.close()
+            if process.isRunning { process.terminate() }
+            certificate.remove()
+            throw Unavailable(description: "push peer did not start:\n\(log)")
+        }
+        port = found
+    }
+
+    private static func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Unavailable(description: "openssl \(arguments[0]) failed") }
+    }
+
+    /// The requests the peer received, oldest first (one JSON object each).
+    func records() throws -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: directory + "/records.jsonl", encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The push messages (APNs or FCM sends, not token grants) the peer received.
+    func pushes() throws -> [[String: Any]] { try records().filter { ["apns", "fcm"].contains($0["provider"] as? String) } }
+
+    func apnsSettings(baseURL: String? = nil) -> PushSettingsUpdate {
+        PushSettingsUpdate(apns: APNsSettingsUpdate(
+            teamId: Self.teamId, keyId: Self.keyId, privateKey: apnsKey, topic: Self.topic, environment: .sandbox, baseURL: baseURL ?? self.baseURL
+        ))
+    }
+
+    func fcmSettings() throws -> PushSettingsUpdate {
+        let account: [String: String] = [
+            "type": "service_account", "client_email": Self.fcmEmail, "private_key": fcmKey, "token_uri": baseURL + "/token",
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)
+        return PushSettingsUpdate(fcm: FCMSettingsUpdate(projectId: "example-project", serviceAccount: json, baseURL: baseURL))
+    }
+
+    func stop() {
+        try? stdin.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        certificate.remove()
+    }
+}
