@@ -218,6 +218,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let passcodeFallbackNotAllowed = ErrorCode(rawValue: 7206)
     /// This device already has an active authenticator of this type; delete it first.
     public static let authenticatorExists = ErrorCode(rawValue: 7207)
+    /// 8101: the hosted sign-in page's pending authorization is unknown, ended, or its form token is wrong.
+    public static let oidcAuthorizationUnknown = ErrorCode(rawValue: 8101)
+    /// 8102: too many sign-in attempts from this address or for this identifier.
+    public static let oidcRateLimited = ErrorCode(rawValue: 8102)
 
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
@@ -263,6 +267,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7201: "authenticator-not-allowed", 7202: "pin-policy-violation", 7203: "password-policy-violation",
         7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
         7207: "authenticator-exists",
+        8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

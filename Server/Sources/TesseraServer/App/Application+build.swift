@@ -51,6 +51,9 @@ extension TesseraRuntime {
             clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
             authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
+        let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
+        openID.addRoutes(to: router)
+        openID.addAdminRoutes(to: admin)
         routes.fill(from: router.routes)
         return router
     }

@@ -33,6 +33,7 @@ struct JanitorService: Service {
                 try await AuthChannelStore(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
             }
             try await repositories.outbox.purge(sentBefore: now - 7 * 86_400_000)
+            try await repositories.oidc.purge(before: now - 86_400_000)
         } catch {
             logger.warning("janitor sweep failed", metadata: ["error": .string(String(describing: error))])
         }

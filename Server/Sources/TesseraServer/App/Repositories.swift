@@ -15,6 +15,7 @@ struct Repositories: Sendable {
     var flows: any RegistrationFlowRepository
     var authenticators: any AuthenticatorRepository
     var outbox: any OutboxRepository
+    var oidc: any OIDCRepository
 
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox`.
     static func sql(database: any Database, outbox: Outbox) -> Repositories {
@@ -22,7 +23,7 @@ struct Repositories: Sendable {
         return Repositories(
             users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
             clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
-            authenticators: SQLAuthenticatorRepository(), outbox: outbox
+            authenticators: SQLAuthenticatorRepository(), outbox: outbox, oidc: SQLOIDCRepository(database: database)
         )
     }
 }
