@@ -39,6 +39,7 @@ OWNERS = {
     "Security": ["server_secrets"],
     "Sessions": ["sessions"],
     "Users": ["users"],
+    "OIDC": ["oidc_clients", "oidc_requests", "oidc_codes", "oidc_tokens"],
     "Storage": ["rate_counters", "schema_migrations"],
 }
 

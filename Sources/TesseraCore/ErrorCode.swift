@@ -218,6 +218,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let passcodeFallbackNotAllowed = ErrorCode(rawValue: 7206)
     /// This device already has an active authenticator of this type; delete it first.
     public static let authenticatorExists = ErrorCode(rawValue: 7207)
+    /// 8101: the hosted sign-in page's pending authorization is unknown, ended, or its form token is wrong.
+    public static let oidcAuthorizationUnknown = ErrorCode(rawValue: 8101)
+    /// 8102: too many sign-in attempts from this address or for this identifier.
+    public static let oidcRateLimited = ErrorCode(rawValue: 8102)
 
     // MARK: Push (8000–8099)
     /// The push settings are not valid (a key that does not parse, a missing field, both or neither provider).
@@ -270,6 +274,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
         7207: "authenticator-exists",
         8001: "push-settings-invalid", 8002: "push-settings-unknown",
+        8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response",
     ]

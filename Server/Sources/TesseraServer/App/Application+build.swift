@@ -53,6 +53,9 @@ extension TesseraRuntime {
             authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
         PushAdminController(push: pushAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
+        openID.addRoutes(to: router)
+        openID.addAdminRoutes(to: admin)
         routes.fill(from: router.routes)
         return router
     }

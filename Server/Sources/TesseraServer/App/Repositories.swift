@@ -17,6 +17,7 @@ struct Repositories: Sendable {
     var outbox: any OutboxRepository
     var nodes: any NodeRepository
     var push: any PushRepository
+    var oidc: any OIDCRepository
 
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
     static func sql(database: any Database, outbox: Outbox, push: SQLPushRepository) -> Repositories {
@@ -24,7 +25,7 @@ struct Repositories: Sendable {
         return Repositories(
             users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
             clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
-            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push
+            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database)
         )
     }
 }

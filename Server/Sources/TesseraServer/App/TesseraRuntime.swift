@@ -35,6 +35,8 @@ public final class TesseraRuntime: Sendable {
     let authenticators: AuthenticatorService
     let outbox: Outbox
     let introspection: Introspection
+    /// The OpenID Connect provider and its hosted sign-in page.
+    let oidc: OIDCService
     /// User and device administration.
     public let userAdmin: UserAdminService
     /// Every domain's repository, built once from the database (services get theirs from here).
@@ -154,6 +156,10 @@ public final class TesseraRuntime: Sendable {
         )
         userAdmin = UserAdminService(
             database: database, users: stores.users, devices: stores.devices, clients: clients, nodeSync: nodeSync, clock: clock
+        )
+        oidc = OIDCService(
+            repository: stores.oidc, database: database, clients: clients, users: stores.users, relyingParty: auth.relyingParty, tokens: tokens,
+            hasher: hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, repositories: stores, clock: clock, logger: logger)

@@ -178,6 +178,13 @@ final class ResultTokens: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
+    /// Signs other claims (the OpenID Connect ID token) with the active key, the one the JWKS publishes.
+    func sign(_ payload: some JWTPayload) async throws -> String {
+        try await refreshIfStale()
+        let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
+        return try await keys.sign(payload, kid: JWKIdentifier(string: kid))
+    }
+
     /// Verifies signature, issuer and expiry; throws code 6101 otherwise. A token signed with a key this
     /// instance does not know yet (rotated in by another instance) makes it reload the keys at once,
     /// at most once a second, instead of waiting for the minute's refresh.

@@ -303,6 +303,66 @@ enum Migrator {
             )
             """,
         ]),
+        // OpenID Connect (OIDC/): per-client settings, pending authorizations of the hosted sign-in
+        // page, authorization codes and access tokens (both stored as keyed hashes).
+        Migration(version: 8, name: "oidc", statements: [
+            """
+            CREATE TABLE oidc_clients (
+                client_id TEXT PRIMARY KEY REFERENCES clients(id),
+                redirect_uris TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE oidc_requests (
+                id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                client_key TEXT NOT NULL,
+                redirect_uri TEXT NOT NULL,
+                state TEXT NOT NULL,
+                nonce TEXT NOT NULL,
+                code_challenge TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                csrf_hash TEXT NOT NULL,
+                channel_id TEXT,
+                identified_at BIGINT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                completed_at BIGINT
+            )
+            """,
+            "CREATE INDEX oidc_requests_expiry ON oidc_requests (expires_at)",
+            """
+            CREATE TABLE oidc_codes (
+                code_hash TEXT PRIMARY KEY,
+                request_id TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                redirect_uri TEXT NOT NULL,
+                code_challenge TEXT NOT NULL,
+                nonce TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                user_key TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                amr TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT
+            )
+            """,
+            """
+            CREATE TABLE oidc_tokens (
+                token_hash TEXT PRIMARY KEY,
+                code_hash TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES clients(id),
+                user_key TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX oidc_tokens_code ON oidc_tokens (code_hash)",
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -31,6 +31,8 @@ protocol UserRepository: Sendable {
     func userKeyExists(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> Bool
     func insert(_ user: UserRecord, in sql: any SQLDatabase) async throws
     func find(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> UserRecord?
+    /// The user of `clientId` with this e-mail address (the hosted sign-in page's identifier).
+    func find(clientId: String, email: String, in sql: any SQLDatabase) async throws -> UserRecord?
     /// A client's users ordered by user key, `limit` of them after the user key `after`.
     func page(clientId: String, after: String, limit: Int, in sql: any SQLDatabase) async throws -> [UserRecord]
     func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo
@@ -99,6 +101,13 @@ struct SQLUserRepository: UserRepository {
     func find(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> UserRecord? {
         guard let row = try await sql.raw(
             "SELECT id, client_id, user_key, name, email, phone, local_auth_type, created_at FROM users WHERE client_id = \(bind: clientId) AND user_key = \(bind: userKey)"
+        ).first(decoding: Row.self) else { return nil }
+        return row.record
+    }
+
+    func find(clientId: String, email: String, in sql: any SQLDatabase) async throws -> UserRecord? {
+        guard !email.isEmpty, let row = try await sql.raw(
+            "SELECT id, client_id, user_key, name, email, phone, local_auth_type, created_at FROM users WHERE client_id = \(bind: clientId) AND email = \(bind: email)"
         ).first(decoding: Row.self) else { return nil }
         return row.record
     }

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import TesseraServer
+
+/// `tessera admin client oidc show|set`: a client's OpenID Connect settings (its redirect URIs).
+struct ClientOIDCCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oidc", abstract: "A client's OpenID Connect settings: the redirect URIs of \"Sign in with Tessera\".",
+        subcommands: [Show.self, SetRedirects.self]
+    )
+
+    static func printSettings(_ settings: OIDCClientSettings, clientKey: String, json: Bool) {
+        if json { printJSON(settings); return }
+        print("client_id:     \(clientKey)  (the client secret is its backend secret: tessera admin client rotate-secret)")
+        print("redirect URIs: \(settings.redirectUris.isEmpty ? "(none: sign-in refused)" : settings.redirectUris.joined(separator: " "))")
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a client's OpenID Connect settings.")
+        @Argument(help: "Client key.") var clientKey: String
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: AdminOptions
+
+        func run() async throws {
+            let settings = try await AdminAPI.connect(options).get("clients/\(pathComponent(clientKey))/oidc", as: OIDCClientSettings.self)
+            ClientOIDCCommand.printSettings(settings, clientKey: clientKey, json: json)
+        }
+    }
+
+    struct SetRedirects: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Replace a client's redirect URIs (matched exactly).")
+        @Argument(help: "Client key.") var clientKey: String
+        @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several; none removes them all).")
+        var redirectUris: [String] = []
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: AdminOptions
+
+        func run() async throws {
+            let settings = try await AdminAPI.connect(options).send(
+                .PUT, "clients/\(pathComponent(clientKey))/oidc", body: OIDCClientSettings(redirectUris: redirectUris), as: OIDCClientSettings.self
+            )
+            ClientOIDCCommand.printSettings(settings, clientKey: clientKey, json: json)
+        }
+    }
+}

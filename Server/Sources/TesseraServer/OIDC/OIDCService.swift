@@ -1,0 +1,319 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// The OpenID Connect provider (OIDC Core 1.0, authorization-code flow with PKCE S256) and the
+/// hosted sign-in page behind `/oauth2/authorize`: a pending authorization, the identifier the user
+/// types, the relying-party request sent to the user's devices, and the code once they approve.
+struct OIDCService: Sendable {
+    let repository: any OIDCRepository
+    let database: any Database
+    let clients: ClientService
+    let users: any UserRepository
+    let relyingParty: RelyingPartyAuthFlow
+    let tokens: ResultTokens
+    let hasher: SecretHasher
+    let random: RandomSource
+    let clock: WallClock
+    /// How long the page waits for the device once the identifier is in (the channel lifetime).
+    let channelLifetime: Duration
+    var requestLifetime: Duration = .seconds(600)
+    var codeLifetime: Duration = .seconds(60)
+    var accessTokenLifetime: Duration = .seconds(3600)
+    var idTokenLifetime: Duration = .seconds(600)
+    /// Identifier submissions per address and per identifier within ``rateWindow``.
+    var perIPLimit = 30
+    var perIdentifierLimit = 5
+    var rateWindow: Duration = .seconds(600)
+
+    static let codeDomain = "oidc-code"
+    static let tokenDomain = "oidc-access-token"
+    static let csrfDomain = "oidc-csrf"
+
+    var issuer: String { tokens.issuer }
+
+    // MARK: Settings (admin)
+
+    func settings(clientKey: String) async throws -> OIDCClientSettings {
+        let client = try await clients.client(clientKey: clientKey)
+        return try await repository.settings(clientId: client.id) ?? OIDCClientSettings(redirectUris: [])
+    }
+
+    func setSettings(_ settings: OIDCClientSettings, clientKey: String) async throws -> OIDCClientSettings {
+        let client = try await clients.client(clientKey: clientKey)
+        guard settings.redirectUris.count <= 20 else { throw AppError.invalidField("redirectUris", "at most 20 redirect URIs") }
+        for uri in settings.redirectUris {
+            guard Self.isValidRedirectURI(uri) else {
+                throw AppError.invalidField("redirectUris", "a redirect URI must be an absolute http(s) URI without a fragment, at most 500 characters")
+            }
+        }
+        try await repository.setSettings(settings, clientId: client.id, at: clock.now())
+        return settings
+    }
+
+    static func isValidRedirectURI(_ value: String) -> Bool {
+        guard value.count <= 500, let url = URLComponents(string: value), let scheme = url.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", url.host?.isEmpty == false, url.fragment == nil
+        else { return false }
+        return true
+    }
+
+    // MARK: Authorization endpoint
+
+    /// What `/oauth2/authorize` answers.
+    enum AuthorizeAnswer: Sendable {
+        /// The sign-in page for a new pending authorization, with its form token.
+        case page(OIDCPendingRequest, csrf: String, clientName: String)
+        /// An error sent back to the client (RFC 6749 §4.1.2.1).
+        case redirect(String)
+        /// An error shown to the user, never redirected: the client or its redirect URI is not trusted.
+        case errorPage(String)
+    }
+
+    func authorize(_ query: [String: String]) async throws -> AuthorizeAnswer {
+        guard let clientKey = query["client_id"], !clientKey.isEmpty, clientKey.count <= 100,
+              let client = try? await clients.client(clientKey: clientKey), client.enabled
+        else { return .errorPage("The application that sent you here is not known to this server.") }
+        guard let redirectUri = query["redirect_uri"], let settings = try await repository.settings(clientId: client.id),
+              settings.redirectUris.contains(redirectUri)
+        else { return .errorPage("The application sent you here with a return address it has not registered.") }
+        let state = query["state"]
+        func fail(_ error: String, _ description: String) -> AuthorizeAnswer {
+            .redirect(Self.redirect(redirectUri, ["error": error, "error_description": description, "state": state]))
+        }
+        guard query["response_type"] == "code" else { return fail("unsupported_response_type", "only response_type=code is supported") }
+        guard (query["scope"] ?? "").split(separator: " ").contains("openid") else { return fail("invalid_scope", "scope must contain openid") }
+        guard let challenge = query["code_challenge"], !challenge.isEmpty else {
+            return fail("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256")
+        }
+        guard query["code_challenge_method"] == "S256", (43...128).contains(challenge.count) else {
+            return fail("invalid_request", "code_challenge_method must be S256 with a 43-character challenge")
+        }
+        guard (state ?? "").count <= 500, (query["nonce"] ?? "").count <= 500, (query["scope"] ?? "").count <= 500 else {
+            return fail("invalid_request", "state, nonce and scope must be at most 500 characters")
+        }
+        if query["prompt"]?.split(separator: " ").contains("none") == true {
+            return fail("login_required", "the user must approve on the device")
+        }
+        let now = clock.now()
+        let csrf = random.token(prefix: "csrf_")
+        let request = OIDCPendingRequest(
+            id: random.identifier(prefix: "oar_"), clientId: client.id, clientKey: client.clientKey, redirectUri: redirectUri,
+            state: state ?? "", nonce: query["nonce"] ?? "", codeChallenge: challenge, scope: query["scope"] ?? "openid",
+            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis
+        )
+        try await repository.insert(request)
+        return .page(request, csrf: csrf, clientName: client.name)
+    }
+
+    /// `uri` with the parameters added to its query.
+    static func redirect(_ uri: String, _ parameters: [String: String?]) -> String {
+        var components = URLComponents(string: uri) ?? URLComponents()
+        var items = components.queryItems ?? []
+        for key in ["code", "error", "error_description", "state"] {
+            if let value = parameters[key] ?? nil { items.append(URLQueryItem(name: key, value: value)) }
+        }
+        components.queryItems = items
+        // URLComponents leaves "+" as is in a query; a form decoder reads it as a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.string ?? uri
+    }
+
+    // MARK: The sign-in page
+
+    /// The pending authorization, when `csrf` is its form token and it has not ended.
+    func pending(_ id: String, csrf: String) async throws -> OIDCPendingRequest {
+        guard id.count <= 100, csrf.count <= 200, let request = try await repository.request(id),
+              hasher.verify(csrf, domain: Self.csrfDomain, against: request.csrfHash), request.completedAt == nil,
+              clock.now() < request.expiresAt
+        else { throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "Start again from the application") }
+        return request
+    }
+
+    /// The user typed an e-mail address or user key: the devices of that user (if there is one with an
+    /// active device) get a relying-party request. The answer is the same whether or not there is.
+    func identify(_ id: String, csrf: String, identifier raw: String, ip: String) async throws -> (OIDCPendingRequest, clientName: String) {
+        let request = try await pending(id, csrf: csrf)
+        let identifier = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !identifier.isEmpty, identifier.count <= 254 else {
+            throw AppError.invalidField("identifier", "enter your e-mail address or user key (at most 254 characters)")
+        }
+        let normalized = identifier.contains("@") ? identifier.lowercased() : identifier
+        let now = clock.now()
+        let window = rateWindow
+        let ipKey = "oidc-ip:\(ip)", idKey = "oidc-id:\(request.clientId):\(normalized)"
+        let counts = try await database.withSQL { sql in
+            try await RateCounters().increment([ipKey, idKey], now: now, window: window, in: sql)
+        }
+        guard (counts[ipKey] ?? 0) <= perIPLimit, (counts[idKey] ?? 0) <= perIdentifierLimit else {
+            throw AppError(.oidcRateLimited, .tooManyRequests, "Too many sign-in attempts", detail: "Wait a few minutes and try again")
+        }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let users = self.users, clientId = request.clientId
+        let user = try await database.read { sql -> UserRecord? in
+            if normalized.contains("@") { return try await users.find(clientId: clientId, email: normalized, in: sql) }
+            return try await users.find(clientId: clientId, userKey: normalized, in: sql)
+        }
+        var channelId: String?
+        if let user {
+            do {
+                let message = String("Sign in to \(client.name)".prefix(200))
+                channelId = try await relyingParty.create(client: client, request: RPAuthRequest(userKey: user.userKey, connectIp: ip, message: message))
+                    .requestId
+            } catch let error as AppError where error.code == .authUserUnknown {
+                channelId = nil  // no active device: the same as no user
+            }
+        }
+        guard try await repository.identify(id, channelId: channelId, at: now) else {
+            throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "This sign-in already has an identifier; start again")
+        }
+        var updated = request
+        updated.channelId = channelId
+        updated.identifiedAt = now
+        return (updated, client.name)
+    }
+
+    /// Where the sign-in stands, as the page shows it.
+    enum Progress: String, Codable, Sendable {
+        case waiting, verifying, approved, declined, expired, cancelled, failed
+
+        var isFinal: Bool { self != .waiting && self != .verifying }
+    }
+
+    /// The sign-in's progress; with `wait`, held until it is final or `wait` passed (long-poll on the injected clock).
+    func progress(_ id: String, csrf: String, wait: Duration) async throws -> Progress {
+        let request = try await pending(id, csrf: csrf)
+        guard let identifiedAt = request.identifiedAt else { return .waiting }
+        guard let channelId = request.channelId else {
+            // No user: nothing happens until the request would have expired, exactly as for a user who does not answer.
+            let end = identifiedAt + channelLifetime.millis
+            let nap = min(end - clock.now(), wait.millis)
+            if nap > 0 { try await clock.sleep(.milliseconds(nap)) }
+            return clock.now() >= end ? .expired : .waiting
+        }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let state = try await relyingParty.state(client: client, id: channelId, wait: wait)
+        switch state.outcome {
+        case .pending: return .waiting
+        case .inProgress: return .verifying
+        case .completed: return .approved
+        case .declined: return .declined
+        case .expired: return .expired
+        case .cancelled: return .cancelled
+        case .failed: return .failed
+        }
+    }
+
+    /// After approval: the code, bound to the request, and the client's redirect URI with it.
+    /// Throws when the sign-in was not approved (the page shows why).
+    func complete(_ id: String, csrf: String) async throws -> String {
+        let request = try await pending(id, csrf: csrf)
+        guard let channelId = request.channelId else { throw Self.notApproved }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
+        guard state.outcome == .completed, let token = state.token else { throw Self.notApproved }
+        let claims = try await tokens.verify(token)
+        let code = random.token(prefix: "oc_")
+        let now = clock.now()
+        let record = OIDCCode(
+            codeHash: hasher.hash(code, domain: Self.codeDomain), requestId: request.id, clientId: request.clientId,
+            redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, nonce: request.nonce, scope: request.scope,
+            userKey: claims.sub.value, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr,
+            expiresAt: now + codeLifetime.millis
+        )
+        guard try await repository.complete(request.id, code: record, at: now) else {
+            throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "This sign-in has already finished")
+        }
+        return Self.redirect(request.redirectUri, ["code": code, "state": request.state.isEmpty ? nil : request.state])
+    }
+
+    static let notApproved = AppError(.authChannelState, .conflict, "Not approved", detail: "The sign-in was not approved on the device")
+
+    // MARK: Token endpoint
+
+    /// An OAuth error of the token or userinfo endpoint (RFC 6749 §5.2, RFC 6750 §3).
+    struct OAuthError: Error, Sendable {
+        var error: String
+        var description: String
+        var status: Int = 400
+    }
+
+    /// The token response (RFC 6749 §5.1, OIDC Core §3.1.3.3).
+    struct TokenResponse: Codable, Sendable {
+        var accessToken: String
+        var tokenType = "Bearer"
+        var expiresIn: Int
+        var idToken: String
+        var scope: String
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", idToken = "id_token", scope
+        }
+    }
+
+    /// Exchanges a code; `client` has authenticated already (basic or post).
+    func exchange(client: Client, form: [String: String]) async throws -> TokenResponse {
+        guard form["grant_type"] == "authorization_code" else {
+            throw OAuthError(error: "unsupported_grant_type", description: "only grant_type=authorization_code is supported")
+        }
+        guard let code = form["code"], !code.isEmpty, code.count <= 200, let redirectUri = form["redirect_uri"],
+              let verifier = form["code_verifier"]
+        else { throw OAuthError(error: "invalid_request", description: "code, redirect_uri and code_verifier are required") }
+        let now = clock.now()
+        let codeHash = hasher.hash(code, domain: Self.codeDomain)
+        guard let record = try await repository.code(hash: codeHash), now < record.expiresAt else {
+            throw OAuthError(error: "invalid_grant", description: "the code is unknown or expired")
+        }
+        guard record.usedAt == nil else {
+            // A code presented twice: whoever holds it may not be the client; what it gave out stops working.
+            try await repository.revokeTokens(codeHash: codeHash, at: now)
+            throw OAuthError(error: "invalid_grant", description: "the code was already used")
+        }
+        guard record.clientId == client.id else { throw OAuthError(error: "invalid_grant", description: "the code was issued to another client") }
+        guard record.redirectUri == redirectUri else { throw OAuthError(error: "invalid_grant", description: "redirect_uri does not match") }
+        guard (43...128).contains(verifier.count), Self.challenge(of: verifier) == record.codeChallenge else {
+            throw OAuthError(error: "invalid_grant", description: "the PKCE code_verifier does not match the code_challenge")
+        }
+        guard try await repository.markUsed(codeHash: codeHash, at: now) else {
+            try await repository.revokeTokens(codeHash: codeHash, at: now)
+            throw OAuthError(error: "invalid_grant", description: "the code was already used")
+        }
+        let accessToken = random.token(prefix: "oat_")
+        try await repository.insertToken(
+            hash: hasher.hash(accessToken, domain: Self.tokenDomain), codeHash: codeHash,
+            OIDCAccessToken(clientId: client.id, userKey: record.userKey, scope: record.scope, expiresAt: now + accessTokenLifetime.millis),
+            at: now
+        )
+        let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
+        let claims = IDTokenClaims(
+            iss: .init(value: issuer), sub: .init(value: record.userKey), aud: .init(value: [client.clientKey]),
+            exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
+            authTime: record.authTime, nonce: record.nonce.isEmpty ? nil : record.nonce, amr: record.amr, azp: client.clientKey
+        )
+        return TokenResponse(
+            accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds), idToken: try await tokens.sign(claims),
+            scope: record.scope
+        )
+    }
+
+    /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
+    static func challenge(of verifier: String) -> String {
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncodedString()
+    }
+
+    // MARK: UserInfo
+
+    /// The claims of the access token's user: `sub`, and `email` when the scope asks for it and the user has one.
+    func userInfo(accessToken: String) async throws -> [String: String] {
+        guard accessToken.count <= 200, let token = try await repository.token(hash: hasher.hash(accessToken, domain: Self.tokenDomain)),
+              token.revokedAt == nil, clock.now() < token.expiresAt
+        else { throw OAuthError(error: "invalid_token", description: "the access token is unknown, expired or revoked", status: 401) }
+        var claims = ["sub": token.userKey]
+        if token.scope.split(separator: " ").contains("email") {
+            let users = self.users
+            let user = try await database.read { sql in try await users.find(clientId: token.clientId, userKey: token.userKey, in: sql) }
+            if let email = user?.email, !email.isEmpty { claims["email"] = email }
+        }
+        return claims
+    }
+}

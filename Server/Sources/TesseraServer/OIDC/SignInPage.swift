@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The hosted sign-in page: plain HTML with one inline script (allowed by a per-response CSP nonce),
+/// no third-party assets. Elements tests and browsers address: `#identifier`, `#submit`, `#status`.
+struct SignInPage: Sendable {
+    /// What the page shows.
+    enum Content: Sendable {
+        /// The identifier form of a new pending authorization.
+        case identify(requestId: String, csrf: String, clientName: String)
+        /// Waiting for the device: progress follows from the status endpoint, then the completion URL.
+        case waiting(requestId: String, csrf: String, clientName: String)
+        /// An ending or an error, with no way on.
+        case message(title: String, text: String, status: String)
+    }
+
+    let content: Content
+    let nonce: String
+
+    /// The page as a response: no-store, not framed, CSP with the script's nonce.
+    func response(status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[.contentSecurityPolicy] =
+            "default-src 'self'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        for (name, value) in [("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")] {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: .init(string: html)))
+    }
+
+    var html: String {
+        var body = ""
+        var script = ""
+        switch content {
+        case .identify(let requestId, let csrf, let clientName):
+            body = """
+                <h1>Sign in to \(Self.escape(clientName))</h1>
+                <form method="post" action="/oauth2/authorize/\(Self.escape(requestId))/identify">
+                <input type="hidden" name="csrf" value="\(Self.escape(csrf))">
+                <label for="identifier">E-mail address or user key</label>
+                <input id="identifier" name="identifier" type="text" autocomplete="username" required maxlength="254" autofocus>
+                <button id="submit" type="submit">Continue</button>
+                </form>
+                <p id="status" data-status="identify"></p>
+                """
+        case .waiting(let requestId, let csrf, let clientName):
+            let query = "csrf=" + Self.escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
+            let base = "/oauth2/authorize/" + Self.escape(requestId)
+            body = """
+                <h1>Sign in to \(Self.escape(clientName))</h1>
+                <p id="status" data-status="waiting" data-status-url="\(base)/status?\(query)" data-complete-url="\(base)/complete?\(query)">Approve on your phone.</p>
+                <noscript><p><a href="\(base)/complete?\(query)">Continue once you approved</a></p></noscript>
+                """
+            script = """
+                (function () {
+                  var el = document.getElementById("status");
+                  var texts = { waiting: "Approve on your phone.", verifying: "Approved on your phone. Checking with the verifier nodes…",
+                    approved: "Approved. Signing you in…", declined: "The sign-in was declined on your phone.",
+                    expired: "The sign-in expired. Start again from the application.", cancelled: "The sign-in was cancelled.",
+                    failed: "The sign-in failed on your phone." };
+                  function poll() {
+                    fetch(el.dataset.statusUrl, { headers: { "Accept": "application/json" } }).then(function (r) {
+                      if (!r.ok) { throw new Error("status " + r.status); }
+                      return r.json();
+                    }).then(function (s) {
+                      el.dataset.status = s.status;
+                      el.textContent = texts[s.status] || s.status;
+                      if (s.status === "approved") { window.location.assign(el.dataset.completeUrl); }
+                      else if (s.status === "waiting" || s.status === "verifying") { poll(); }
+                    }).catch(function () {
+                      el.dataset.status = "expired";
+                      el.textContent = texts.expired;
+                    });
+                  }
+                  poll();
+                })();
+                """
+        case .message(let title, let text, let status):
+            body = """
+                <h1>\(Self.escape(title))</h1>
+                <p id="status" data-status="\(Self.escape(status))">\(Self.escape(text))</p>
+                """
+        }
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Sign in with Tessera</title>
+            <style nonce="\(nonce)">
+            body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem; color: #1d1d1f; }
+            label { display: block; margin: 1rem 0 .3rem; } input[type=text] { width: 100%; padding: .6rem; font-size: 1rem; box-sizing: border-box; }
+            button { margin-top: 1rem; padding: .6rem 1.2rem; font-size: 1rem; }
+            </style></head>
+            <body>
+            \(body)
+            \(script.isEmpty ? "" : "<script nonce=\"\(nonce)\">\n\(script)\n</script>")
+            </body></html>
+            """
+    }
+
+    /// Escapes text for HTML content and attribute values.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

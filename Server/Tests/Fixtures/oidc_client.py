@@ -1,0 +1,107 @@
+"""A relying party of Tessera's OpenID Connect provider, played with Authlib (a real OIDC client library).
+
+Usage: oidc_client.py MODE BASE_URL CLIENT_ID CLIENT_SECRET REDIRECT_URI IDENTIFIER
+MODE: approve  - the full flow; the Swift test approves on the device. Also checks a wrong PKCE
+                 verifier and a reused code (invalid_grant) and that reuse revokes the access token.
+      decline  - (or any other) the flow up to the page's final status; no code may come out.
+Instead of a browser, the script fetches the hosted page, reads its form token and posts the
+identifier, then follows the page's status endpoint like the page's script does.
+Prints one JSON object on the last line of stdout.
+"""
+import json
+import re
+import sys
+import urllib.parse
+
+import requests
+from authlib.integrations.requests_client import OAuth2Session
+from authlib.jose import JsonWebKey, jwt
+from authlib.common.security import generate_token
+
+
+def main():
+    mode, base, client_id, secret, redirect_uri, identifier = sys.argv[1:7]
+    meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
+    # The issuer may name the configured public URL; this test talks to the loopback server.
+    local = lambda url: base + urllib.parse.urlsplit(url).path
+    session = OAuth2Session(client_id, secret, scope="openid email", redirect_uri=redirect_uri,
+                            code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
+    verifier = generate_token(48)
+    nonce = generate_token(20)
+    url, state = session.create_authorization_url(local(meta["authorization_endpoint"]), code_verifier=verifier, nonce=nonce)
+
+    browser = requests.Session()
+    page = browser.get(url, allow_redirects=False, timeout=30)
+    assert page.status_code == 200, (page.status_code, page.text)
+    assert page.headers["X-Frame-Options"] == "DENY" and "no-store" in page.headers["Cache-Control"], page.headers
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"], page.headers
+    action = re.search(r'<form method="post" action="([^"]+)"', page.text).group(1)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+    assert 'id="identifier"' in page.text and 'id="submit"' in page.text
+    # A wrong form token is refused.
+    forged = browser.post(base + action, data={"csrf": "csrf_forged", "identifier": identifier}, timeout=30)
+    assert forged.status_code == 404, forged.status_code
+    waiting = browser.post(base + action, data={"csrf": csrf, "identifier": identifier}, timeout=30)
+    assert waiting.status_code == 200, (waiting.status_code, waiting.text)
+    status_url = re.search(r'data-status-url="([^"]+)"', waiting.text).group(1).replace("&amp;", "&")
+    complete_url = re.search(r'data-complete-url="([^"]+)"', waiting.text).group(1).replace("&amp;", "&")
+    print("IDENTIFIED", flush=True)
+
+    seen = []
+    while True:
+        status = browser.get(base + status_url + "&wait=25", timeout=60).json()["status"]
+        seen.append(status)
+        if status not in ("waiting", "verifying"):
+            break
+    done = browser.get(base + complete_url, allow_redirects=False, timeout=30)
+    result = {"statuses": seen, "complete_status": done.status_code, "location": done.headers.get("Location")}
+    if mode != "approve":
+        result["page_status"] = re.search(r'id="status" data-status="([^"]+)"', done.text).group(1)
+        print(json.dumps(result))
+        return
+
+    callback = done.headers["Location"]
+    assert callback.startswith(redirect_uri + "?"), callback
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(callback).query))
+    assert query["state"] == state, (query, state)
+    token_url = local(meta["token_endpoint"])
+
+    # A wrong PKCE verifier: invalid_grant.
+    wrong = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,
+                                           "code_verifier": generate_token(48)}, auth=(client_id, secret), timeout=30)
+    result["wrong_verifier"] = [wrong.status_code, wrong.json(), wrong.headers.get("Cache-Control")]
+    # Another redirect URI than the code was issued for: invalid_grant.
+    other = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri + "x",
+                                           "code_verifier": verifier}, auth=(client_id, secret), timeout=30)
+    result["wrong_redirect"] = [other.status_code, other.json()]
+    # A wrong client secret: invalid_client, 401 with WWW-Authenticate.
+    bad = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,
+                                         "code_verifier": verifier}, auth=(client_id, secret + "x"), timeout=30)
+    result["wrong_secret"] = [bad.status_code, bad.json(), bad.headers.get("WWW-Authenticate")]
+
+    # The library exchanges the code (client_secret_basic, PKCE verifier).
+    token = session.fetch_token(token_url, authorization_response=callback, code_verifier=verifier)
+    jwks = JsonWebKey.import_key_set(requests.get(local(meta["jwks_uri"]), timeout=30).json())
+    claims = jwt.decode(token["id_token"], jwks, claims_options={
+        "iss": {"essential": True, "value": meta["issuer"]},
+        "aud": {"essential": True, "value": client_id},
+        "nonce": {"essential": True, "value": nonce},
+        "sub": {"essential": True},
+        "exp": {"essential": True},
+    })
+    claims.validate()
+    result["alg"] = claims.header["alg"]
+    result["claims"] = dict(claims)
+    result["userinfo"] = session.get(local(meta["userinfo_endpoint"]), timeout=30).json()
+
+    # The same code again: invalid_grant, and the access token it gave no longer works.
+    again = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,
+                                           "code_verifier": verifier, "client_id": client_id, "client_secret": secret}, timeout=30)
+    result["reused"] = [again.status_code, again.json()]
+    after = requests.get(local(meta["userinfo_endpoint"]), headers={"Authorization": "Bearer " + token["access_token"]}, timeout=30)
+    result["userinfo_after_reuse"] = after.status_code
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+import Tessera
+import TesseraCore
+import TesseraTestSupport
+@testable import TesseraServer
+
+/// The OpenID Connect provider and its hosted sign-in page against a live server: a real OIDC
+/// client library (Authlib, in Tests/Fixtures/oidc_client.py) plays the relying party and the
+/// browser's form posts, and a device enrolled through the SDK approves or declines.
+@Suite("OpenID Connect: hosted sign-in page")
+struct OIDCFlowTests {
+    static let bundle = "com.example.oidc"
+    static let redirect = "http://127.0.0.1:9/callback"
+    static let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"]
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/oidc_client.py").path
+
+    /// Runs the Authlib relying party; nil (after checking this is not CI) when no python is configured.
+    static func relyingParty(_ mode: String, url: URL, client: Client, secret: String, identifier: String) -> Task<(status: Int32, output: String), any Error>? {
+        guard let python else {
+            #expect(ProcessInfo.processInfo.environment["CI"] != "true", "TESSERA_TEST_PYTHON (with authlib and requests) is required in CI")
+            return nil
+        }
+        return Task {
+            try await DeviceCLITests.run(
+                URL(fileURLWithPath: python), [script, mode, url.absoluteString, client.clientKey, secret, redirect, identifier], timeout: 600
+            )
+        }
+    }
+
+    /// The JSON object the script prints last.
+    static func result(_ run: (status: Int32, output: String)) throws -> [String: Any] {
+        let line = try #require(run.output.split(separator: "\n").last, "\(run.output)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(run.output)")
+    }
+
+    @Test("Authlib signs in: page, device approval, code, ID token verified through the JWKS; wrong verifier, redirect URI, secret and a reused code refused")
+    func authlibFlow() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "olivia", bundleId: Self.bundle)
+            _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect]), clientKey: client.clientKey)
+            let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+            guard let flow = Self.relyingParty("approve", url: url, client: client, secret: secret, identifier: "Olivia@example.com") else { return }
+            let pending = try #require(await eventually { try? await tessera.pendingAuthRequests().first })
+            #expect(pending.message == "Sign in to SDK test")
+            #expect(pending.connectIp == "127.0.0.1")
+            _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
+            let run = try await flow.value
+            #expect(run.status == 0, "\(run.output)")
+            let result = try Self.result(run)
+            let claims = try #require(result["claims"] as? [String: Any], "\(run.output)")
+            #expect(result["alg"] as? String == "ES256")
+            #expect(claims["sub"] as? String == "olivia")
+            #expect(claims["aud"] as? String == client.clientKey || (claims["aud"] as? [String]) == [client.clientKey])
+            #expect(claims["iss"] as? String == runtime.tokens.issuer)
+            #expect(claims["amr"] as? [String] == ["hwk", "pin"])
+            #expect(claims["auth_time"] is Int)
+            #expect((result["userinfo"] as? [String: String]) == ["sub": "olivia", "email": "olivia@example.com"])
+            #expect((result["wrong_verifier"] as? [Any])?.first as? Int == 400)
+            #expect(((result["wrong_verifier"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
+            #expect((result["wrong_verifier"] as? [Any])?[2] as? String == "no-store")
+            #expect(((result["wrong_redirect"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
+            #expect((result["wrong_secret"] as? [Any])?.first as? Int == 401)
+            #expect(((result["wrong_secret"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_client")
+            #expect((result["wrong_secret"] as? [Any])?[2] as? String == "Basic realm=\"tessera\"")
+            #expect((result["reused"] as? [Any])?.first as? Int == 400)
+            #expect(((result["reused"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
+            #expect(result["userinfo_after_reuse"] as? Int == 401)
+        }
+    }
+
+    @Test("declined on the device: the page ends as declined and no code comes out")
+    func declined() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "paul", bundleId: Self.bundle)
+            _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect]), clientKey: client.clientKey)
+            let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+            guard let flow = Self.relyingParty("decline", url: url, client: client, secret: secret, identifier: "paul") else { return }
+            let pending = try #require(await eventually { try? await tessera.pendingAuthRequests().first })
+            try await tessera.declineAuthRequest(pending)
+            let run = try await flow.value
+            #expect(run.status == 0, "\(run.output)")
+            let result = try Self.result(run)
+            #expect((result["statuses"] as? [String])?.last == "declined")
+            #expect(result["complete_status"] as? Int == 409)
+            #expect(result["location"] is NSNull)
+            #expect(result["page_status"] as? String == "declined")
+        }
+    }
+
+    // MARK: Without the library: plain HTTP
+
+    struct Answer {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: String
+    }
+
+    static func send(_ http: HTTPClient, _ url: String, form: [String: String]? = nil) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        if let form {
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: body))
+    }
+
+    static func authorizeURL(_ base: URL, clientKey: String, redirect: String = Self.redirect, pkce: Bool = true, responseType: String = "code") -> String {
+        var components = URLComponents(string: base.absoluteString + "/oauth2/authorize") ?? URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "client_id", value: clientKey), URLQueryItem(name: "redirect_uri", value: redirect),
+            URLQueryItem(name: "response_type", value: responseType), URLQueryItem(name: "scope", value: "openid email"),
+            URLQueryItem(name: "state", value: "st-1"), URLQueryItem(name: "nonce", value: "n-1"),
+        ] + (pkce ? [
+            URLQueryItem(name: "code_challenge", value: OIDCService.challenge(of: String(repeating: "v", count: 43))),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        ] : [])
+        return components.string ?? ""
+    }
+
+    /// The page's answers with what differs per request (IDs, form tokens, CSP nonces) blanked out.
+    static func normalized(_ html: String) -> String {
+        html.replacing(/oar_[A-Za-z0-9_-]+/, with: "ID").replacing(/csrf=[^"&]+/, with: "csrf=T").replacing(/nonce="[^"]+"/, with: "nonce=N")
+    }
+
+    @Test("foreign redirect URI or unknown client: an error page, never a redirect; missing PKCE and other errors redirect with state")
+    func authorizeErrors() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect]), clientKey: client.clientKey)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            defer { _ = http.shutdown() }
+            for bad in [
+                Self.authorizeURL(url, clientKey: client.clientKey, redirect: "https://evil.example/callback"),
+                Self.authorizeURL(url, clientKey: client.clientKey, redirect: Self.redirect + "/"),
+                Self.authorizeURL(url, clientKey: "ck_unknown"),
+            ] {
+                let answer = try await Self.send(http, bad)
+                #expect(answer.status == 400, "\(bad)")
+                #expect(answer.headers["Location"].isEmpty)
+                #expect(answer.body.contains("data-status=\"error\""))
+            }
+            let noPKCE = try await Self.send(http, Self.authorizeURL(url, clientKey: client.clientKey, pkce: false))
+            #expect(noPKCE.status == 302)
+            let location = try #require(noPKCE.headers["Location"].first)
+            #expect(location.hasPrefix(Self.redirect + "?error=invalid_request&"), "\(location)")
+            #expect(location.hasSuffix("&state=st-1"), "\(location)")
+            let implicit = try await Self.send(http, Self.authorizeURL(url, clientKey: client.clientKey, responseType: "token"))
+            #expect(implicit.headers["Location"].first?.hasPrefix(Self.redirect + "?error=unsupported_response_type&") == true)
+            // The page itself: headers that keep it out of frames and caches, and a CSP without third-party sources.
+            let page = try await Self.send(http, Self.authorizeURL(url, clientKey: client.clientKey))
+            #expect(page.status == 200)
+            #expect(page.headers["X-Frame-Options"] == ["DENY"])
+            #expect(page.headers["Cache-Control"] == ["no-store"])
+            #expect(page.headers["Content-Security-Policy"].first?.hasPrefix("default-src 'self'; script-src 'nonce-") == true)
+            #expect(page.body.contains("id=\"identifier\"") && page.body.contains("id=\"submit\""))
+        }
+    }
+
+    @Test("an unknown user gets the same page and answers as a known one; both end as expired with no code")
+    func unknownLooksKnownAndExpires() async throws {
+        let manual = ManualClock(start: WallClock.system.now())
+        try await LiveServer.run(bundleId: Self.bundle, clock: manual.clock, configure: { $0.channelLifetime = .seconds(30) }) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "quinn", bundleId: Self.bundle)
+            _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect]), clientKey: client.clientKey)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            defer { _ = http.shutdown() }
+            var answers: [(identify: Answer, statusURL: String, completeURL: String)] = []
+            for identifier in ["quinn@example.com", "nobody@example.com"] {
+                let page = try await Self.send(http, Self.authorizeURL(url, clientKey: client.clientKey))
+                let action = try #require(page.body.firstMatch(of: /action="([^"]+)"/)?.1)
+                let csrf = try #require(page.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1)
+                let identify = try await Self.send(http, url.absoluteString + action, form: ["csrf": String(csrf), "identifier": identifier])
+                let status = try #require(identify.body.firstMatch(of: /data-status-url="([^"]+)"/)?.1).replacing("&amp;", with: "&")
+                let complete = try #require(identify.body.firstMatch(of: /data-complete-url="([^"]+)"/)?.1).replacing("&amp;", with: "&")
+                answers.append((identify, url.absoluteString + status, url.absoluteString + complete))
+            }
+            #expect(answers[0].identify.status == 200 && answers[1].identify.status == 200)
+            #expect(Self.normalized(answers[0].identify.body) == Self.normalized(answers[1].identify.body))
+            for answer in answers {
+                #expect(try await Self.send(http, answer.statusURL + "&wait=0").body == #"{"status":"waiting"}"#)
+            }
+            // The known user's device has the request; the unknown one has none, and nothing tells them apart.
+            #expect(await eventually { (try? await tessera.pendingAuthRequests().count) == 1 })
+            manual.advance(by: .seconds(31))
+            for answer in answers {
+                #expect(try await Self.send(http, answer.statusURL + "&wait=0").body == #"{"status":"expired"}"#)
+                let complete = try await Self.send(http, answer.completeURL)
+                #expect(complete.status == 409)
+                #expect(complete.headers["Location"].isEmpty)
+                #expect(complete.body.contains("data-status=\"expired\""))
+            }
+        }
+    }
+}
