@@ -115,3 +115,45 @@ public struct NodeInfo: Codable, Sendable, Equatable {
         "nd_" + MessageSignature.thumbprint(ofX963: raw).prefix(16)
     }
 }
+
+/// `POST /v1/node/devices`: several device records in one signed call (at most
+/// ``NodeDeviceBatch/maxRecords``), stored by the node in one transaction.
+public struct NodeDeviceBatch: Codable, Sendable, Equatable {
+    /// The most records one call may carry (a batch stays well under the node's 64 KiB body limit).
+    public static let maxRecords = 64
+    /// The records, each as ``NodeDeviceRecord`` for `PUT /v1/node/devices/{deviceId}`.
+    public var records: [NodeDeviceRecord]
+
+    /// A batch of these records.
+    public init(records: [NodeDeviceRecord]) { self.records = records }
+}
+
+/// What a node did with one record of a ``NodeDeviceBatch``: a receipt, or the problem code and
+/// title it would have answered for that record alone.
+public struct NodeStoreOutcome: Codable, Sendable, Equatable {
+    /// The record's device.
+    public var deviceId: String
+    /// The signed receipt, when the node stored the record.
+    public var receipt: NodeReceipt?
+    /// The refusal's code, when it did not.
+    public var code: Int?
+    /// The refusal's title, when it did not.
+    public var title: String?
+
+    /// An outcome with these members.
+    public init(deviceId: String, receipt: NodeReceipt? = nil, code: Int? = nil, title: String? = nil) {
+        self.deviceId = deviceId
+        self.receipt = receipt
+        self.code = code
+        self.title = title
+    }
+}
+
+/// The answer to a ``NodeDeviceBatch``: one outcome per record, in the batch's order.
+public struct NodeStoreBatchResult: Codable, Sendable, Equatable {
+    /// One outcome per record.
+    public var outcomes: [NodeStoreOutcome]
+
+    /// A result with these outcomes.
+    public init(outcomes: [NodeStoreOutcome]) { self.outcomes = outcomes }
+}

@@ -65,7 +65,7 @@ public struct NodeServer: Sendable {
     /// The node's Ed25519 public key (raw, base64).
     public var publicKey: String { service.identity.publicKeyBase64 }
 
-    /// The node's routes: `GET /healthz`, and the signed `PUT /v1/node/devices/{deviceId}` and `POST /v1/node/attest`.
+    /// The node's routes: `GET /healthz`, and the signed `PUT /v1/node/devices/{deviceId}`, `POST /v1/node/devices` (a batch) and `POST /v1/node/attest`.
     func makeRouter() -> Router<NodeRequestContext> {
         let router = Router(context: NodeRequestContext.self)
         let routes = RouteTable()
@@ -85,6 +85,21 @@ public struct NodeServer: Sendable {
                 throw AppError.invalidField("deviceId", "deviceId must match the path")
             }
             return try Response.json(try await service.store(record))
+        }
+        signed.post("devices") { request, _ in
+            var request = request
+            let batch = try await request.decodeJSON(NodeDeviceBatch.self, limit: limit)
+            guard batch.records.count <= NodeDeviceBatch.maxRecords else {
+                throw AppError.invalidField("records", "at most \(NodeDeviceBatch.maxRecords) records per call")
+            }
+            let results = try await service.storeAll(batch.records)
+            let outcomes = zip(batch.records, results).map { record, result in
+                switch result {
+                case .success(let receipt): NodeStoreOutcome(deviceId: record.deviceId, receipt: receipt)
+                case .failure(let error): NodeStoreOutcome(deviceId: record.deviceId, code: error.code.rawValue, title: error.title)
+                }
+            }
+            return try Response.json(NodeStoreBatchResult(outcomes: outcomes))
         }
         signed.post("attest") { request, _ in
             var request = request

@@ -56,50 +56,81 @@ struct NodeService: Sendable {
     /// Stores a device's keys or its revocation. A revocation is permanent: replaying an older
     /// enrolment cannot bring the device back. Different keys for a known device are refused.
     func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
+        switch try await storeAll([record])[0] {
+        case .success(let receipt): return receipt
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Stores several records in one transaction (``store(_:)`` for each), with a result per record:
+    /// a record that is refused does not keep the others from being stored.
+    func storeAll(_ records: [NodeDeviceRecord]) async throws -> [Result<NodeReceipt, AppError>] {
+        let now = clock.now()
+        let stored: [Result<(deviceId: String, status: String, digest: String), AppError>] = try await database.transaction { sql in
+            var results: [Result<(deviceId: String, status: String, digest: String), AppError>] = []
+            for record in records {
+                do {
+                    results.append(.success(try await Self.store(record, now: now, in: sql)))
+                } catch let error as AppError {
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        }
+        return try stored.map { result in
+            switch result {
+            case .failure(let error): return .failure(error)
+            case .success(let stored):
+                let statement = AuthStatement.receipt(
+                    nodeId: identity.nodeId, deviceId: stored.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now
+                )
+                return .success(
+                    NodeReceipt(
+                        nodeId: identity.nodeId, deviceId: stored.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now,
+                        signature: try identity.sign(statement)
+                    )
+                )
+            }
+        }
+    }
+
+    /// One record inside the caller's transaction. Keys are compared before anything is written, so a
+    /// refused record leaves the registry as it was.
+    private static func store(_ record: NodeDeviceRecord, now: Int64, in sql: any SQLDatabase) async throws -> (deviceId: String, status: String, digest: String) {
         guard record.status == "active" || record.status == "revoked" else {
             throw AppError.invalidField("status", "status must be active or revoked")
         }
         guard P256.Signing.PublicKey(x963Base64: record.deviceKey) != nil, P256.Signing.PublicKey(x963Base64: record.userVerificationKey) != nil else {
             throw AppError.invalidField("deviceKey", "deviceKey and userVerificationKey must be P-256 public keys (X9.63, base64)")
         }
-        let now = clock.now()
-        let stored: (status: String, digest: String) = try await database.transaction { sql in
-            if record.status == "revoked" {
-                try await sql.raw(
-                    """
-                    INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
-                    VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
-                            \(bind: record.userVerificationKey), 'revoked', \(bind: now))
-                    ON CONFLICT (device_id) DO UPDATE SET status = 'revoked', updated_at = \(bind: now)
-                    """
-                ).run()
-            } else {
-                try await sql.raw(
-                    """
-                    INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
-                    VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
-                            \(bind: record.userVerificationKey), 'active', \(bind: now))
-                    ON CONFLICT (device_id) DO NOTHING
-                    """
-                ).run()
-            }
-            guard let row = try await sql.raw(
-                "SELECT device_key, uv_key, status FROM node_devices WHERE device_id = \(bind: record.deviceId)"
-            ).first() else { throw AppError.internalError }
-            let deviceKey = try row.decode(column: "device_key", as: String.self)
-            let uvKey = try row.decode(column: "uv_key", as: String.self)
-            guard deviceKey == record.deviceKey, uvKey == record.userVerificationKey else {
-                throw AppError(.nodeKeyConflict, .conflict, "This node holds other keys for that device")
-            }
-            return (try row.decode(column: "status", as: String.self), record.keysDigest)
+        if let row = try await sql.raw("SELECT device_key, uv_key FROM node_devices WHERE device_id = \(bind: record.deviceId)").first() {
+            guard try row.decode(column: "device_key", as: String.self) == record.deviceKey,
+                  try row.decode(column: "uv_key", as: String.self) == record.userVerificationKey
+            else { throw AppError(.nodeKeyConflict, .conflict, "This node holds other keys for that device") }
         }
-        let statement = AuthStatement.receipt(
-            nodeId: identity.nodeId, deviceId: record.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now
-        )
-        return NodeReceipt(
-            nodeId: identity.nodeId, deviceId: record.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now,
-            signature: try identity.sign(statement)
-        )
+        if record.status == "revoked" {
+            try await sql.raw(
+                """
+                INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
+                VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
+                        \(bind: record.userVerificationKey), 'revoked', \(bind: now))
+                ON CONFLICT (device_id) DO UPDATE SET status = 'revoked', updated_at = \(bind: now)
+                """
+            ).run()
+        } else {
+            try await sql.raw(
+                """
+                INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
+                VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
+                        \(bind: record.userVerificationKey), 'active', \(bind: now))
+                ON CONFLICT (device_id) DO NOTHING
+                """
+            ).run()
+        }
+        guard let row = try await sql.raw("SELECT status FROM node_devices WHERE device_id = \(bind: record.deviceId)").first() else {
+            throw AppError.internalError
+        }
+        return (record.deviceId, try row.decode(column: "status", as: String.self), record.keysDigest)
     }
 
     /// Checks the device's signature over the channel's challenge against this node's registry and,

@@ -9,7 +9,8 @@ import TesseraCore
 /// (a remote one or an embedded child process on loopback), signing every call.
 protocol NodeClient: Sendable {
     var nodeId: String { get }
-    func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt
+    /// Several records in one call (at most ``NodeDeviceBatch/maxRecords``), one outcome per record.
+    func storeAll(_ records: [NodeDeviceRecord]) async throws -> [NodeStoreOutcome]
     func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation
 }
 
@@ -33,8 +34,30 @@ struct HTTPNodeClient: NodeClient {
     let signingKey: P256.Signing.PrivateKey
     let timeout: Duration
 
+    /// `PUT /v1/node/devices/{deviceId}`: one record (nodes from before batches).
     func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
         try await call("PUT", "/v1/node/devices/\(record.deviceId)", body: record)
+    }
+
+    /// `POST /v1/node/devices`; a node from before batches (404/405) gets one `PUT` per record.
+    func storeAll(_ records: [NodeDeviceRecord]) async throws -> [NodeStoreOutcome] {
+        do {
+            let answer: NodeStoreBatchResult = try await call("POST", "/v1/node/devices", body: NodeDeviceBatch(records: records))
+            guard answer.outcomes.map(\.deviceId) == records.map(\.deviceId) else {
+                throw NodeCallError(nodeId: nodeId, code: nil, message: "batch answer does not match the records sent")
+            }
+            return answer.outcomes
+        } catch let error as NodeCallError where error.code == .notFound || error.code == .methodNotAllowed {
+            var outcomes: [NodeStoreOutcome] = []
+            for record in records {
+                do {
+                    outcomes.append(NodeStoreOutcome(deviceId: record.deviceId, receipt: try await store(record)))
+                } catch let refused as NodeCallError where refused.code != nil {
+                    outcomes.append(NodeStoreOutcome(deviceId: record.deviceId, code: refused.code?.rawValue, title: refused.message))
+                }
+            }
+            return outcomes
+        }
     }
 
     func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {

@@ -44,8 +44,8 @@ protocol NodeRepository: Sendable {
     func queued(deviceIds: [String]) async throws -> [NodeSyncItem]
     /// Up to `limit` deliveries due at `now` for these nodes, oldest first.
     func due(now: Int64, nodeIds: [String], limit: Int) async throws -> [NodeSyncItem]
-    /// Keeps a node's receipt and removes the delivery it acknowledges.
-    func storeReceipt(_ receipt: NodeReceiptRecord, receivedAt: Int64) async throws
+    /// Keeps nodes' receipts and removes the deliveries they acknowledge, in one transaction.
+    func storeReceipts(_ receipts: [NodeReceiptRecord], receivedAt: Int64) async throws
     /// Tries the delivery again at `next`, keeping why it failed.
     func postpone(_ item: NodeSyncItem, until next: Int64, error: String) async throws
     /// Drops deliveries for disabled or removed nodes and queues what a node is missing; returns how many it queued.
@@ -164,18 +164,21 @@ struct SQLNodeRepository: NodeRepository {
         }
     }
 
-    func storeReceipt(_ receipt: NodeReceiptRecord, receivedAt now: Int64) async throws {
+    func storeReceipts(_ receipts: [NodeReceiptRecord], receivedAt now: Int64) async throws {
+        guard !receipts.isEmpty else { return }
         try await database.transaction { sql in
-            try await sql.raw(
-                """
-                INSERT INTO node_receipts (node_id, device_id, status, keys_digest, signed_at, signature, received_at)
-                VALUES (\(bind: receipt.nodeId), \(bind: receipt.deviceId), \(bind: receipt.status), \(bind: receipt.keysDigest),
-                        \(bind: receipt.signedAt), \(bind: receipt.signature), \(bind: now))
-                ON CONFLICT (node_id, device_id) DO UPDATE SET status = \(bind: receipt.status), keys_digest = \(bind: receipt.keysDigest),
-                    signed_at = \(bind: receipt.signedAt), signature = \(bind: receipt.signature), received_at = \(bind: now)
-                """
-            ).run()
-            try await sql.raw("DELETE FROM node_sync WHERE node_id = \(bind: receipt.nodeId) AND device_id = \(bind: receipt.deviceId)").run()
+            for receipt in receipts {
+                try await sql.raw(
+                    """
+                    INSERT INTO node_receipts (node_id, device_id, status, keys_digest, signed_at, signature, received_at)
+                    VALUES (\(bind: receipt.nodeId), \(bind: receipt.deviceId), \(bind: receipt.status), \(bind: receipt.keysDigest),
+                            \(bind: receipt.signedAt), \(bind: receipt.signature), \(bind: now))
+                    ON CONFLICT (node_id, device_id) DO UPDATE SET status = \(bind: receipt.status), keys_digest = \(bind: receipt.keysDigest),
+                        signed_at = \(bind: receipt.signedAt), signature = \(bind: receipt.signature), received_at = \(bind: now)
+                    """
+                ).run()
+                try await sql.raw("DELETE FROM node_sync WHERE node_id = \(bind: receipt.nodeId) AND device_id = \(bind: receipt.deviceId)").run()
+            }
         }
     }
 

@@ -16,6 +16,8 @@ struct NodeSyncService: Service {
     let clock: WallClock
     let logger: Logger
     var pollInterval: Duration = .seconds(1)
+    /// One delivery call at a time per node; what arrives meanwhile goes with the next call.
+    let lines = NodeDeliveryLines()
 
     /// Polls before each full reconciliation (``reconcile()``): at start, then about once a minute.
     var reconcileEvery = 60
@@ -62,42 +64,73 @@ struct NodeSyncService: Service {
     private func deliver(_ work: [NodeSyncItem]) async throws {
         guard !work.isEmpty else { return }
         await withTaskGroup(of: Void.self) { group in
-            for item in work {
-                group.addTask { await deliverOne(item) }
+            for (nodeId, items) in Dictionary(grouping: work, by: \.nodeId) {
+                group.addTask { await lines.line(nodeId).deliver(items) { batch in await deliverBatch(nodeId: nodeId, batch) } }
             }
         }
     }
 
-    private func deliverOne(_ item: NodeSyncItem) async {
-        let (nodeId, deviceId) = (item.nodeId, item.deviceId)
+    /// Sends queued changes to one node, ``NodeDeviceBatch/maxRecords`` per call, keeps the receipts
+    /// that verify (one transaction per call) and schedules a retry for the rest.
+    private func deliverBatch(nodeId: String, _ items: [NodeSyncItem]) async {
+        // The same device may be queued twice (a flush and the retry loop at once): send it once.
+        var unique: [String: NodeSyncItem] = [:]
+        for item in items { unique[item.deviceId] = unique[item.deviceId].map { $0.attempts >= item.attempts ? $0 : item } ?? item }
+        let all = Array(unique.values)
+        for start in stride(from: 0, to: all.count, by: NodeDeviceBatch.maxRecords) {
+            await deliverChunk(nodeId: nodeId, Array(all[start..<min(start + NodeDeviceBatch.maxRecords, all.count)]))
+        }
+    }
+
+    private func deliverChunk(nodeId: String, _ items: [NodeSyncItem]) async {
+        var failed: [(item: NodeSyncItem, message: String)] = []
         do {
             // A node this instance has not loaded yet (added by another process a moment ago) is
             // looked up once more; one it cannot reach keeps its queued change for whoever can, and
             // the reconciliation drops changes for nodes that are disabled.
             guard let node = try await directory.node(nodeId, refreshing: true) else { return }
-            guard let record = try await devices.nodeRecord(deviceId: deviceId) else { return }
-            let receipt = try await node.client.store(record)
-            let statement = AuthStatement.receipt(
-                nodeId: receipt.nodeId, deviceId: receipt.deviceId, status: receipt.status, keysDigest: receipt.keysDigest,
-                signedAt: receipt.signedAt
-            )
-            guard receipt.nodeId == nodeId, receipt.deviceId == deviceId, receipt.keysDigest == record.keysDigest,
-                  let signature = Data(base64Encoded: receipt.signature), node.publicKey.isValidSignature(signature, for: statement)
-            else { throw NodeCallError(nodeId: nodeId, code: nil, message: "receipt does not verify") }
-            try await repository.storeReceipt(
-                NodeReceiptRecord(
-                    nodeId: nodeId, deviceId: deviceId, status: receipt.status, keysDigest: receipt.keysDigest, signedAt: receipt.signedAt,
-                    signature: receipt.signature
-                ),
-                receivedAt: clock.now()
-            )
-            directory.markHealthy(nodeId)
+            var sent: [(item: NodeSyncItem, record: NodeDeviceRecord)] = []
+            for item in items {
+                if let record = try await devices.nodeRecord(deviceId: item.deviceId) { sent.append((item, record)) }
+            }
+            guard !sent.isEmpty else { return }
+            let outcomes = try await node.client.storeAll(sent.map(\.record))
+            var receipts: [NodeReceiptRecord] = []
+            for ((item, record), outcome) in zip(sent, outcomes) {
+                guard let receipt = outcome.receipt else {
+                    failed.append((item, "node \(nodeId): \(outcome.code.map { "\(ErrorCode(rawValue: $0)) " } ?? "")\(outcome.title ?? "refused")"))
+                    continue
+                }
+                let statement = AuthStatement.receipt(
+                    nodeId: receipt.nodeId, deviceId: receipt.deviceId, status: receipt.status, keysDigest: receipt.keysDigest,
+                    signedAt: receipt.signedAt
+                )
+                guard receipt.nodeId == nodeId, receipt.deviceId == item.deviceId, receipt.keysDigest == record.keysDigest,
+                      let signature = Data(base64Encoded: receipt.signature), node.publicKey.isValidSignature(signature, for: statement)
+                else {
+                    failed.append((item, "node \(nodeId): receipt does not verify"))
+                    continue
+                }
+                receipts.append(
+                    NodeReceiptRecord(
+                        nodeId: nodeId, deviceId: item.deviceId, status: receipt.status, keysDigest: receipt.keysDigest, signedAt: receipt.signedAt,
+                        signature: receipt.signature
+                    )
+                )
+            }
+            try await repository.storeReceipts(receipts, receivedAt: clock.now())
+            if failed.isEmpty { directory.markHealthy(nodeId) } else { directory.markFailed(nodeId) }
         } catch {
             directory.markFailed(nodeId)
-            let delay = min(Int64(1000) << min(item.attempts, 9), 300_000)
             let message = String(String(describing: error).prefix(300))
-            _ = try? await repository.postpone(item, until: clock.now() + delay, error: message)
-            logger.info("node sync will retry", metadata: ["node": .string(nodeId), "device": .string(deviceId), "error": .string(message)])
+            failed = items.map { ($0, message) }
+        }
+        let now = clock.now()
+        for (item, message) in failed {
+            let delay = min(Int64(1000) << min(item.attempts, 9), 300_000)
+            let message = String(message.prefix(300))
+            _ = try? await repository.postpone(item, until: now + delay, error: message)
+            logger.info("node sync will retry", metadata: ["node": .string(nodeId), "device": .string(item.deviceId), "error": .string(message)])
         }
     }
 }

@@ -50,7 +50,7 @@ struct AuthProgressTests {
         let log: AsyncStream<AuthEvent>.Continuation
         let clock: WallClock
 
-        func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
+        func storeAll(_ records: [NodeDeviceRecord]) async throws -> [NodeStoreOutcome] {
             throw NodeCallError(nodeId: nodeId, code: nil, message: "not used")
         }
 

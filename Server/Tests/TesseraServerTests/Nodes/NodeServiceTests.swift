@@ -68,4 +68,35 @@ struct NodeServiceTests {
         await #expect { _ = try await node.attest(try Self.attestRequest(key)) } throws: { ($0 as? AppError)?.code == .nodeDeviceRevoked }
         await node.close()
     }
+
+    @Test("a batch is stored in one call with a result per record: a refused record leaves the others stored and the registry as it was")
+    func batch() async throws {
+        let node = try await Self.node()
+        let key = P256.Signing.PrivateKey()
+        let first = Self.record(key, id: "dev_1")
+        _ = try await node.store(first)
+        var swapped = first
+        swapped.deviceKey = P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString()
+        swapped.status = "revoked"
+        let second = Self.record(P256.Signing.PrivateKey(), id: "dev_2")
+        let third = Self.record(P256.Signing.PrivateKey(), status: "revoked", id: "dev_3")
+        let results = try await node.storeAll([second, swapped, third])
+        #expect(results.count == 3)
+        let receipts = results.compactMap { try? $0.get() }
+        #expect(receipts.map(\.deviceId) == ["dev_2", "dev_3"])
+        #expect(receipts.map(\.status) == ["active", "revoked"])
+        for (receipt, record) in zip(receipts, [second, third]) {
+            let statement = AuthStatement.receipt(
+                nodeId: receipt.nodeId, deviceId: record.deviceId, status: receipt.status, keysDigest: record.keysDigest, signedAt: receipt.signedAt
+            )
+            #expect(node.identity.publicKey.isValidSignature(try #require(Data(base64Encoded: receipt.signature)), for: statement))
+        }
+        guard case .failure(let refusal) = results[1] else { Issue.record("the swapped keys were accepted"); return }
+        #expect(refusal.code == .nodeKeyConflict)
+        // The refused revocation with other keys did not revoke the device: it still attests.
+        #expect(try await node.attest(try Self.attestRequest(key, id: "dev_1")).nodeId == node.identity.nodeId)
+        #expect(try await node.info.devices == 3)
+        await node.close()
+    }
 }
+
