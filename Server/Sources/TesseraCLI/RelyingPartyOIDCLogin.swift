@@ -1,6 +1,5 @@
 import ArgumentParser
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import JWTKit
 import NIOCore
@@ -63,8 +62,8 @@ struct RelyingPartyOIDCLogin: AsyncParsableCommand {
 
         let listener = try LoopbackCallbackListener(port: redirectPort, path: "/callback")
         let redirectURI = "http://127.0.0.1:\(listener.port)/callback"
-        let verifier = Self.randomToken(), state = Self.randomToken(byteCount: 16), nonce = Self.randomToken(byteCount: 16)
-        let challenge = Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+        let verifier = PKCE.randomToken(), state = PKCE.randomToken(byteCount: 16), nonce = PKCE.randomToken(byteCount: 16)
+        let challenge = PKCE.challenge(of: verifier)
         guard var authorize = URLComponents(string: reach(metadata.authorizationEndpoint)) else {
             throw CLIFailure.local("bad authorization endpoint \(metadata.authorizationEndpoint)")
         }
@@ -100,11 +99,11 @@ struct RelyingPartyOIDCLogin: AsyncParsableCommand {
         var exchange = HTTPClientRequest(url: reach(metadata.tokenEndpoint))
         exchange.method = .POST
         // RFC 6749 §2.3.1: ID and secret form-encoded, then Basic.
-        let basic = Data("\(Self.formEncoded(clientId)):\(Self.formEncoded(secret))".utf8).base64EncodedString()
+        let basic = Data("\(PKCE.formEncoded(clientId)):\(PKCE.formEncoded(secret))".utf8).base64EncodedString()
         exchange.headers.add(name: "Authorization", value: "Basic \(basic)")
         exchange.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         let form = ["grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI, "code_verifier": verifier]
-        exchange.body = .bytes(ByteBuffer(string: form.map { "\($0.key)=\(Self.formEncoded($0.value))" }.sorted().joined(separator: "&")))
+        exchange.body = .bytes(ByteBuffer(string: form.map { "\($0.key)=\(PKCE.formEncoded($0.value))" }.sorted().joined(separator: "&")))
         let (status, body) = try await Self.send(exchange)
         guard status == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: body) else {
             let error = (try? JSONDecoder().decode([String: String].self, from: body)).map { "\($0["error"] ?? "?"): \($0["error_description"] ?? "")" }
@@ -160,24 +159,6 @@ struct RelyingPartyOIDCLogin: AsyncParsableCommand {
             throw CLIFailure.local("the discovery document could not be read (HTTP \(answer.0))")
         }
         return value
-    }
-
-    /// `application/x-www-form-urlencoded` for one name or value.
-    static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
-    /// A random base64url string of `byteCount` bytes (32 bytes make a 43-character PKCE verifier).
-    static func randomToken(byteCount: Int = 32) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return base64URL(Data((0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
     static func base64URLDecoded(_ text: String) -> Data? {
