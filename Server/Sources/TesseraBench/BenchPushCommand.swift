@@ -88,7 +88,7 @@ extension BenchCommand {
         /// APNs messages the peer accepted (status 200) so far.
         static func delivered(_ path: String) -> Int {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
-            return text.split(separator: "\n").count { $0.contains(#""provider": "apns""#) && $0.contains(#""status": 200"#) }
+            return text.split(separator: "\n").filter { $0.contains(#""provider": "apns""#) && $0.contains(#""status": 200"#) }.count
         }
     }
 }

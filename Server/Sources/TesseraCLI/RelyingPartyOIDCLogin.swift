@@ -79,6 +79,7 @@ struct RelyingPartyOIDCLogin: AsyncParsableCommand {
         print("waiting for the redirect to \(redirectURI)")
         fflush(nil)
 
+        let timeout = self.timeout
         let query = try await withThrowingTaskGroup(of: [String: String]?.self) { group in
             group.addTask { try await listener.waitForCallback() }
             group.addTask {
