@@ -9,7 +9,7 @@ import TesseraCore
 struct RelyingPartyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rp", abstract: "Act as a relying party (an app's backend) against a Tessera server.",
-        subcommands: [Authenticate.self]
+        subcommands: [Authenticate.self, RelyingPartyOIDCLogin.self]
     )
 
     struct Authenticate: AsyncParsableCommand {

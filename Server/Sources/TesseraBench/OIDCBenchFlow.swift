@@ -1,0 +1,138 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import NIOCore
+import Tessera
+import TesseraCore
+
+/// One OpenID Connect sign-in as `tessera-bench oidc` runs it: the browser's requests on the hosted
+/// page, the device's approval, the relying party's token exchange and ID token check.
+struct OIDCBenchFlow: Sendable {
+    let http: HTTPClient
+    let base: String
+    let clientId: String
+    let clientSecret: String
+    let redirectUri: String
+    let keys: JWTKeyCollection
+    let issuer: String
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What the bench reads of an ID token.
+    struct Claims: JWTPayload {
+        var iss: IssuerClaim
+        var sub: SubjectClaim
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        var nonce: String?
+
+        func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
+    }
+
+    func signIn(email: String, device: TesseraClient, from address: String) async throws {
+        let verifier = PKCE.randomToken(), state = PKCE.randomToken(byteCount: 16), nonce = PKCE.randomToken(byteCount: 16)
+        let challenge = PKCE.challenge(of: verifier)
+        var authorize = URLComponents(string: base + "/oauth2/authorize") ?? URLComponents()
+        authorize.queryItems = [
+            .init(name: "client_id", value: clientId), .init(name: "redirect_uri", value: redirectUri), .init(name: "response_type", value: "code"),
+            .init(name: "scope", value: "openid email"), .init(name: "state", value: state), .init(name: "nonce", value: nonce),
+            .init(name: "code_challenge", value: challenge), .init(name: "code_challenge_method", value: "S256"),
+        ]
+        let page = try await send(authorize.string ?? "", from: address)
+        guard page.status == 200 else { throw Failure(description: "authorize: HTTP \(page.status)") }
+        let action = try Self.match(page.body, /<form method="post" action="([^"]+)"/)
+        let csrf = try Self.match(page.body, /name="csrf" value="([^"]+)"/)
+        let waiting = try await send(base + action, form: ["csrf": csrf, "identifier": email], from: address)
+        guard waiting.status == 200 else { throw Failure(description: "identify: HTTP \(waiting.status)") }
+        let statusURL = try Self.match(waiting.body, /data-status-url="([^"]+)"/)
+        let completeURL = try Self.match(waiting.body, /data-complete-url="([^"]+)"/)
+
+        // The device: finds the request (it polls; no push token here) and approves it.
+        var pending: AuthChannelResponse?
+        for _ in 0..<500 where pending == nil {
+            pending = try await device.pendingAuthRequests().first
+            if pending == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        guard let pending else { throw Failure(description: "the device saw no request") }
+        _ = try await device.authenticate(channel: pending, localAuthenticator: NoLocalAuthentication(), reason: "bench")
+
+        var status = "waiting"
+        while status == "waiting" || status == "verifying" {
+            let answer = try await send(base + statusURL + "&wait=25", from: address)
+            status = (try? JSONDecoder().decode([String: String].self, from: Data(answer.body.utf8)))?["status"] ?? "unreadable"
+        }
+        guard status == "approved" else { throw Failure(description: "the page ended \(status)") }
+        let complete = try await send(base + completeURL, from: address)
+        guard complete.status == 302, let location = complete.location, let callback = URLComponents(string: location),
+              callback.queryItems?.first(where: { $0.name == "state" })?.value == state,
+              let code = callback.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw Failure(description: "complete: HTTP \(complete.status) \(complete.location ?? "")") }
+
+        var exchange = HTTPClientRequest(url: base + "/oauth2/token")
+        exchange.method = .POST
+        exchange.headers.add(name: "Authorization", value: "Basic " + Data("\(clientId):\(clientSecret)".utf8).base64EncodedString())
+        exchange.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        exchange.body = .bytes(ByteBuffer(string: Self.form(["grant_type": "authorization_code", "code": code, "redirect_uri": redirectUri, "code_verifier": verifier])))
+        let tokens = try await execute(exchange)
+        guard tokens.status == 200, let idToken = (try? JSONSerialization.jsonObject(with: Data(tokens.body.utf8)) as? [String: Any])?["id_token"] as? String
+        else { throw Failure(description: "token: HTTP \(tokens.status) \(tokens.body)") }
+        let claims = try await keys.verify(idToken, as: Claims.self)
+        guard claims.iss.value == issuer, claims.aud.value.contains(clientId), claims.nonce == nonce else {
+            throw Failure(description: "the ID token's iss, aud or nonce is wrong")
+        }
+    }
+
+    struct Answer {
+        var status: Int
+        var body: String
+        var location: String?
+    }
+
+    private func send(_ url: String, form: [String: String]? = nil, from address: String) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "X-Forwarded-For", value: address)
+        if let form {
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: Self.form(form)))
+        }
+        return try await execute(request)
+    }
+
+    private func execute(_ request: HTTPClientRequest) async throws -> Answer {
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: Int(response.status.code), body: String(buffer: body), location: response.headers.first(name: "Location"))
+    }
+
+    static func text(_ http: HTTPClient, _ url: String) async throws -> String {
+        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        return String(buffer: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    /// The issuer the discovery document names.
+    static func issuer(_ http: HTTPClient, _ base: String) async throws -> String {
+        let document = try await text(http, base + "/.well-known/openid-configuration")
+        guard let issuer = (try? JSONDecoder().decode([String: AnyDecodable].self, from: Data(document.utf8)))?["issuer"]?.text else {
+            throw Failure(description: "no issuer in the discovery document")
+        }
+        return issuer
+    }
+
+    /// A JSON value of which only strings are kept.
+    struct AnyDecodable: Decodable {
+        var text: String?
+        init(from decoder: any Decoder) throws { text = try? decoder.singleValueContainer().decode(String.self) }
+    }
+
+    static func match(_ text: String, _ pattern: Regex<(Substring, Substring)>) throws -> String {
+        guard let found = text.firstMatch(of: pattern)?.1 else { throw Failure(description: "the page lacks \(pattern)") }
+        return String(found).replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func form(_ fields: [String: String]) -> String {
+        fields.map { "\($0.key)=\(PKCE.formEncoded($0.value))" }.joined(separator: "&")
+    }
+}
