@@ -40,6 +40,10 @@ enum CLIMain {
                 try command.run()
             }
             exit(0)
+        } catch where TesseraCommand.exitCode(for: error) == .success {
+            // `--help` and `help`: ArgumentParser hands back a help command whose run throws the help text.
+            print(TesseraCommand.fullMessage(for: error))
+            exit(0)
         } catch {
             let failure = CLIFailure(error)
             if !failure.message.isEmpty {

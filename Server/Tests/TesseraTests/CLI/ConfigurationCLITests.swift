@@ -36,6 +36,21 @@ struct ConfigurationCLITests {
         #expect(Self.contents(directory).isEmpty, "created: \(Self.contents(directory))")
     }
 
+    @Test("--help and help print the usage with exit 0, for the root and for nested commands", arguments: [
+        (["--help"], "USAGE: tessera <subcommand>"),
+        (["admin", "--help"], "USAGE: tessera admin"),
+        (["rp", "authenticate", "--help"], "USAGE: tessera rp authenticate"),
+        (["help", "serve"], "USAGE: tessera serve"),
+    ])
+    func help(arguments: [String], usage: String) async throws {
+        let directory = try Self.emptyDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try await DeviceCLITests.run(try Self.binary(), arguments, directory: directory, timeout: 60)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains(usage), "\(result.output)")
+        #expect(Self.contents(directory).isEmpty, "created: \(Self.contents(directory))")
+    }
+
     @Test("an unknown key in the --config file, an invalid value and an unknown TESSERA_ variable stop serve with exit 2 naming them")
     func configurationMistakes() async throws {
         let directory = try Self.emptyDirectory()
