@@ -123,7 +123,10 @@ let package = Package(
         // verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``).
         .target(
             name: "TesseraTestSupport",
-            dependencies: ["TesseraServer", "TesseraNode", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TesseraServer", "TesseraNode", .product(name: "Logging", package: "swift-log"),
+                .product(name: "TesseraCore", package: "Tessera"),
+            ],
             path: "Tests/TesseraTestSupport"
         ),
         .testTarget(

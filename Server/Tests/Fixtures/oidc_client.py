@@ -19,6 +19,20 @@ from authlib.jose import JsonWebKey, jwt
 from authlib.common.security import generate_token
 
 
+def verify_id_token(id_token, meta, local, client_id, nonce):
+    """The ID token's claims once its signature (through the JWKS), iss, aud, nonce, sub and exp are verified."""
+    jwks = JsonWebKey.import_key_set(requests.get(local(meta["jwks_uri"]), timeout=30).json())
+    claims = jwt.decode(id_token, jwks, claims_options={
+        "iss": {"essential": True, "value": meta["issuer"]},
+        "aud": {"essential": True, "value": client_id},
+        "nonce": {"essential": True, "value": nonce},
+        "sub": {"essential": True},
+        "exp": {"essential": True},
+    })
+    claims.validate()
+    return claims
+
+
 def main():
     mode, base, client_id, secret, redirect_uri, identifier = sys.argv[1:7]
     meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
@@ -81,15 +95,7 @@ def main():
 
     # The library exchanges the code (client_secret_basic, PKCE verifier).
     token = session.fetch_token(token_url, authorization_response=callback, code_verifier=verifier)
-    jwks = JsonWebKey.import_key_set(requests.get(local(meta["jwks_uri"]), timeout=30).json())
-    claims = jwt.decode(token["id_token"], jwks, claims_options={
-        "iss": {"essential": True, "value": meta["issuer"]},
-        "aud": {"essential": True, "value": client_id},
-        "nonce": {"essential": True, "value": nonce},
-        "sub": {"essential": True},
-        "exp": {"essential": True},
-    })
-    claims.validate()
+    claims = verify_id_token(token["id_token"], meta, local, client_id, nonce)
     result["alg"] = claims.header["alg"]
     result["claims"] = dict(claims)
     result["userinfo"] = session.get(local(meta["userinfo_endpoint"]), timeout=30).json()

@@ -1,5 +1,6 @@
 import Configuration
 import Testing
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// The flags and environment variables documented in the README reach the configuration.

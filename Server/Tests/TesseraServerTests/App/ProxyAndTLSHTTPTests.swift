@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOSSL
 import Testing
 import TesseraCore
+import TesseraTestSupport
 @testable import TesseraServer
 @testable import TesseraNode
 

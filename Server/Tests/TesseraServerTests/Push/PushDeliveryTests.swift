@@ -3,6 +3,7 @@ import Foundation
 import SQLKit
 import Testing
 import TesseraCore
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// Push delivery against a real APNs/FCM-shaped peer (HTTP/2 over TLS, checking the provider

@@ -1,42 +1,56 @@
 import Foundation
 import TesseraCore
-@testable import TesseraServer
+import TesseraServer
 
 /// One APNs + FCM peer (Tests/Fixtures/push_peer.py under TESSERA_TEST_PYTHON, hypercorn over
 /// HTTP/2 and TLS) in its own temporary directory, with a self-signed certificate, an APNs .p8 key
 /// and an FCM service-account key made with openssl for this test.
-final class PushPeer {
-    struct Unavailable: Error, CustomStringConvertible { var description: String }
+public final class PushPeer: Sendable {
+    /// Why the peer cannot run.
+    public struct Unavailable: Error, CustomStringConvertible {
+        /// The reason.
+        public var description: String
+    }
 
-    static let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"]
-    static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+    /// TESSERA_TEST_PYTHON: a python with hypercorn and PyJWT.
+    public static let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"]
+    /// In CI the peer must run (tests fail rather than skip).
+    public static let required = ProcessInfo.processInfo.environment["CI"] == "true"
     static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appending(path: "Fixtures/push_peer.py").path
-    static let keyId = "ABC123DEFG"
-    static let teamId = "TEAM123456"
-    static let topic = "com.example.app"
-    static let fcmEmail = "tessera-push@example-project.iam.gserviceaccount.com"
+        .appending(path: "Fixtures/push_peer.py").path
+    /// The APNs key ID, team ID and topic, and the FCM service account, the peer checks.
+    public static let keyId = "ABC123DEFG"
+    public static let teamId = "TEAM123456"
+    public static let topic = "com.example.app"
+    public static let fcmEmail = "tessera-push@example-project.iam.gserviceaccount.com"
 
-    let directory: String
-    let port: Int
-    let certificate: TestCertificate
+    /// The peer's temporary directory (keys, certificate, records, log).
+    public let directory: String
+    /// The loopback port it listens on.
+    public let port: Int
+    /// Its TLS certificate (trust it through `pushCAFile`).
+    public let certificate: TestCertificate
     private let process = Process()
     private let stdin = Pipe()
 
-    var baseURL: String { "https://localhost:\(port)" }
-    var apnsKey: String { (try? String(contentsOfFile: directory + "/apns.p8", encoding: .utf8)) ?? "" }
-    var fcmKey: String { (try? String(contentsOfFile: directory + "/fcm.pem", encoding: .utf8)) ?? "" }
-    var log: String { (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? "" }
+    /// The base URL for the APNs and FCM settings.
+    public var baseURL: String { "https://localhost:\(port)" }
+    /// The APNs .p8 key (PEM).
+    public var apnsKey: String { (try? String(contentsOfFile: directory + "/apns.p8", encoding: .utf8)) ?? "" }
+    /// The FCM service account's private key (PEM).
+    public var fcmKey: String { (try? String(contentsOfFile: directory + "/fcm.pem", encoding: .utf8)) ?? "" }
+    /// What the peer printed.
+    public var log: String { (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? "" }
 
     /// Whether the peer can run here; throws in CI when it cannot (the tests must not skip there).
-    static func available() throws -> Bool {
+    public static func available() throws -> Bool {
         if python != nil { return true }
         if required { throw Unavailable(description: "TESSERA_TEST_PYTHON (with hypercorn and PyJWT) is required in CI") }
         return false
     }
 
     /// Starts the peer; `apns` and `fcm` are the statuses it answers first (then 200), e.g. `["503", "429@120"]`.
-    init(apns: [String] = [], fcm: [String] = []) async throws {
+    public init(apns: [String] = [], fcm: [String] = []) async throws {
         guard let python = Self.python else { throw Unavailable(description: "TESSERA_TEST_PYTHON is not set") }
         certificate = try TestCertificate()
         directory = certificate.directory
@@ -91,7 +105,7 @@ final class PushPeer {
     }
 
     /// The requests the peer received, oldest first (one JSON object each).
-    func records() throws -> [[String: Any]] {
+    public func records() throws -> [[String: Any]] {
         guard let text = try? String(contentsOfFile: directory + "/records.jsonl", encoding: .utf8) else { return [] }
         return try text.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
@@ -99,15 +113,17 @@ final class PushPeer {
     }
 
     /// The push messages (APNs or FCM sends, not token grants) the peer received.
-    func pushes() throws -> [[String: Any]] { try records().filter { ["apns", "fcm"].contains($0["provider"] as? String) } }
+    public func pushes() throws -> [[String: Any]] { try records().filter { ["apns", "fcm"].contains($0["provider"] as? String) } }
 
-    func apnsSettings(baseURL: String? = nil) -> PushSettingsUpdate {
+    /// Settings that send APNs pushes to this peer.
+    public func apnsSettings(baseURL: String? = nil) -> PushSettingsUpdate {
         PushSettingsUpdate(apns: APNsSettingsUpdate(
             teamId: Self.teamId, keyId: Self.keyId, privateKey: apnsKey, topic: Self.topic, environment: .sandbox, baseURL: baseURL ?? self.baseURL
         ))
     }
 
-    func fcmSettings() throws -> PushSettingsUpdate {
+    /// Settings that send FCM messages to this peer.
+    public func fcmSettings() throws -> PushSettingsUpdate {
         let account: [String: String] = [
             "type": "service_account", "client_email": Self.fcmEmail, "private_key": fcmKey, "token_uri": baseURL + "/token",
         ]
@@ -115,7 +131,8 @@ final class PushPeer {
         return PushSettingsUpdate(fcm: FCMSettingsUpdate(projectId: "example-project", serviceAccount: json, baseURL: baseURL))
     }
 
-    func stop() {
+    /// Ends the peer and removes its directory.
+    public func stop() {
         try? stdin.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

@@ -1,15 +1,20 @@
 import Foundation
-@testable import TesseraServer
+import TesseraServer
 
 /// A self-signed certificate for `localhost`, 127.0.0.1 and ::1, made with `openssl` into a new
 /// temporary directory.
-struct TestCertificate {
-    let directory: String
-    var certificate: String { directory + "/cert.pem" }
-    var key: String { directory + "/key.pem" }
-    var files: TLSFiles { TLSFiles(certificate: certificate, key: key) }
+public struct TestCertificate: Sendable {
+    /// The temporary directory holding `cert.pem` and `key.pem`.
+    public let directory: String
+    /// The certificate file (PEM).
+    public var certificate: String { directory + "/cert.pem" }
+    /// The private key file (PEM).
+    public var key: String { directory + "/key.pem" }
+    /// Both files, as the server configuration takes them.
+    public var files: TLSFiles { TLSFiles(certificate: certificate, key: key) }
 
-    init() throws {
+    /// Makes a new certificate and key with `openssl req`.
+    public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let process = Process()
@@ -26,5 +31,6 @@ struct TestCertificate {
         guard process.terminationStatus == 0 else { throw ConfigurationError("openssl req failed (\(process.terminationStatus))") }
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    /// Deletes the directory.
+    public func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }
