@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-/tmp/tessera-ci-venv}
-[ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q schemathesis; }
+[ -x "$VENV/bin/st" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "schemathesis==4.32.5"; }
 DIR=$(mktemp -d)
 # A port nobody uses now (FUZZ_PORT overrides): two runs on one machine must not collide.
 PORT=${FUZZ_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')}
@@ -26,7 +26,7 @@ curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "fuzz: the server
 echo "fuzz: server on port $PORT"
 KEY=$(awk '/client key:/{print $3}' "$DIR/serve.log")
 TOKEN=$(awk '/admin token:/{print $3}' "$DIR/serve.log")
-timeout 600 "$VENV/bin/st" run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
+timeout 600 "$VENV/bin/st" --config-file .ci/schemathesis.toml run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 \
   -H "X-Tessera-Client-Key: $KEY" -H "X-Tessera-Bundle-Id: dev.tessera.demo" -H "Authorization: Bearer $TOKEN"
 # The relying-party operations again, with client credentials (HTTP Basic) of a fresh client: the
@@ -35,6 +35,6 @@ CREATED=$(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: a
   -d '{"name":"fuzz","bundleIds":["dev.tessera.fuzz"]}' "http://127.0.0.1:$PORT/v1/admin/clients")
 KEY=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client"]["clientKey"])')
 SECRET=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["clientSecret"])')
-timeout 600 "$VENV/bin/st" run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
+timeout 600 "$VENV/bin/st" --config-file .ci/schemathesis.toml run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
   --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 --include-path-regex '^/v1/rp/' \
   --auth "$KEY:$SECRET"

@@ -226,7 +226,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     // MARK: Push (8000–8099)
     /// The push settings are not valid (a key that does not parse, a missing field, both or neither provider).
     public static let pushSettingsInvalid = ErrorCode(rawValue: 8001)
-    /// The client has no push settings.
+    /// Retired: a client without push settings now answers them as empty (no provider), and
+    /// removing absent settings succeeds. Kept so that the number is never given another meaning.
     public static let pushSettingsUnknown = ErrorCode(rawValue: 8002)
 
     // MARK: Server (9000–9099)

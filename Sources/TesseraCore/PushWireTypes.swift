@@ -16,18 +16,25 @@ public enum APNsEnvironment: String, Codable, Sendable, CaseIterable {
     case sandbox
 }
 
-/// The body of `PUT /v1/admin/clients/{clientKey}/push`: exactly one of `apns` or `fcm`.
+/// The body of `PUT /v1/admin/clients/{clientKey}/push`: exactly one of `apns`, `fcm` or
+/// `off: true` (remove the settings: the client's devices poll).
 public struct PushSettingsUpdate: Codable, Sendable {
     /// APNs settings.
     public var apns: APNsSettingsUpdate?
     /// FCM settings.
     public var fcm: FCMSettingsUpdate?
+    /// `true` removes the client's push settings and its stored key.
+    public var off: Bool?
 
-    /// Settings for one provider.
-    public init(apns: APNsSettingsUpdate? = nil, fcm: FCMSettingsUpdate? = nil) {
+    /// Settings for one provider, or `off`.
+    public init(apns: APNsSettingsUpdate? = nil, fcm: FCMSettingsUpdate? = nil, off: Bool? = nil) {
         self.apns = apns
         self.fcm = fcm
+        self.off = off
     }
+
+    /// The update that removes a client's push settings.
+    public static let off = PushSettingsUpdate(off: true)
 }
 
 /// A client's APNs token-authentication settings.
@@ -92,8 +99,8 @@ public struct PushTokenUpdate: Codable, Sendable, Equatable {
 
 /// A client's push settings as the admin API shows them: never a private key.
 public struct PushSettingsView: Codable, Sendable, Equatable {
-    /// APNs or FCM.
-    public var provider: PushProvider
+    /// APNs or FCM; absent when the client has no push settings (its devices poll).
+    public var provider: PushProvider?
     /// APNs team ID.
     public var teamId: String?
     /// APNs key ID.
@@ -115,7 +122,7 @@ public struct PushSettingsView: Codable, Sendable, Equatable {
 
     /// A view of stored settings.
     public init(
-        provider: PushProvider, teamId: String? = nil, keyId: String? = nil, topic: String? = nil, environment: APNsEnvironment? = nil,
+        provider: PushProvider?, teamId: String? = nil, keyId: String? = nil, topic: String? = nil, environment: APNsEnvironment? = nil,
         projectId: String? = nil, clientEmail: String? = nil, baseURL: String? = nil, tokenURL: String? = nil, hasKey: Bool
     ) {
         self.provider = provider
@@ -129,4 +136,7 @@ public struct PushSettingsView: Codable, Sendable, Equatable {
         self.tokenURL = tokenURL
         self.hasKey = hasKey
     }
+
+    /// What the admin API shows for a client without push settings: no provider, no key.
+    public static let empty = PushSettingsView(provider: nil, hasKey: false)
 }

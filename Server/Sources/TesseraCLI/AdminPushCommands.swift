@@ -23,7 +23,11 @@ struct ClientPushCommand: AsyncParsableCommand {
 
     static func show(_ view: PushSettingsView, json: Bool) {
         if json { printJSON(view); return }
-        print("provider:     \(view.provider.rawValue)")
+        guard let provider = view.provider else {
+            print("no push settings: the client's devices poll for requests")
+            return
+        }
+        print("provider:     \(provider.rawValue)")
         for (label, value) in [
             ("team ID", view.teamId), ("key ID", view.keyId), ("topic", view.topic), ("environment", view.environment?.rawValue),
             ("project ID", view.projectId), ("client email", view.clientEmail), ("base URL", view.baseURL), ("token URL", view.tokenURL),
@@ -92,7 +96,7 @@ struct ClientPushCommand: AsyncParsableCommand {
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
-            try await AdminAPI.connect(options).send(.DELETE, ClientPushCommand.path(clientKey))
+            _ = try await AdminAPI.connect(options).send(.PUT, ClientPushCommand.path(clientKey), body: PushSettingsUpdate.off, as: PushSettingsView.self)
             print("push settings removed")
         }
     }

@@ -1,8 +1,9 @@
 import Hummingbird
 import TesseraCore
 
-/// `PUT/GET/DELETE /v1/admin/clients/{clientKey}/push` (admin token): a client's APNs or FCM
-/// settings; GET and PUT answer without any private key.
+/// `PUT/GET /v1/admin/clients/{clientKey}/push` (admin token): a client's APNs or FCM settings,
+/// a property of the client as its OpenID Connect settings are (empty when none; `off: true`
+/// removes them). GET and PUT answer without any private key.
 struct PushAdminController<Context: TesseraContext> {
     let push: PushAdminService
     let bodyLimit: Int
@@ -15,10 +16,6 @@ struct PushAdminController<Context: TesseraContext> {
         }
         group.get("clients/{clientKey}/push") { _, context in
             try Response.json(try await push.view(clientKey: try context.parameters.require("clientKey")))
-        }
-        group.delete("clients/{clientKey}/push") { _, context in
-            try await push.remove(clientKey: try context.parameters.require("clientKey"))
-            return Response(status: .noContent)
         }
     }
 }

@@ -9,29 +9,23 @@ public struct PushAdminService: Sendable {
     let repository: any PushRepository
     let clients: ClientService
 
-    /// Stores the client's settings (replacing any) and returns what the admin API shows of them.
+    /// Stores the client's settings (replacing any), or removes them for `off: true` (its devices
+    /// are no longer woken; they poll), and returns what the admin API shows of them.
     public func set(_ update: PushSettingsUpdate, clientKey: String) async throws -> PushSettingsView {
         let client = try await clients.client(clientKey: clientKey)
-        let settings = try Self.validate(update)
+        guard let settings = try Self.validate(update) else {
+            _ = try await repository.delete(clientId: client.id)
+            return .empty
+        }
         try await repository.save(settings, clientId: client.id)
         return settings.view
     }
 
-    /// The client's settings without secrets.
+    /// The client's settings without secrets; ``PushSettingsView/empty`` when it has none (every
+    /// known client has push settings, possibly empty, as it has OpenID Connect settings).
     public func view(clientKey: String) async throws -> PushSettingsView {
         let client = try await clients.client(clientKey: clientKey)
-        guard let settings = try await repository.settings(clientId: client.id) else {
-            throw AppError(.pushSettingsUnknown, .notFound, "The client has no push settings")
-        }
-        return settings.view
-    }
-
-    /// Removes the client's settings: its devices are no longer woken (they poll).
-    public func remove(clientKey: String) async throws {
-        let client = try await clients.client(clientKey: clientKey)
-        guard try await repository.delete(clientId: client.id) else {
-            throw AppError(.pushSettingsUnknown, .notFound, "The client has no push settings")
-        }
+        return try await repository.settings(clientId: client.id)?.view ?? .empty
     }
 
     private static func invalid(_ detail: String) -> AppError { AppError(.pushSettingsInvalid, .badRequest, detail) }
@@ -59,10 +53,12 @@ public struct PushAdminService: Sendable {
         var token_uri: String?
     }
 
-    /// Checks the settings and parses the key; the messages never repeat a key.
-    static func validate(_ update: PushSettingsUpdate) throws -> ClientPushSettings {
-        switch (update.apns, update.fcm) {
-        case (let apns?, nil):
+    /// Checks the settings and parses the key; the messages never repeat a key. `nil` for `off`.
+    static func validate(_ update: PushSettingsUpdate) throws -> ClientPushSettings? {
+        switch (update.apns, update.fcm, update.off ?? false) {
+        case (nil, nil, true):
+            return nil
+        case (let apns?, nil, false):
             guard apns.privateKey.count <= 10_000, (try? P256.Signing.PrivateKey(pemRepresentation: apns.privateKey)) != nil else {
                 throw invalid("apns.privateKey must be the .p8 key (PEM, P-256)")
             }
@@ -71,8 +67,8 @@ public struct PushAdminService: Sendable {
                 topic: try text(apns.topic, "apns.topic"), environment: apns.environment, baseURL: try url(apns.baseURL, "apns.baseURL"),
                 hasKey: true
             )
-            return ClientPushSettings(view: view, privateKey: apns.privateKey)
-        case (nil, let fcm?):
+            return ClientPushSettings(provider: .apns, view: view, privateKey: apns.privateKey)
+        case (nil, let fcm?, false):
             guard fcm.serviceAccount.count <= 20_000,
                   let account = try? JSONDecoder().decode(ServiceAccount.self, from: Data(fcm.serviceAccount.utf8))
             else { throw invalid("fcm.serviceAccount must be the service account JSON (client_email, private_key, token_uri)") }
@@ -84,9 +80,9 @@ public struct PushAdminService: Sendable {
                 clientEmail: try text(account.client_email, "fcm.serviceAccount client_email"), baseURL: try url(fcm.baseURL, "fcm.baseURL"),
                 tokenURL: try url(fcm.tokenURL ?? account.token_uri ?? FCMClient.defaultTokenURL, "fcm.tokenURL"), hasKey: true
             )
-            return ClientPushSettings(view: view, privateKey: account.private_key)
+            return ClientPushSettings(provider: .fcm, view: view, privateKey: account.private_key)
         default:
-            throw invalid("give exactly one of apns and fcm")
+            throw invalid("give exactly one of apns, fcm and off: true")
         }
     }
 }

@@ -17,6 +17,7 @@ struct PushDelivery: Sendable, Equatable {
 
 /// A client's push settings with the provider's private key (PEM), unsealed for sending.
 struct ClientPushSettings: Sendable {
+    var provider: PushProvider
     var view: PushSettingsView
     var privateKey: String
 }
@@ -141,11 +142,12 @@ struct SQLPushRepository: PushRepository {
         }
         guard let row,
               let view = try? JSONDecoder().decode(PushSettingsView.self, from: Data(try row.decode(column: "settings", as: String.self).utf8)),
+              let provider = view.provider,
               let sealed = Data(base64Encoded: try row.decode(column: "sealed_secret", as: String.self)),
               let box = try? AES.GCM.SealedBox(combined: sealed),
               let opened = try? AES.GCM.open(box, using: key, authenticating: Data(clientId.utf8))
         else { return nil }
-        return ClientPushSettings(view: view, privateKey: String(decoding: opened, as: UTF8.self))
+        return ClientPushSettings(provider: provider, view: view, privateKey: String(decoding: opened, as: UTF8.self))
     }
 
     func save(_ settings: ClientPushSettings, clientId: String) async throws {
@@ -156,7 +158,7 @@ struct SQLPushRepository: PushRepository {
             try await sql.raw(
                 """
                 INSERT INTO client_push_settings (client_id, provider, settings, sealed_secret, updated_at)
-                VALUES (\(bind: clientId), \(bind: settings.view.provider.rawValue), \(bind: view), \(bind: sealed), \(bind: now))
+                VALUES (\(bind: clientId), \(bind: settings.provider.rawValue), \(bind: view), \(bind: sealed), \(bind: now))
                 ON CONFLICT (client_id) DO UPDATE SET provider = excluded.provider, settings = excluded.settings,
                     sealed_secret = excluded.sealed_secret, updated_at = excluded.updated_at
                 """

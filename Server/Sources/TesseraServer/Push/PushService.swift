@@ -85,7 +85,7 @@ public final class PushService: Service, Sendable {
             guard let token = try await devices.pushToken(deviceId: delivery.deviceId) else { return .dropped }
             guard let settings = try await repository.settings(clientId: delivery.clientId) else { return .dropped }
             let message = PushMessage(requestId: delivery.channelId, deviceToken: token, expiresAt: delivery.expiresAt)
-            let outcome = switch settings.view.provider {
+            let outcome = switch settings.provider {
             case .apns: try await apns.send(message, settings: settings)
             case .fcm: try await fcm.send(message, settings: settings)
             }

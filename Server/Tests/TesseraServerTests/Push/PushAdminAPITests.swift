@@ -7,7 +7,7 @@ import Testing
 import TesseraCore
 @testable import TesseraServer
 
-/// `PUT/GET/DELETE /v1/admin/clients/{clientKey}/push`: settings are checked, stored with the key
+/// `PUT/GET /v1/admin/clients/{clientKey}/push`: settings are checked, stored with the key
 /// sealed, and never shown with a private key.
 @Suite("Push admin API")
 struct PushAdminAPITests {
@@ -29,9 +29,13 @@ struct PushAdminAPITests {
             let app = Application(router: router, server: try TesseraRuntime.httpServer(for: router), logger: TestDatabase.logger)
             try await app.test(.router) { http in
                 try await http.run(uri: path, method: .get, headers: Self.admin) { response in
-                    #expect(response.status == .notFound)
-                    let problem = try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))
-                    #expect(problem.code == ErrorCode.pushSettingsUnknown.rawValue)
+                    #expect(response.status == .ok)
+                    let view = try JSONDecoder().decode(PushSettingsView.self, from: Data(buffer: response.body))
+                    #expect(view == PushSettingsView.empty && view.provider == nil && !view.hasKey)
+                }
+                // off on a client without settings succeeds.
+                try await http.run(uri: path, method: .put, headers: Self.admin, body: ByteBuffer(string: #"{"off":true}"#)) { response in
+                    #expect(response.status == .ok)
                 }
                 try await http.run(uri: path, method: .put, headers: Self.admin, body: ByteBuffer(bytes: try JSONEncoder().encode(update))) { response in
                     #expect(response.status == .ok)
@@ -59,8 +63,26 @@ struct PushAdminAPITests {
                 try await http.run(uri: path, method: .put, headers: Self.admin, body: ByteBuffer(string: "{}")) { response in
                     #expect(response.status == .badRequest)
                 }
-                try await http.run(uri: path, method: .delete, headers: Self.admin) { response in #expect(response.status == .noContent) }
-                try await http.run(uri: path, method: .get, headers: Self.admin) { response in #expect(response.status == .notFound) }
+                for body in [#"{"off":true,"apns":null,"fcm":{"projectId":"p","serviceAccount":"{}"}}"#, #"{"off":false}"#] {
+                    try await http.run(uri: path, method: .put, headers: Self.admin, body: ByteBuffer(string: body)) { response in
+                        #expect(response.status == .badRequest, "\(body)")
+                    }
+                }
+                try await http.run(uri: path, method: .get, headers: Self.admin) { response in
+                    let view = try JSONDecoder().decode(PushSettingsView.self, from: Data(buffer: response.body))
+                    #expect(view.provider == .apns, "a refused update leaves the settings")
+                }
+                try await http.run(uri: path, method: .put, headers: Self.admin, body: ByteBuffer(string: #"{"off":true}"#)) { response in
+                    #expect(response.status == .ok)
+                }
+                try await http.run(uri: path, method: .get, headers: Self.admin) { response in
+                    #expect(response.status == .ok)
+                    let view = try JSONDecoder().decode(PushSettingsView.self, from: Data(buffer: response.body))
+                    #expect(view.provider == nil)
+                }
+                try await http.run(uri: "/v1/admin/clients/tck_unknown/push", method: .put, headers: Self.admin, body: ByteBuffer(string: #"{"off":true}"#)) { response in
+                    #expect(response.status == .notFound)
+                }
             }
             // At rest the key is sealed: the row holds neither the PEM nor its base64 body.
             _ = try await runtime.pushAdmin.set(update, clientKey: client.clientKey)

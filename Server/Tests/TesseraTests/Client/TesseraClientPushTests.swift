@@ -22,7 +22,7 @@ struct TesseraClientPushTests {
             let view = PushSettingsView(
                 provider: .apns, teamId: "TEAM", keyId: "KEY", topic: Self.bundle, environment: .sandbox, baseURL: "https://127.0.0.1:9", hasKey: true
             )
-            try await runtime.repositories.push.save(ClientPushSettings(view: view, privateKey: "unused"), clientId: client.id)
+            try await runtime.repositories.push.save(ClientPushSettings(provider: .apns, view: view, privateKey: "unused"), clientId: client.id)
 
             try await tessera.updatePushToken("a1b2c3d4", platform: .apns)
             #expect(try await devices.pushToken(deviceId: deviceId) == "a1b2c3d4")
