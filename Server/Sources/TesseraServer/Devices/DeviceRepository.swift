@@ -54,8 +54,9 @@ protocol DeviceRepository: DeviceKeyLookup {
     func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String?
     /// The active devices (with their sealed TOTP secrets) of the client's user `userKey`.
     func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret]
-    /// What a verifier node is told about a device (its keys and whether it is active); nil when unknown.
-    func nodeRecord(deviceId: String) async throws -> NodeDeviceRecord?
+    /// What verifier nodes are told about these devices (keys and whether active), by device ID, in
+    /// one query; unknown devices are left out.
+    func nodeRecords(deviceIds: [String]) async throws -> [String: NodeDeviceRecord]
 }
 
 /// ``DeviceRepository`` over SQLKit (SQLite and PostgreSQL).

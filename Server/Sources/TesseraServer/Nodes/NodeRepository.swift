@@ -6,6 +6,9 @@ struct NodeSyncItem: Sendable, Equatable {
     var nodeId: String
     var deviceId: String
     var attempts: Int
+    /// What is sent, read once for all the nodes a delivery goes to (nil until read; stays nil
+    /// when the device is gone).
+    var record: NodeDeviceRecord? = nil
 }
 
 /// A node's signed acknowledgement of a device's state, as kept by the server.
@@ -166,18 +169,26 @@ struct SQLNodeRepository: NodeRepository {
 
     func storeReceipts(_ receipts: [NodeReceiptRecord], receivedAt now: Int64) async throws {
         guard !receipts.isEmpty else { return }
+        // One upsert and one delete per node, whatever the number of receipts (a batch is one node's).
         try await database.transaction { sql in
-            for receipt in receipts {
+            for (nodeId, all) in Dictionary(grouping: receipts, by: \.nodeId) {
+                // A row may be upserted once per statement (PostgreSQL): the last receipt for a device wins.
+                let receipts = Array(Dictionary(all.map { ($0.deviceId, $0) }, uniquingKeysWith: { $1 }).values)
+                let values = SQLList(receipts.map { receipt in
+                    SQLGroupExpression(SQLList([
+                        SQLBind(nodeId), SQLBind(receipt.deviceId), SQLBind(receipt.status), SQLBind(receipt.keysDigest),
+                        SQLBind(receipt.signedAt), SQLBind(receipt.signature), SQLBind(now),
+                    ] as [any SQLExpression]))
+                })
                 try await sql.raw(
                     """
                     INSERT INTO node_receipts (node_id, device_id, status, keys_digest, signed_at, signature, received_at)
-                    VALUES (\(bind: receipt.nodeId), \(bind: receipt.deviceId), \(bind: receipt.status), \(bind: receipt.keysDigest),
-                            \(bind: receipt.signedAt), \(bind: receipt.signature), \(bind: now))
-                    ON CONFLICT (node_id, device_id) DO UPDATE SET status = \(bind: receipt.status), keys_digest = \(bind: receipt.keysDigest),
-                        signed_at = \(bind: receipt.signedAt), signature = \(bind: receipt.signature), received_at = \(bind: now)
+                    VALUES \(values)
+                    ON CONFLICT (node_id, device_id) DO UPDATE SET status = excluded.status, keys_digest = excluded.keys_digest,
+                        signed_at = excluded.signed_at, signature = excluded.signature, received_at = excluded.received_at
                     """
                 ).run()
-                try await sql.raw("DELETE FROM node_sync WHERE node_id = \(bind: receipt.nodeId) AND device_id = \(bind: receipt.deviceId)").run()
+                try await sql.delete(from: "node_sync").where("node_id", .equal, nodeId).where("device_id", .in, receipts.map(\.deviceId)).run()
             }
         }
     }

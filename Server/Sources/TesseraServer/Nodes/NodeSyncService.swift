@@ -63,6 +63,13 @@ struct NodeSyncService: Service {
 
     private func deliver(_ work: [NodeSyncItem]) async throws {
         guard !work.isEmpty else { return }
+        // One read of the devices for every node the changes go to.
+        let records = try await devices.nodeRecords(deviceIds: work.map(\.deviceId))
+        let work = work.map { item in
+            var item = item
+            item.record = records[item.deviceId]
+            return item
+        }
         await withTaskGroup(of: Void.self) { group in
             for (nodeId, items) in Dictionary(grouping: work, by: \.nodeId) {
                 group.addTask { await lines.line(nodeId).deliver(items) { batch in await deliverBatch(nodeId: nodeId, batch) } }
@@ -89,10 +96,8 @@ struct NodeSyncService: Service {
             // looked up once more; one it cannot reach keeps its queued change for whoever can, and
             // the reconciliation drops changes for nodes that are disabled.
             guard let node = try await directory.node(nodeId, refreshing: true) else { return }
-            var sent: [(item: NodeSyncItem, record: NodeDeviceRecord)] = []
-            for item in items {
-                if let record = try await devices.nodeRecord(deviceId: item.deviceId) { sent.append((item, record)) }
-            }
+            // A device that is gone has no record: nothing to send (the reconciliation settles it).
+            let sent = items.compactMap { item in item.record.map { (item: item, record: $0) } }
             guard !sent.isEmpty else { return }
             let outcomes = try await node.client.storeAll(sent.map(\.record))
             var receipts: [NodeReceiptRecord] = []
