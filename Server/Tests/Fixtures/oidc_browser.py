@@ -78,7 +78,7 @@ def main():
         result["screenshots"] = [screenshot(driver, shots, label + "-waiting")]
 
         if mode != "approve":
-            # The page ends by itself (no redirect); the device declined.
+            # The page ends by itself (no redirect); the device declined or cancelled.
             wait.until(lambda d: d.current_url.startswith(redirect_uri) or page_status(d) not in ("waiting", "verifying"))
             result["page_status"] = page_status(driver)
             result["page_text"] = driver.find_element(By.ID, "status").text

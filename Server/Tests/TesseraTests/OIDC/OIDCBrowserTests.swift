@@ -77,8 +77,8 @@ struct OIDCBrowserTests {
         }
     }
 
-    /// One sign-in through the browser with a client pushing through `provider`; the device approves or
-    /// declines (`mode`). Returns the script's result, nil when skipped.
+    /// One sign-in through the browser with a client pushing through `provider`; the device approves,
+    /// declines or cancels (`mode`). Returns the script's result, nil when skipped.
     static func signIn(provider: PushProvider, mode: String, userKey: String, label: String) async throws -> [String: Any]? {
         guard try await browserAvailable(), let python = PushPeer.python else { return nil }
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
@@ -123,10 +123,10 @@ struct OIDCBrowserTests {
                 let pending = try #require(try await tessera.handlePush(userInfo: Self.userInfo(push, provider: provider)))
                 #expect(pending.connectIp == "127.0.0.1")
                 #expect(pending.message == "Sign in to SDK test")
-                if mode == "approve" {
-                    _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
-                } else {
-                    try await tessera.declineAuthRequest(pending)
+                switch mode {
+                case "approve": _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
+                case "cancel": try await tessera.requestAuthCancel(channel: pending)
+                default: try await tessera.declineAuthRequest(pending)
                 }
                 let run = try await flow.value
                 #expect(run.status == 0, "\(run.output)")
@@ -178,5 +178,16 @@ struct OIDCBrowserTests {
         #expect(!url.hasPrefix(result["redirect"] as? String ?? "-"), "\(url)")
         #expect(!url.contains("code="), "\(url)")
         #expect((result["screenshots"] as? [String])?.last?.hasSuffix("declined-declined.png") == true)
+    }
+
+    @Test("cancelled on the device: the page ends with its own message and no code reaches the redirect URI")
+    func cancelled() async throws {
+        guard let result = try await Self.signIn(provider: .fcm, mode: "cancel", userKey: "uma", label: "cancelled") else { return }
+        #expect(result["page_status"] as? String == "cancelled")
+        #expect(result["page_text"] as? String == "The sign-in was cancelled.")
+        let url = result["url"] as? String ?? ""
+        #expect(!url.hasPrefix(result["redirect"] as? String ?? "-"), "\(url)")
+        #expect(!url.contains("code="), "\(url)")
+        #expect((result["screenshots"] as? [String])?.last?.hasSuffix("cancelled-cancelled.png") == true)
     }
 }
