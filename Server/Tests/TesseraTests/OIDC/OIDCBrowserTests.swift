@@ -169,25 +169,29 @@ struct OIDCBrowserTests {
         Self.expectSignedIn(result, userKey: "sam")
     }
 
-    @Test("declined on the device: the page ends with its own message and no code reaches the redirect URI")
-    func declined() async throws {
-        guard let result = try await Self.signIn(provider: .apns, mode: "decline", userKey: "tara", label: "declined") else { return }
-        #expect(result["page_status"] as? String == "declined")
-        #expect(result["page_text"] as? String == "The sign-in was declined on your phone.")
-        let url = result["url"] as? String ?? ""
-        #expect(!url.hasPrefix(result["redirect"] as? String ?? "-"), "\(url)")
-        #expect(!url.contains("code="), "\(url)")
-        #expect((result["screenshots"] as? [String])?.last?.hasSuffix("declined-declined.png") == true)
+    /// A request the device ends without approving, and what the page then says.
+    struct Ending: Sendable, CustomTestStringConvertible {
+        var mode: String
+        var status: String
+        var text: String
+        var provider: PushProvider
+        var userKey: String
+        var testDescription: String { "\(status) (\(provider.rawValue))" }
     }
 
-    @Test("cancelled on the device: the page ends with its own message and no code reaches the redirect URI")
-    func cancelled() async throws {
-        guard let result = try await Self.signIn(provider: .fcm, mode: "cancel", userKey: "uma", label: "cancelled") else { return }
-        #expect(result["page_status"] as? String == "cancelled")
-        #expect(result["page_text"] as? String == "The sign-in was cancelled.")
+    @Test("declined or cancelled on the device: the page ends with its own message and no code reaches the redirect URI", arguments: [
+        Ending(mode: "decline", status: "declined", text: "The sign-in was declined on your phone.", provider: .apns, userKey: "tara"),
+        Ending(mode: "cancel", status: "cancelled", text: "The sign-in was cancelled.", provider: .fcm, userKey: "uma"),
+    ])
+    func endedOnDevice(ending: Ending) async throws {
+        guard let result = try await Self.signIn(provider: ending.provider, mode: ending.mode, userKey: ending.userKey, label: ending.status) else {
+            return
+        }
+        #expect(result["page_status"] as? String == ending.status)
+        #expect(result["page_text"] as? String == ending.text)
         let url = result["url"] as? String ?? ""
         #expect(!url.hasPrefix(result["redirect"] as? String ?? "-"), "\(url)")
         #expect(!url.contains("code="), "\(url)")
-        #expect((result["screenshots"] as? [String])?.last?.hasSuffix("cancelled-cancelled.png") == true)
+        #expect((result["screenshots"] as? [String])?.last?.hasSuffix("\(ending.status)-\(ending.status).png") == true)
     }
 }
