@@ -36,32 +36,13 @@ public final class CourierService: Service, Sendable {
     /// Delivers everything due now. Returns the number of messages tried.
     @discardableResult
     func drain() async -> Int {
-        var tried = 0
-        while true {
-            let batch: [(message: OutboundMessage, attempts: Int)]
-            do {
-                batch = try await outbox.claimDue(limit: batchSize, claimant: claimant)
-            } catch {
-                logger.error("outbox claim failed", metadata: ["error": .string(String(describing: error))])
-                return tried
-            }
-            if batch.isEmpty { return tried }
-            tried += batch.count
-            let delivered = await outbox.whileRenewingLeases(of: batch.map(\.message.id), claimant: claimant, logger: logger) {
-                await withTaskGroup(of: String?.self) { group in
-                    for item in batch {
-                        group.addTask { await self.deliver(item.message, attempts: item.attempts) ? item.message.id : nil }
-                    }
-                    return await group.reduce(into: [String]()) { ids, id in if let id { ids.append(id) } }
-                }
-            }
-            do {
-                try await outbox.markSent(ids: delivered)
-            } catch {
-                // The lease runs out and the messages are sent again: at-least-once, never lost.
-                logger.error("recording deliveries failed", metadata: ["error": .string(String(describing: error))])
-            }
-        }
+        await QueueDrain<(message: OutboundMessage, attempts: Int), Bool>(name: "outbox", batchSize: batchSize, logger: logger).run(
+            claim: { try await outbox.claimDue(limit: $0, claimant: claimant) },
+            id: { $0.message.id },
+            holdingLeases: { ids, body in await outbox.whileRenewingLeases(of: ids, claimant: claimant, logger: logger, body) },
+            send: { await self.deliver($0.message, attempts: $0.attempts) ? true : nil },
+            settle: { settled in try await outbox.markSent(ids: settled[true] ?? []) }
+        )
     }
 
     /// Sends one message; true when the sender accepted it. Failures are scheduled for a retry here.

@@ -45,34 +45,15 @@ public final class PushService: Service, Sendable {
     /// Sends everything due now. Returns the number of pushes tried.
     @discardableResult
     func drain() async -> Int {
-        var tried = 0
-        while true {
-            let batch: [PushDelivery]
-            do {
-                batch = try await repository.claimDue(limit: batchSize, claimant: claimant)
-            } catch {
-                logger.error("push outbox claim failed", metadata: ["error": .string(String(describing: error))])
-                return tried
-            }
-            if batch.isEmpty { return tried }
-            tried += batch.count
-            let settled = await repository.whileRenewingLeases(of: batch.map(\.id), claimant: claimant, logger: logger) {
-                await withTaskGroup(of: (String, PushSettlement?).self) { group in
-                    for delivery in batch {
-                        group.addTask { (delivery.id, await self.deliver(delivery)) }
-                    }
-                    return await group.reduce(into: [PushSettlement: [String]]()) { settled, item in
-                        if let status = item.1 { settled[status, default: []].append(item.0) }
-                    }
-                }
-            }
-            do {
+        await QueueDrain<PushDelivery, PushSettlement>(name: "push outbox", batchSize: batchSize, logger: logger).run(
+            claim: { try await repository.claimDue(limit: $0, claimant: claimant) },
+            id: \.id,
+            holdingLeases: { ids, body in await repository.whileRenewingLeases(of: ids, claimant: claimant, logger: logger, body) },
+            send: { await self.deliver($0) },
+            settle: { settled in
                 for (status, ids) in settled { try await repository.settle(ids: ids, status: status) }
-            } catch {
-                // The lease runs out and the pushes are sent again: at-least-once, never lost.
-                logger.error("recording pushes failed", metadata: ["error": .string(String(describing: error))])
             }
-        }
+        )
     }
 
     /// Sends one push; returns how it settled, or nil when it was scheduled for another try.
