@@ -74,7 +74,7 @@ public struct TesseraCallbacks: Sendable {
     /// The seed's `verifyOTPNumber`: `onValidOTPNumber(disposeToken)` or `onInvalidOTPNumber`.
     @discardableResult
     public func verifyOTPNumber(
-        sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose = .signup,
+        sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose? = nil,
         onValidOTPNumber: @escaping @Sendable (String) -> Void, onInvalidOTPNumber: @escaping @Sendable () -> Void,
         onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
     ) -> TesseraCancellable {

@@ -2,29 +2,75 @@ import Crypto
 import Foundation
 import TesseraCore
 
-/// The seed's `ExistingUserData`: what re-registration needs besides the new keys.
+/// The seed's `BSA.Enums.OSType`: the device's operating system, sent with its registration.
+public enum OSType: String, Sendable, Codable, CaseIterable {
+    /// iOS (the seed's only value).
+    case iOS
+    /// iPadOS.
+    case iPadOS
+    /// macOS.
+    case macOS
+    /// Linux (the `tessera device` CLI and servers).
+    case linux = "Linux"
+    /// Android.
+    case android = "Android"
+}
+
+/// The seed's `BSA.Enums.OTPType`: where the OTP number went (e-mail or SMS); the same values as ``OTPChannel``.
+public typealias OTPType = OTPChannel
+
+/// The seed's `BSA.SignUpData.ExistingUserData`: what Register New Device needs besides the new keys.
+/// "Fill all fields": the server checks name, e-mail and phone against the account, and that the
+/// dispose token was verified through `otpType`.
 public struct ExistingUserData: Sendable, Equatable {
-    /// The user ID.
-    public var userKey: String
-    /// The recovery token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)`` with purpose `.recovery`.
-    public var disposeToken: String
+    /// The app's bundle identifier; when set it must be the SDK configuration's.
+    public var appPackage: String?
+    /// The client key; when set it must be the SDK configuration's.
+    public var clientKey: String?
     /// App version.
     public var appVersion: String
     /// Push token, may be empty.
     public var token: String
-    /// Local authentication type on this device.
+    /// The registered e-mail address, or empty.
+    public var email: String
+    /// The registered phone number, or empty.
+    public var phoneNumber: String
+    /// The user ID.
+    public var userKey: String
+    /// The name as registered, or empty.
+    public var name: String
+    /// The local-auth type ``TesseraClient/requestSendOTPNumberForRegisterDevice(userKey:name:sendType:sendTarget:)``
+    /// returned: the new device authenticates with it (the server refuses another with 4008).
     public var authType: LocalAuthType
     /// Operating system.
-    public var os: String
+    public var os: OSType
+    /// The token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)`` after the recovery send.
+    public var disposeToken: String
+    /// Where the recovery code went.
+    public var otpType: OTPType?
 
-    /// Creates the data.
-    public init(userKey: String, disposeToken: String, appVersion: String, token: String, authType: LocalAuthType, os: String) {
-        self.userKey = userKey
-        self.disposeToken = disposeToken
+    /// Creates the data with every field of the seed, in the seed's order.
+    public init(
+        appPackage: String? = nil, clientKey: String? = nil, appVersion: String, token: String, email: String = "", phoneNumber: String = "",
+        userKey: String, name: String = "", authType: LocalAuthType, os: OSType, disposeToken: String, otpType: OTPType? = nil
+    ) {
+        self.appPackage = appPackage
+        self.clientKey = clientKey
         self.appVersion = appVersion
         self.token = token
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.userKey = userKey
+        self.name = name
         self.authType = authType
         self.os = os
+        self.disposeToken = disposeToken
+        self.otpType = otpType
+    }
+
+    /// Creates the data with only what the server needs (the name, e-mail and phone are then not checked again).
+    public init(userKey: String, disposeToken: String, appVersion: String, token: String, authType: LocalAuthType, os: OSType) {
+        self.init(appVersion: appVersion, token: token, userKey: userKey, authType: authType, os: os, disposeToken: disposeToken)
     }
 }
 
@@ -37,6 +83,7 @@ extension TesseraClient {
         let answer: RecoveryOTPResponse = try await call(
             "POST", "/v1/devices/recovery/send-otp", body: RecoveryOTPRequest(userKey: userKey, name: name, sendType: sendType, sendTarget: sendTarget)
         )
+        rememberPurpose(.recovery, sendType: sendType, sendTarget: sendTarget)
         return LocalAuthType(rawValue: answer.lastLocalAuthType)
     }
 
@@ -45,16 +92,24 @@ extension TesseraClient {
     /// server revokes the old device in the same step.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
-        try await enrolDevice(
+        for (field, value, configured) in [
+            ("appPackage", existingUserData.appPackage, configuration.bundleIdentifier), ("clientKey", existingUserData.clientKey, configuration.clientKey),
+        ] where value.map({ $0 != configured }) ?? false {
+            throw TesseraError(code: .fieldInvalid, message: "existingUserData.\(field) is not the one this TesseraClient is configured with")
+        }
+        return try await enrolDevice(
             path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token,
             localAuthenticator: localAuthenticator, reason: reason
         ) { keys, secret in
             RegisterDeviceRequest(
                 userKey: existingUserData.userKey, disposeToken: existingUserData.disposeToken, appVersion: existingUserData.appVersion,
-                token: existingUserData.token, authType: existingUserData.authType.rawValue, os: existingUserData.os,
+                token: existingUserData.token, authType: existingUserData.authType.rawValue, os: existingUserData.os.rawValue,
                 devicePublicKey: keys.device.x963Representation.base64EncodedString(),
                 userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-                pin: secret.pin, password: secret.password
+                pin: secret.pin, password: secret.password,
+                name: existingUserData.name.isEmpty ? nil : existingUserData.name,
+                email: existingUserData.email.isEmpty ? nil : existingUserData.email,
+                phoneNumber: existingUserData.phoneNumber.isEmpty ? nil : existingUserData.phoneNumber, otpType: existingUserData.otpType
             )
         }
     }

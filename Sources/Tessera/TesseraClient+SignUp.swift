@@ -18,8 +18,8 @@ public struct UserData: Sendable, Equatable {
     public var name: String
     /// The local authentication type.
     public var authType: LocalAuthType
-    /// Operating system name.
-    public var os: String
+    /// Operating system (the seed's `BSA.Enums.OSType`).
+    public var os: OSType
     /// The token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)``.
     public var disposeToken: String
     /// Terms of use accepted.
@@ -32,7 +32,7 @@ public struct UserData: Sendable, Equatable {
     /// Creates user data.
     public init(
         appVersion: String, token: String, email: String, phoneNumber: String, userKey: String, name: String,
-        authType: LocalAuthType, os: String, disposeToken: String, agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
+        authType: LocalAuthType, os: OSType, disposeToken: String, agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
     ) {
         self.appVersion = appVersion
         self.token = token
@@ -77,7 +77,7 @@ extension TesseraClient {
             SignUpRequest(
                 appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
                 token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
-                name: userData.name, authType: userData.authType.rawValue, os: userData.os, disposeToken: userData.disposeToken,
+                name: userData.name, authType: userData.authType.rawValue, os: userData.os.rawValue, disposeToken: userData.disposeToken,
                 agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson, agreeDevice: userData.agreeDevice,
                 devicePublicKey: keys.device.x963Representation.base64EncodedString(),
                 userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),

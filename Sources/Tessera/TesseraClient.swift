@@ -48,6 +48,9 @@ public final class TesseraClient: Sendable {
     let authState = Mutex(AuthState())
     /// Logged in or not, with the delegate and the streams to tell.
     let authentication: AuthenticationStateHub
+    /// The purpose of the last code sent to each target, so that `verifyOTPNumber` called as the
+    /// seeds call it (without a purpose) verifies a recovery code after the recovery send.
+    let otpPurposes = Mutex([String: OTPPurpose]())
 
     /// Creates a client.
     /// - Parameters:
@@ -83,15 +86,23 @@ public final class TesseraClient: Sendable {
     /// - Throws: ``TesseraError`` with the server's code (invalid target, cooldown, rate limit, …).
     @discardableResult
     public func requestSendOTPNumber(sendType: OTPChannel, sendTarget: String, purpose: OTPPurpose = .signup) async throws -> SendOTPResponse {
-        try await call("POST", "/v1/otp/send", body: SendOTPRequest(sendType: sendType, sendTarget: sendTarget, purpose: purpose))
+        let answer: SendOTPResponse = try await call(
+            "POST", "/v1/otp/send", body: SendOTPRequest(sendType: sendType, sendTarget: sendTarget, purpose: purpose)
+        )
+        rememberPurpose(purpose, sendType: sendType, sendTarget: sendTarget)
+        return answer
     }
 
     /// Verifies a code (the seed's `verifyOTPNumber`).
+    /// - Parameter purpose: What the code is for. When nil (the seeds' call shape), the purpose of the
+    ///   last code this client had sent to the target: recovery after
+    ///   ``requestSendOTPNumberForRegisterDevice(userKey:name:sendType:sendTarget:)``, else sign-up.
     /// - Returns: ``OTPVerification/valid(disposeToken:)`` or ``OTPVerification/invalid(remainingAttempts:)``.
     /// - Throws: ``TesseraError`` for failures: no live code (`otpExpired`), locked (`otpTooManyAttempts`), …
     public func verifyOTPNumber(
-        sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose = .signup
+        sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose? = nil
     ) async throws -> OTPVerification {
+        let purpose = purpose ?? otpPurposes.withLock { $0[Self.purposeKey(sendType, sendTarget)] } ?? .signup
         do {
             let answer: VerifyOTPResponse = try await call(
                 "POST", "/v1/otp/verify",
@@ -100,6 +111,23 @@ public final class TesseraClient: Sendable {
             return .valid(disposeToken: answer.disposeToken)
         } catch let error as TesseraError where error.code == .otpInvalid {
             return .invalid(remainingAttempts: error.problem?.remainingAttempts ?? 0)
+        }
+    }
+
+    /// Notes what the last code sent to a target is for (see ``verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)``).
+    func rememberPurpose(_ purpose: OTPPurpose, sendType: OTPChannel, sendTarget: String) {
+        otpPurposes.withLock { purposes in
+            if purposes.count >= 64 { purposes.removeAll() }  // a handful of targets per app run; never grows without bound
+            purposes[Self.purposeKey(sendType, sendTarget)] = purpose
+        }
+    }
+
+    /// A target as the server normalises it for the purpose memory: trimmed, e-mail lowercased, phone digits only.
+    static func purposeKey(_ sendType: OTPChannel, _ sendTarget: String) -> String {
+        let trimmed = sendTarget.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch sendType {
+        case .email: return "email|" + trimmed.lowercased()
+        case .sms: return "sms|" + trimmed.filter(\.isNumber)
         }
     }
 

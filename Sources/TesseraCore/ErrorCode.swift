@@ -124,6 +124,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let identityNotMatched = ErrorCode(rawValue: 4006)
     /// Too many re-registration identity checks from this address or for this user key in the last hour.
     public static let identityCheckRateLimited = ErrorCode(rawValue: 4007)
+    /// Re-registration: the new device must use the account's local-auth type, the one the recovery send returned.
+    public static let localAuthTypeMismatch = ErrorCode(rawValue: 4008)
 
     // MARK: Authentication channels (5000–5099)
     /// No such authentication channel for this device or client.
@@ -259,6 +261,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         3005: "content-digest-mismatch", 3006: "signature-invalid", 3007: "device-unknown", 3008: "device-revoked",
         4001: "duplicate-email", 4002: "duplicate-phone-number", 4003: "user-key-taken", 4004: "agreements-required",
         4005: "dispose-token-target-mismatch", 4006: "identity-not-matched", 4007: "identity-check-rate-limited",
+        4008: "local-auth-type-mismatch",
         5001: "auth-channel-unknown", 5002: "auth-channel-expired", 5003: "auth-channel-state",
         5004: "auth-quorum-not-reached", 5005: "auth-secondary-failed", 5006: "auth-user-verification-invalid",
         5007: "auth-channel-cancelled", 5008: "auth-declined", 5009: "auth-challenge-signature-invalid",

@@ -203,13 +203,26 @@ public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
     public var pin: String?
     /// With `authType` `PASSWORD`: the password, checked the same way; never stored.
     public var password: String?
+    /// The name as registered; when sent, it must match the account (else 4006).
+    public var name: String?
+    /// The registered e-mail address; when sent, it must match the account (else 4006).
+    public var email: String?
+    /// The registered phone number; when sent, it must match the account (else 4006).
+    public var phoneNumber: String?
+    /// Where the recovery code went (`email` or `sms`); when sent, the dispose token must have been verified there.
+    public var otpType: OTPChannel?
     /// Creates a request.
     public init(
         userKey: String, disposeToken: String, appVersion: String, token: String, authType: String, os: String,
-        devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil
+        devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil,
+        name: String? = nil, email: String? = nil, phoneNumber: String? = nil, otpType: OTPChannel? = nil
     ) {
         self.pin = pin
         self.password = password
+        self.name = name
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.otpType = otpType
         self.userKey = userKey
         self.disposeToken = disposeToken
         self.appVersion = appVersion

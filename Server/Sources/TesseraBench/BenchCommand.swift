@@ -159,7 +159,7 @@ func benchSignUp(_ client: TesseraClient, codes: OutboxTail, name: String, phone
         throw ValidationError("sign-up code refused")
     }
     try await client.requestSignUp(userData: UserData(
-        appVersion: "bench", token: "", email: email, phoneNumber: phone, userKey: name, name: "Bench User", authType: .none, os: "Linux",
+        appVersion: "bench", token: "", email: email, phoneNumber: phone, userKey: name, name: "Bench User", authType: .none, os: .linux,
         disposeToken: token, agreeGccs: true, agreePerson: true, agreeDevice: true
     ), localAuthenticator: NoLocalAuthentication(), reason: "bench")
 }

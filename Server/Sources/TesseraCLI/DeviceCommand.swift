@@ -153,7 +153,7 @@ struct DeviceCommand: AsyncParsableCommand {
             print("5. signing up with a new device key")
             let state = try await tessera.requestSignUp(userData: UserData(
                 appVersion: "tessera-cli", token: "", email: email, phoneNumber: phone, userKey: userKey, name: name, authType: .pin,
-                os: "Linux", disposeToken: token, agreeGccs: true, agreePerson: true, agreeDevice: true
+                os: .linux, disposeToken: token, agreeGccs: true, agreePerson: true, agreeDevice: true
             ), localAuthenticator: verifier, reason: "Sign up")
             try options.save(connection)
             print("signed up: device \(state.deviceId), user \(state.userKey)")
@@ -174,18 +174,24 @@ struct DeviceCommand: AsyncParsableCommand {
             let before = options.outboxCount(to: email.lowercased())
             let last = try await tessera.requestSendOTPNumberForRegisterDevice(userKey: userKey, name: name, sendType: .email, sendTarget: email)
             print("  last local authentication: \(last?.rawValue ?? "unknown")")
+            // The new device must authenticate as the account's devices did; this command knows only a PIN.
+            if let last, last != .pin {
+                throw CLIFailure(
+                    status: CLIFailure.refused,
+                    message: "refused: this account's devices use \(last.rawValue), and `tessera device` can only register a PIN device; recover it with the app"
+                )
+            }
             let code = try await options.readCode(to: email.lowercased(), after: before)
             print("2. verifying the code")
-            guard case .valid(let token) = try await tessera.verifyOTPNumber(
-                sendType: .email, sendTarget: email, otpNumber: code, purpose: .recovery
-            ) else { throw CLIFailure(status: CLIFailure.refused, message: "refused: the code does not match") }
+            guard case .valid(let token) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else { throw CLIFailure(status: CLIFailure.refused, message: "refused: the code does not match") }
             print("3. setting the PIN on this device")
             let pin = try options.readPIN(confirm: true)
             let verifier = options.authenticator(pin: pin)
             try verifier.enroll(secret: pin)
             print("4. registering this device")
             let state = try await tessera.requestRegisterDevice(existingUserData: ExistingUserData(
-                userKey: userKey, disposeToken: token, appVersion: "tessera-cli", token: "", authType: .pin, os: "Linux"
+                appVersion: "tessera-cli", token: "", email: email, userKey: userKey, name: name, authType: .pin, os: .linux,
+                disposeToken: token, otpType: .email
             ), localAuthenticator: verifier, reason: "Move account")
             try options.save(connection)
             print("recovered: device \(state.deviceId), user \(state.userKey); the previous device is revoked")

@@ -65,12 +65,19 @@ public struct DeviceRegistrationService: Sendable {
         let issued = try await database.transaction { sql in
             let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .recovery, now: now, in: sql)
             guard let user = try await users.find(clientId: client.id, userKey: request.userKey, in: sql),
-                  verified.matches(email: user.email, phone: user.phone)
+                  verified.matches(email: user.email, phone: user.phone), request.otpType.map({ $0 == verified.channel }) ?? true
             else {
                 throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another account")
             }
+            try Self.checkIdentity(request, of: user)
+            // The seed: the local-auth type the recovery send returned "must be authenticated before Register New Device".
+            guard request.authType == user.localAuthType else {
+                throw AppError(
+                    .localAuthTypeMismatch, .conflict, "Use the account's local authentication",
+                    detail: "This account's devices use \(user.localAuthType); the new device must authenticate with it"
+                )
+            }
             let revoked = try await issuer.devices.revokeActive(userId: user.id, keepNewest: keep, now: now, in: sql)
-            try await users.updateLocalAuthType(userId: user.id, request.authType, in: sql)
             return (try await issuer.issue(device, userId: user.id, clientId: client.id, now: now, in: sql), revoked)
         }
         await nodeSync?.flush(deviceIds: [issued.0.deviceId] + issued.1)
@@ -78,6 +85,20 @@ public struct DeviceRegistrationService: Sendable {
             userKey: request.userKey, deviceId: issued.0.deviceId, totpSecret: issued.0.totpSecret, sessionToken: issued.0.sessionToken,
             sessionExpiresIn: issued.0.sessionExpiresIn
         )
+    }
+
+    /// The seed's `ExistingUserData` carries name, e-mail and phone too: whichever the device sends
+    /// must be the account's (answered like the identity check, without saying which part is wrong).
+    static func checkIdentity(_ request: RegisterDeviceRequest, of user: UserRecord) throws {
+        let notMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
+        if let name = request.name,
+           !constantTimeEquals(Array(user.name.utf8), Array(name.trimmingCharacters(in: .whitespacesAndNewlines).utf8)) {
+            throw notMatched
+        }
+        if let email = request.email, !email.isEmpty, (try? TargetNormalizer.normalize(email, channel: .email)) != user.email { throw notMatched }
+        if let phone = request.phoneNumber, !phone.isEmpty, (try? TargetNormalizer.normalize(phone, channel: .sms)) != user.phone {
+            throw notMatched
+        }
     }
 
     /// What `GET /v1/devices/me` answers for a verified device.

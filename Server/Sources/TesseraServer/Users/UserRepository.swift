@@ -36,7 +36,6 @@ protocol UserRepository: Sendable {
     /// A client's users ordered by user key, `limit` of them after the user key `after`.
     func page(clientId: String, after: String, limit: Int, in sql: any SQLDatabase) async throws -> [UserRecord]
     func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo
-    func updateLocalAuthType(userId: String, _ type: String, in sql: any SQLDatabase) async throws
     func count(clientId: String, in sql: any SQLDatabase) async throws -> Int
 
     // Password log-in: every try is counted by one conditional write before the password is compared.
@@ -130,10 +129,6 @@ struct SQLUserRepository: UserRepository {
             phoneNumber: try row.decode(column: "phone", as: String.self), name: try row.decode(column: "name", as: String.self),
             hasPassword: try row.decode(column: "password_hash", as: String?.self) != nil
         )
-    }
-
-    func updateLocalAuthType(userId: String, _ type: String, in sql: any SQLDatabase) async throws {
-        try await sql.raw("UPDATE users SET local_auth_type = \(bind: type) WHERE id = \(bind: userId)").run()
     }
 
     func count(clientId: String, in sql: any SQLDatabase) async throws -> Int {

@@ -50,7 +50,7 @@ struct DeviceLifecycleTests {
                     }
                     let stateA = try await deviceA.requestSignUp(userData: UserData(
                         appVersion: "1.0", token: "push-a", email: "erin@example.com", phoneNumber: "+41795550101", userKey: "erin",
-                        name: "Erin Example", authType: .pin, os: "Linux", disposeToken: signupToken, agreeGccs: true, agreePerson: true, agreeDevice: true
+                        name: "Erin Example", authType: .pin, os: .linux, disposeToken: signupToken, agreeGccs: true, agreePerson: true, agreeDevice: true
                     ), localAuthenticator: pin, reason: "Sign up")
                     #expect(try await deviceA.deviceInfo().deviceId == stateA.deviceId)
                     // Device A logs in through the embedded nodes; its result token introspects as active.
@@ -80,7 +80,7 @@ struct DeviceLifecycleTests {
                         sendType: .email, sendTarget: "erin@example.com", otpNumber: recoveryCode, purpose: .recovery
                     ) else { Issue.record("recovery code refused"); return }
                     let stateB = try await deviceB.requestRegisterDevice(existingUserData: ExistingUserData(
-                        userKey: "erin", disposeToken: recoveryToken, appVersion: "1.0", token: "push-b", authType: .pin, os: "Linux"
+                        userKey: "erin", disposeToken: recoveryToken, appVersion: "1.0", token: "push-b", authType: .pin, os: .linux
                     ), localAuthenticator: pin, reason: "Move account")
                     #expect(stateB.deviceId != stateA.deviceId)
                     #expect(try await deviceB.deviceInfo().userKey == "erin")

@@ -51,7 +51,7 @@ struct TesseraCallbacksTests {
             await api.requestSendOTPNumber(sendType: .sms, sendTarget: "not a number", onSuccess: { events.add("success") },
                                            onFailed: failed, onError: errored, onCompleted: completed).wait()
             let userData = UserData(appVersion: "1", token: "", email: "cb@example.com", phoneNumber: "+41790000001", userKey: "cb",
-                                    name: "CB", authType: .pin, os: "Linux", disposeToken: "x", agreeGccs: true, agreePerson: true, agreeDevice: true)
+                                    name: "CB", authType: .pin, os: .linux, disposeToken: "x", agreeGccs: true, agreePerson: true, agreeDevice: true)
             await api.requestSignUp(userData: userData, localAuthenticator: ScriptedLocalAuthenticator([.failure(LocalAuthError(.userCancel))]),
                                     reason: "r", onSuccess: { events.add("success") }, onFailed: failed, onError: errored, onCompleted: completed).wait()
             await api.requestSendOTPNumberForRegisterDevice(userKey: "nobody", name: "No Body", sendType: .email, sendTarget: "cb@example.com",

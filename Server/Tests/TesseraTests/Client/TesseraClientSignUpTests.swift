@@ -47,7 +47,7 @@ struct TesseraClientSignUpTests {
             }
             let userData = UserData(
                 appVersion: "1.0", token: "push-1", email: "dev@example.com", phoneNumber: "+41790001122", userKey: "devuser",
-                name: "Dev User", authType: .pin, os: "Linux", disposeToken: disposeToken, agreeGccs: true, agreePerson: true, agreeDevice: true
+                name: "Dev User", authType: .pin, os: .linux, disposeToken: disposeToken, agreeGccs: true, agreePerson: true, agreeDevice: true
             )
             // A failed local authentication sends nothing.
             let wrongPIN = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "000000" }

@@ -61,7 +61,7 @@ enum LiveServer {
         ) else { throw ConfigurationError("code refused") }
         let userData = UserData(
             appVersion: "1.0", token: "push", email: email, phoneNumber: "+4179\(Int.random(in: 1_000_000...9_999_999))", userKey: userKey,
-            name: "User \(userKey)", authType: .pin, os: "Linux", disposeToken: disposeToken, agreeGccs: true, agreePerson: true, agreeDevice: true
+            name: "User \(userKey)", authType: .pin, os: .linux, disposeToken: disposeToken, agreeGccs: true, agreePerson: true, agreeDevice: true
         )
         try await tessera.requestSignUp(userData: userData, localAuthenticator: pin, reason: "Sign up")
         return tessera
