@@ -1,7 +1,8 @@
 import Foundation
+import Synchronization
 import TesseraCore
 
-/// A handle on a call made through ``TesseraCallbacks``: the seed's `DisposeBag` role, without RxSwift.
+/// A handle on a call made through ``TesseraCallbacks``: the seed's `Disposable`, without RxSwift.
 /// Cancelling stops the call and suppresses its remaining callbacks.
 public final class TesseraCancellable: Sendable {
     private let task: Task<Void, Never>
@@ -13,12 +14,40 @@ public final class TesseraCancellable: Sendable {
 
     /// Waits until the call and its callbacks have finished.
     public func wait() async { await task.value }
+
+    /// Whether the call was cancelled (by ``cancel()`` or by its ``DisposeBag``).
+    public var isCancelled: Bool { task.isCancelled }
+
+    /// Hands the call to `bag`, which cancels it when the bag goes away (RxSwift's `disposed(by:)`).
+    @discardableResult
+    public func disposed(by bag: DisposeBag) -> TesseraCancellable {
+        bag.insert(self)
+        return self
+    }
+}
+
+/// The seed's `DisposeBag`: keeps the calls of its owner (a view controller, a view model) and cancels
+/// every one still running when the owner lets it go, so no callback reaches an owner that is gone.
+public final class DisposeBag: Sendable {
+    private let calls = Mutex([TesseraCancellable]())
+
+    /// Creates an empty bag.
+    public init() {}
+
+    /// Adds a call; the bag cancels it at the latest when it is released.
+    public func insert(_ call: TesseraCancellable) { calls.withLock { $0.append(call) } }
+
+    deinit {
+        for call in calls.withLock({ $0 }) { call.cancel() }
+    }
 }
 
 /// The callback facade for apps migrating from the BSA SDK (`BSA.APICaller`): the same call names
 /// and callbacks (`onSuccess`, `onFailed(rtCode, message)`, `onError`, `onTotalLog`, `onCompleted`),
-/// over the `async` API of ``TesseraClient``. Server refusals go to `onFailed` with their code; local
-/// failures (network, local authentication, key store) go to `onError`. `onCompleted` runs last, always.
+/// over the `async` API of ``TesseraClient``. Server refusals go to `onFailed` with their code, and so do
+/// network (9101) and decoding (9102) failures, which also go to `onError`; other local failures (local
+/// authentication, key store) go to `onError`. `onTotalLog` gets every step of the call. `onCompleted`
+/// runs last, unless the call was cancelled.
 public struct TesseraCallbacks: Sendable {
     /// `(rtCode, resultMessage)`.
     public typealias OnFailed = @Sendable (Int, String) -> Void
@@ -41,20 +70,26 @@ public struct TesseraCallbacks: Sendable {
     ) -> TesseraCancellable {
         TesseraCancellable(Task {
             onTotalLog?("\(name) started")
-            do {
-                let deliver = try await body()
-                guard !Task.isCancelled else { return }
-                onTotalLog?("\(name) succeeded")
-                deliver()
-            } catch let error as TesseraError where error.code != .networkError && error.code != .invalidResponse {
-                guard !Task.isCancelled else { return }
-                onTotalLog?("\(name) failed: \(error.code.rawValue)")
-                onFailed(error.code.rawValue, error.message)
-            } catch {
-                guard !Task.isCancelled else { return }
-                onTotalLog?("\(name) error: \(error)")
-                onError(error)
+            // Every step the client logs during this call reaches this call's onTotalLog too.
+            await TesseraClient.$callLog.withValue(onTotalLog) {
+                do {
+                    let deliver = try await body()
+                    guard !Task.isCancelled else { return }
+                    onTotalLog?("\(name) succeeded")
+                    deliver()
+                } catch let error as TesseraError {
+                    guard !Task.isCancelled else { return }
+                    onTotalLog?("\(name) failed: \(error.code.rawValue)")
+                    onFailed(error.code.rawValue, error.message)
+                    // Network and decoding failures (9101, 9102) reach onError as well, as before.
+                    if error.code == .networkError || error.code == .invalidResponse { onError(error) }
+                } catch {
+                    guard !Task.isCancelled else { return }
+                    onTotalLog?("\(name) error: \(error)")
+                    onError(error)
+                }
             }
+            guard !Task.isCancelled else { return }
             onCompleted?()
         })
     }

@@ -43,7 +43,19 @@ public final class TesseraClient: Sendable {
     /// Where the device keys and state live.
     public let keyStore: any DeviceKeyStore
     let transport: any HTTPTransport
-    let log: LogHandler?
+    /// The hook given at creation.
+    let clientLog: LogHandler?
+    /// The log of the ``TesseraCallbacks`` call in progress (the seed's per-call `onTotalLog`).
+    @TaskLocal static var callLog: LogHandler?
+    /// Where a step's log line goes: the client's hook and the current call's.
+    var log: LogHandler? {
+        let clientLog = self.clientLog
+        guard let callLog = Self.callLog else { return clientLog }
+        return { line in
+            clientLog?(line)
+            callLog(line)
+        }
+    }
     /// The authentication in progress and the last result token (the seed keeps both inside the SDK).
     let authState = Mutex(AuthState())
     /// Logged in or not, with the delegate and the streams to tell.
@@ -60,7 +72,7 @@ public final class TesseraClient: Sendable {
     public init(configuration: Configuration, keyStore: any DeviceKeyStore = MemoryKeyStore(), onTotalLog: LogHandler? = nil) {
         self.configuration = configuration
         self.keyStore = keyStore
-        self.log = onTotalLog
+        self.clientLog = onTotalLog
         self.authentication = AuthenticationStateHub(authenticated: (try? keyStore.loadSession())??.deviceBound ?? false)
         #if os(Linux)  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
         self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)

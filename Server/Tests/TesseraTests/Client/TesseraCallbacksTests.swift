@@ -65,4 +65,45 @@ struct TesseraCallbacksTests {
         }
         await runtime.shutdown()
     }
+
+    /// A local-auth prompt the user never answers: the call waits until it is cancelled.
+    struct UnansweredPrompt: LocalAuthenticator {
+        func authenticate(_ request: LocalAuthRequest) async throws -> LocalAuthResult {
+            try await Task.sleep(for: .seconds(3600))
+            return LocalAuthResult()
+        }
+    }
+
+    @Test("onTotalLog gets every step of its call; a network failure reaches onFailed with 9101 and onError; a released DisposeBag cancels its calls")
+    func logsFailuresAndDisposeBag() async throws {
+        // Port 1 on loopback refuses connections: the call fails in the network.
+        let closed = URL(string: "http://127.0.0.1:1")!
+        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb")))
+        let events = Events(), lines = Events()
+        await api.requestSendOTPNumber(
+            sendType: .email, sendTarget: "cb@example.com", onSuccess: { events.add("success") }, onFailed: { code, _ in events.add("failed \(code)") },
+            onError: { error in events.add("error \((error as? TesseraError)?.code.rawValue ?? -1)") }, onTotalLog: { lines.add($0) },
+            onCompleted: { events.add("completed") }
+        ).wait()
+        #expect(events.all == ["failed \(ErrorCode.networkError.rawValue)", "error \(ErrorCode.networkError.rawValue)", "completed"])
+        // Not only started/failed: the request itself and its network failure are in the call's log.
+        #expect(lines.all.first == "requestSendOTPNumber started")
+        #expect(lines.all.contains("→ POST /v1/otp/send"))
+        #expect(lines.all.contains { $0.hasPrefix("✗ POST /v1/otp/send: network error") })
+
+        // The seed's disposeBag: the owner goes away while local authentication waits, and the call is cancelled.
+        let userData = UserData(appVersion: "1", token: "", email: "cb@example.com", phoneNumber: "+41790000001", userKey: "cb",
+                                name: "CB", authType: .pin, os: .linux, disposeToken: "x", agreeGccs: true, agreePerson: true, agreeDevice: true)
+        var bag: DisposeBag? = DisposeBag()
+        let call = api.requestSignUp(
+            userData: userData, localAuthenticator: UnansweredPrompt(), reason: "r", onSuccess: { events.add("late success") },
+            onFailed: { _, _ in events.add("late failed") }, onError: { _ in events.add("late error") }, onCompleted: { events.add("late completed") }
+        )
+        if let bag { call.disposed(by: bag) }
+        #expect(!call.isCancelled)
+        bag = nil
+        #expect(call.isCancelled)
+        await call.wait()
+        #expect(!events.all.contains { $0.hasPrefix("late") })
+    }
 }
