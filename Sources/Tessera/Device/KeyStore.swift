@@ -42,10 +42,6 @@ public protocol DeviceKeyStore: Sendable {
     func saveState(_ state: DeviceState) throws
     /// The saved state, if any.
     func loadState() throws -> DeviceState?
-    /// Saves the session (nil removes it).
-    func saveSession(_ session: StoredSession?) throws
-    /// The saved session, if any.
-    func loadSession() throws -> StoredSession?
 }
 
 /// Errors of a key store.
@@ -57,7 +53,7 @@ public enum KeyStoreError: Error, Sendable, Equatable {
 }
 
 /// A key store in memory, for tests and short-lived tools.
-public final class MemoryKeyStore: DeviceKeyStore, Sendable {
+public final class MemoryKeyStore: DeviceKeyStore, SessionVault, Sendable {
     private struct Contents {
         var device: P256.Signing.PrivateKey?
         var userVerification: P256.Signing.PrivateKey?
@@ -92,14 +88,15 @@ public final class MemoryKeyStore: DeviceKeyStore, Sendable {
     public func deviceKeyPublic() throws -> P256.Signing.PublicKey? { contents.withLock { $0.device?.publicKey } }
     public func saveState(_ state: DeviceState) throws { contents.withLock { $0.state = state } }
     public func loadState() throws -> DeviceState? { contents.withLock { $0.state } }
-    public func saveSession(_ session: StoredSession?) throws { contents.withLock { $0.session = session } }
-    public func loadSession() throws -> StoredSession? { contents.withLock { $0.session } }
+    func saveSession(_ session: StoredSession?) throws { contents.withLock { $0.session = session } }
+    func loadSession() throws -> StoredSession? { contents.withLock { $0.session } }
 }
 
 /// A key store in a directory (mode 0700, files 0600) for Linux devices and the CLI. The
 /// user-verification key is sealed (AES-GCM) under a key derived with scrypt from the PIN or
-/// password, so it cannot sign without local authentication.
-public struct FileKeyStore: DeviceKeyStore {
+/// password, so it cannot sign without local authentication. The session is sealed (AES-GCM) under a
+/// random key of its own in `session.key`, so `session.sealed` alone tells nothing.
+public struct FileKeyStore: DeviceKeyStore, SessionVault {
     /// The directory.
     public let directory: URL
 
@@ -118,7 +115,10 @@ public struct FileKeyStore: DeviceKeyStore {
 
     private var keysFile: URL { directory.appendingPathComponent("keys.json") }
     private var stateFile: URL { directory.appendingPathComponent("device.json") }
-    private var sessionFile: URL { directory.appendingPathComponent("session.json") }
+    /// Where versions before 0.2 kept the session in clear; moved into `session.sealed` when read.
+    private var plainSessionFile: URL { directory.appendingPathComponent("session.json") }
+    private var sessionFile: URL { directory.appendingPathComponent("session.sealed") }
+    private var sessionKeyFile: URL { directory.appendingPathComponent("session.key") }
 
     private func write(_ data: Data, to url: URL) throws { try LocalSecrets.writePrivately(data, to: url.path) }
 
@@ -161,16 +161,36 @@ public struct FileKeyStore: DeviceKeyStore {
         return try JSONDecoder().decode(DeviceState.self, from: data)
     }
 
-    public func saveSession(_ session: StoredSession?) throws {
-        guard let session else {
-            if FileManager.default.fileExists(atPath: sessionFile.path) { try FileManager.default.removeItem(at: sessionFile) }
-            return
-        }
-        try write(try JSONEncoder().encode(session), to: sessionFile)
+    /// The key the session is sealed under, created at the first save.
+    private func sessionKey(creating: Bool) throws -> SymmetricKey? {
+        if let data = FileManager.default.contents(atPath: sessionKeyFile.path), data.count == 32 { return SymmetricKey(data: data) }
+        guard creating else { return nil }
+        let key = SymmetricKey(size: .bits256)
+        try write(key.withUnsafeBytes { Data($0) }, to: sessionKeyFile)
+        return key
     }
 
-    public func loadSession() throws -> StoredSession? {
-        guard let data = FileManager.default.contents(atPath: sessionFile.path) else { return nil }
-        return try JSONDecoder().decode(StoredSession.self, from: data)
+    func saveSession(_ session: StoredSession?) throws {
+        let files = FileManager.default
+        if files.fileExists(atPath: plainSessionFile.path) { try files.removeItem(at: plainSessionFile) }
+        guard let session else {
+            for file in [sessionFile, sessionKeyFile] where files.fileExists(atPath: file.path) { try files.removeItem(at: file) }
+            return
+        }
+        guard let key = try sessionKey(creating: true) else { throw KeyStoreError.noKeys }
+        try write(try Sealing.seal(try JSONEncoder().encode(session), using: key), to: sessionFile)
+    }
+
+    func loadSession() throws -> StoredSession? {
+        if let plain = FileManager.default.contents(atPath: plainSessionFile.path) {
+            let session = try JSONDecoder().decode(StoredSession.self, from: plain)
+            try saveSession(session)  // seals it and removes the clear copy
+            return session
+        }
+        guard let sealed = FileManager.default.contents(atPath: sessionFile.path) else { return nil }
+        guard let key = try sessionKey(creating: false), let box = try? AES.GCM.SealedBox(combined: sealed),
+              let json = try? AES.GCM.open(box, using: key)
+        else { throw KeyStoreError.locked }
+        return try JSONDecoder().decode(StoredSession.self, from: json)
     }
 }
