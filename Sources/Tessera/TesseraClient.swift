@@ -43,7 +43,7 @@ public final class TesseraClient: Sendable {
     /// Where the device keys and state live.
     public let keyStore: any DeviceKeyStore
     /// Where the session lives: the key store when it is one of the SDK's, else memory.
-    let sessions: any SessionVault
+    let sessionVault: any SessionVault
     let transport: any HTTPTransport
     /// The hook given at creation.
     let clientLog: LogHandler?
@@ -74,9 +74,9 @@ public final class TesseraClient: Sendable {
     public init(configuration: Configuration, keyStore: any DeviceKeyStore = MemoryKeyStore(), onTotalLog: LogHandler? = nil) {
         self.configuration = configuration
         self.keyStore = keyStore
-        self.sessions = keyStore as? any SessionVault ?? MemoryKeyStore()
+        self.sessionVault = keyStore as? any SessionVault ?? MemoryKeyStore()
         self.clientLog = onTotalLog
-        self.authentication = AuthenticationStateHub(authenticated: (try? sessions.loadSession())??.deviceBound ?? false)
+        self.authentication = AuthenticationStateHub(authenticated: (try? sessionVault.loadSession())??.deviceBound ?? false)
         #if os(Linux)  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
         self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
         #else
@@ -166,7 +166,7 @@ public final class TesseraClient: Sendable {
     func sessionCall<Answer: Decodable>(
         _ method: String, _ path: String, bytes: Data = Data(), signedBy keyId: String? = nil, session: StoredSession? = nil
     ) async throws -> Answer {
-        guard let session = try session ?? sessions.loadSession() else {
+        guard let session = try session ?? sessionVault.loadSession() else {
             authentication.set(false, tessera: self)
             throw TesseraError(code: .sessionInvalid, message: "Not logged in")
         }
@@ -174,7 +174,7 @@ public final class TesseraClient: Sendable {
             return try await exchange(method, path, bytes: bytes, signedBy: keyId, bearer: session.token)
         } catch let error as TesseraError where error.problem?.status == 401 {
             log?("session refused (\(error.code.rawValue)): logged out")
-            try? sessions.saveSession(nil)
+            try? sessionVault.saveSession(nil)
             authentication.set(false, tessera: self)
             throw error
         }

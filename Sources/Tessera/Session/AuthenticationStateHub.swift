@@ -5,7 +5,7 @@ import Synchronization
 public protocol TesseraDelegate: AnyObject, Sendable {
     /// The authentication state changed: `true` once the session is bound to this device's key,
     /// `false` after ``TesseraClient/logout()`` or when the server answered 401 to a session call.
-    func onAuthenticationStateChange(tessera: TesseraClient, authenticated: Bool)
+    func onAuthenticationStateChange(tessera: any TesseraSDKProtocol, authenticated: Bool)
 }
 
 /// Keeps the authentication state and hands every change, once, to the delegate and to every stream.

@@ -162,7 +162,7 @@ extension TesseraClient {
     /// finish the job after a network failure.
     func bindDevice(_ grant: SessionGrant, device: DeviceDescription) async throws -> String {
         let pending = StoredSession(token: grant.sessionToken, deviceBound: false, identityId: grant.identity.id)
-        try sessions.saveSession(pending)
+        try sessionVault.saveSession(pending)
         return try await registerDeviceKey(session: pending, device: device)
     }
 
@@ -170,7 +170,7 @@ extension TesseraClient {
     /// step failed, for example offline).
     @discardableResult
     public func completeDeviceRegistration(device: DeviceDescription = DeviceDescription()) async throws -> String {
-        guard let session = try sessions.loadSession(), !session.deviceBound else {
+        guard let session = try sessionVault.loadSession(), !session.deviceBound else {
             throw TesseraError(code: .conflict, message: "No session waiting for a device key")
         }
         return try await registerDeviceKey(session: session, device: device)
@@ -202,7 +202,7 @@ extension TesseraClient {
     /// the device state and its device-bound session saved, and the user reported logged in.
     func storeEnrolledDevice(_ state: DeviceState, sessionToken: String) throws {
         try keyStore.saveState(state)
-        try sessions.saveSession(StoredSession(token: sessionToken, deviceBound: true, identityId: state.userKey))
+        try sessionVault.saveSession(StoredSession(token: sessionToken, deviceBound: true, identityId: state.userKey))
         authentication.set(true, tessera: self)
     }
 
@@ -225,14 +225,14 @@ extension TesseraClient {
     /// Logs out: revokes the session at the server (best effort) and forgets it. The state turns to
     /// not authenticated even when the server cannot be reached.
     public func logout() async {
-        if let session = try? sessions.loadSession() {
+        if let session = try? sessionVault.loadSession() {
             do {
                 let _: NoContent = try await sessionCall("DELETE", "/v1/session", session: session)
             } catch {
                 log?("log-out at the server failed (\(error)); forgetting the session anyway")
             }
         }
-        try? sessions.saveSession(nil)
+        try? sessionVault.saveSession(nil)
         authentication.set(false, tessera: self)
     }
 }

@@ -24,7 +24,7 @@ struct FlowSessionEndToEndTests {
 
         var events: [(authenticated: Bool, deviceId: String?)] { lock.withLock { seen } }
 
-        func onAuthenticationStateChange(tessera: TesseraClient, authenticated: Bool) {
+        func onAuthenticationStateChange(tessera: any TesseraSDKProtocol, authenticated: Bool) {
             let deviceId = try? keyStore.loadState()?.deviceId
             lock.withLock { seen.append((authenticated, deviceId)) }
         }

@@ -44,7 +44,7 @@ struct SessionTokenPrivacyTests {
             answers.append(try tessera.loadDeviceID() as Any)
             answers.append(try tessera.keyStore.loadState() as Any)
 
-            let token = try #require(try tessera.sessions.loadSession()?.token)
+            let token = try #require(try tessera.sessionVault.loadSession()?.token)
             #expect(token.count >= 20)
             for answer in answers {
                 #expect(!Self.dump(answer).contains(token), "a public answer holds the session token: \(type(of: answer))")
