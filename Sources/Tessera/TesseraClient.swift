@@ -69,10 +69,13 @@ public final class TesseraClient: Sendable {
     /// Creates a client.
     /// - Parameters:
     ///   - configuration: Server URL, client key and bundle identifier.
-    ///   - keyStore: Where device keys and state are kept (default: in memory).
+    ///   - keyStore: Where device keys and state are kept. Default: a ``FileKeyStore`` in
+    ///     ``FileKeyStore/standardDirectory(for:environment:)``, so the state and the session survive a
+    ///     relaunch; pass a ``MemoryKeyStore`` for tests and short-lived tools.
     ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
-    public init(configuration: Configuration, keyStore: any DeviceKeyStore = MemoryKeyStore(), onTotalLog: LogHandler? = nil) {
+    public init(configuration: Configuration, keyStore: (any DeviceKeyStore)? = nil, onTotalLog: LogHandler? = nil) {
         self.configuration = configuration
+        let keyStore = keyStore ?? FileKeyStore(standardFor: configuration)
         self.keyStore = keyStore
         self.sessionVault = keyStore as? any SessionVault ?? MemoryKeyStore()
         self.clientLog = onTotalLog

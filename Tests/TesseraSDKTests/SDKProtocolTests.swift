@@ -43,3 +43,37 @@ struct SDKProtocolTests {
         #expect(model.seen.withLock { $0 } == [false])
     }
 }
+
+/// The default key store keeps state across a relaunch (the seeds' `load…` values and the session).
+@Suite("Default key store")
+struct DefaultKeyStoreTests {
+    @Test("a client given no key store keeps its state in a file store in the platform's data directory, one per server and client key")
+    func persistentByDefault() throws {
+        let configuration = TesseraClient.Configuration(
+            serverURL: URL(string: "https://id.example.com")!, clientKey: "tck_\(UUID().uuidString)", bundleIdentifier: "com.example.app"
+        )
+        let client = TesseraClient(configuration: configuration)
+        let store = try #require(client.keyStore as? FileKeyStore)
+        #expect(store.directory == FileKeyStore.standardDirectory(for: configuration))
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        try client.keyStore.saveState(DeviceState(deviceId: "dev_1", userKey: "u1", totpSecret: "JBSWY3DPEHPK3PXP", pushToken: "", localAuthType: .pin))
+        // The app relaunches: a new client with the same configuration finds the state.
+        #expect(try TesseraClient(configuration: configuration).loadDeviceID() == "dev_1")
+        // Another client key of the same app has its own directory.
+        var other = configuration
+        other.clientKey = "tck_other_\(UUID().uuidString)"
+        #expect(FileKeyStore.standardDirectory(for: other) != store.directory)
+        #expect(try TesseraClient(configuration: other).loadDeviceID() == nil)
+    }
+
+    #if os(Linux)
+    @Test("on Linux the directory follows XDG_DATA_HOME, else ~/.local/share")
+    func xdg() {
+        let configuration = TesseraClient.Configuration(serverURL: URL(string: "https://id.example.com")!, clientKey: "tck_1", bundleIdentifier: "com.example.app")
+        let xdg = FileKeyStore.standardDirectory(for: configuration, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+        #expect(xdg.path.hasPrefix("/data/tessera/com.example.app-"))
+        let home = FileKeyStore.standardDirectory(for: configuration, environment: ["HOME": "/home/u"])
+        #expect(home.path.hasPrefix("/home/u/.local/share/tessera/com.example.app-"))
+    }
+    #endif
+}

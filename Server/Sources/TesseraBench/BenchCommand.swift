@@ -119,7 +119,7 @@ struct LoadOptions: ParsableArguments {
     func codes() -> OutboxTail { OutboxTail(path: OutboxFile(dataDirectory: outbox).path) }
 
     func client(_ url: URL) -> TesseraClient {
-        TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId))
+        TesseraClient(configuration: .init(serverURL: url, clientKey: clientKey, bundleIdentifier: bundleId), keyStore: MemoryKeyStore())
     }
 }
 

@@ -210,7 +210,7 @@ public final class Registration: Sendable {
         if let provided = parts.serverUrl {
             var configuration = client.configuration
             configuration.serverURL = try Self.combinedServerURL(base: client.configuration.serverURL, provided: provided)
-            target = TesseraClient(configuration: configuration, keyStore: client.keyStore, onTotalLog: client.log)
+            target = TesseraClient(configuration: configuration, keyStore: client.keyStore, onTotalLog: client.clientLog)
         } else {
             target = client
         }

@@ -106,6 +106,31 @@ public struct FileKeyStore: DeviceKeyStore, SessionVault {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
+    /// The store ``TesseraClient`` uses when given none: ``standardDirectory(for:environment:)``,
+    /// created at the first write.
+    public init(standardFor configuration: TesseraClient.Configuration) {
+        directory = Self.standardDirectory(for: configuration)
+    }
+
+    /// Where an app's device state lives by default, one directory per server, client key and bundle
+    /// identifier: on Apple platforms under Application Support, elsewhere under `$XDG_DATA_HOME`
+    /// (default `~/.local/share`), each in `tessera/`.
+    public static func standardDirectory(
+        for configuration: TesseraClient.Configuration, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        let identity = SHA256.hash(data: Data("\(configuration.serverURL.absoluteString)|\(configuration.clientKey)".utf8))
+            .prefix(8).map { String(format: "%02x", $0) }.joined()
+        let name = configuration.bundleIdentifier.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }.prefix(100) + "-" + identity
+        #if os(Linux)
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+        #else
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+        #endif
+        return base.appendingPathComponent("tessera").appendingPathComponent(String(name))
+    }
+
     struct Keys: Codable {
         var device: Data
         var userVerificationSealed: Data
@@ -120,7 +145,10 @@ public struct FileKeyStore: DeviceKeyStore, SessionVault {
     private var sessionFile: URL { directory.appendingPathComponent("session.sealed") }
     private var sessionKeyFile: URL { directory.appendingPathComponent("session.key") }
 
-    private func write(_ data: Data, to url: URL) throws { try LocalSecrets.writePrivately(data, to: url.path) }
+    private func write(_ data: Data, to url: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try LocalSecrets.writePrivately(data, to: url.path)
+    }
 
     private func loadKeys() throws -> Keys {
         guard let data = FileManager.default.contents(atPath: keysFile.path) else { throw KeyStoreError.noKeys }

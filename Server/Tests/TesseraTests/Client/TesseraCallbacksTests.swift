@@ -32,7 +32,7 @@ struct TesseraCallbacksTests {
         let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         try await app.test(.live) { http in
             let url = URL(string: "http://127.0.0.1:\(http.port!)")!
-            let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.cb")))
+            let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.cb"), keyStore: MemoryKeyStore()))
             let events = Events()
             let failed: TesseraCallbacks.OnFailed = { code, _ in events.add("failed \(code)") }
             let errored: TesseraCallbacks.OnError = { error in events.add("error \(type(of: error))") }
@@ -78,7 +78,7 @@ struct TesseraCallbacksTests {
     func logsFailuresAndDisposeBag() async throws {
         // Port 1 on loopback refuses connections: the call fails in the network.
         let closed = URL(string: "http://127.0.0.1:1")!
-        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb")))
+        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb"), keyStore: MemoryKeyStore()))
         let events = Events(), lines = Events()
         await api.requestSendOTPNumber(
             sendType: .email, sendTarget: "cb@example.com", onSuccess: { events.add("success") }, onFailed: { code, _ in events.add("failed \(code)") },

@@ -20,8 +20,7 @@ struct TesseraClientOTPTests {
             let logLines = LogCollector()
             let tessera = TesseraClient(
                 configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk"),
-                onTotalLog: { logLines.append($0) }
-            )
+                keyStore: MemoryKeyStore(), onTotalLog: { logLines.append($0) })
             let sent = try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "Sdk@Example.com")
             #expect(sent.sendTarget == "sdk@example.com")
             let code = try await LiveServer.latestCode(runtime, to: "sdk@example.com")
@@ -55,7 +54,7 @@ struct TesseraClientOTPTests {
     @Test("a wrong bundle identifier and an unreachable server are TesseraErrors with codes")
     func clientErrors() async throws {
         try await withLiveServer { _, client, url in
-            let wrongBundle = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.other"))
+            let wrongBundle = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.other"), keyStore: MemoryKeyStore())
             do {
                 try await wrongBundle.requestSendOTPNumber(sendType: .email, sendTarget: "x@example.com")
                 Issue.record("wrong bundle accepted")
@@ -63,7 +62,7 @@ struct TesseraClientOTPTests {
                 #expect(error.code == .bundleIdNotAllowed)
             }
         }
-        let nowhere = TesseraClient(configuration: .init(serverURL: URL(string: "http://127.0.0.1:9")!, clientKey: "k", bundleIdentifier: "b", timeout: .seconds(2)))
+        let nowhere = TesseraClient(configuration: .init(serverURL: URL(string: "http://127.0.0.1:9")!, clientKey: "k", bundleIdentifier: "b", timeout: .seconds(2)), keyStore: MemoryKeyStore())
         do {
             try await nowhere.requestSendOTPNumber(sendType: .email, sendTarget: "x@example.com")
             Issue.record("unreachable server answered")
