@@ -156,6 +156,56 @@ public struct TesseraCallbacks: Sendable {
         }
     }
 
+    /// The seed's `BSA.LocalAuth.startSimpleAuth`: `onSuccess()` or `onError(code)`. Its success is what
+    /// ``requestSignUp(userData:onSuccess:onFailed:onError:onTotalLog:onCompleted:)`` and
+    /// ``requestRegisterDevice(existingUserData:onSuccess:onFailed:onError:onTotalLog:onCompleted:)`` use next.
+    @discardableResult
+    public func startSimpleAuth(
+        localAuthType: LocalAuthType, reason: String, checkDomainStateChanged: Bool, usePasscodeWhenFailed: Bool,
+        localAuthenticator: any LocalAuthenticator, onSuccess: @escaping @Sendable () -> Void,
+        onError: @escaping @Sendable (LocalAuthErrorCode?) -> Void
+    ) -> TesseraCancellable {
+        TesseraCancellable(Task {
+            do {
+                try await client.startSimpleAuth(
+                    localAuthType: localAuthType, reason: reason, checkDomainStateChanged: checkDomainStateChanged,
+                    usePasscodeWhenFailed: usePasscodeWhenFailed, localAuthenticator: localAuthenticator
+                )
+                guard !Task.isCancelled else { return }
+                onSuccess()
+            } catch {
+                guard !Task.isCancelled else { return }
+                onError((error as? LocalAuthError)?.code)
+            }
+        })
+    }
+
+    /// The seed's `requestSignUp(userData:…)` after ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:onSuccess:onError:)``
+    /// succeeded: no second prompt. Without it, `onFailed` gets 9103 and nothing is sent.
+    @discardableResult
+    public func requestSignUp(
+        userData: UserData, onSuccess: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestSignUp", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestSignUp(userData: userData)
+            return onSuccess
+        }
+    }
+
+    /// The seed's `requestRegisterDevice(existingUserData:…)` after a successful `startSimpleAuth` of the
+    /// account's local-auth type: no second prompt.
+    @discardableResult
+    public func requestRegisterDevice(
+        existingUserData: ExistingUserData, onSuccess: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed,
+        onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+    ) -> TesseraCancellable {
+        run("requestRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+            try await client.requestRegisterDevice(existingUserData: existingUserData)
+            return onSuccess
+        }
+    }
+
     /// The seed's `requestSendOTPNumberForRegisterDevice`: `onSuccess(lastLocalAuthType)`.
     @discardableResult
     public func requestSendOTPNumberForRegisterDevice(

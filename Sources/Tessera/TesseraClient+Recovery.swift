@@ -92,14 +92,27 @@ extension TesseraClient {
     /// server revokes the old device in the same step.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
+        let verified = try await authenticateLocally(authType: existingUserData.authType, localAuthenticator: localAuthenticator, reason: reason)
+        return try await requestRegisterDevice(existingUserData: existingUserData, verified: verified)
+    }
+
+    /// Registers this device in the seed's order: the app has already authenticated the user with
+    /// ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:)``
+    /// for the account's local-auth type, and this uses that outcome without prompting again.
+    /// - Throws: ``TesseraError`` with ``ErrorCode/localAuthRequired`` when no such local authentication succeeded before.
+    @discardableResult
+    public func requestRegisterDevice(existingUserData: ExistingUserData) async throws -> DeviceState {
+        try await requestRegisterDevice(existingUserData: existingUserData, verified: try takeLocalAuthentication(of: existingUserData.authType))
+    }
+
+    private func requestRegisterDevice(existingUserData: ExistingUserData, verified: LocalAuthResult) async throws -> DeviceState {
         for (field, value, configured) in [
             ("appPackage", existingUserData.appPackage, configuration.bundleIdentifier), ("clientKey", existingUserData.clientKey, configuration.clientKey),
         ] where value.map({ $0 != configured }) ?? false {
             throw TesseraError(code: .fieldInvalid, message: "existingUserData.\(field) is not the one this TesseraClient is configured with")
         }
         return try await enrolDevice(
-            path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token,
-            localAuthenticator: localAuthenticator, reason: reason
+            path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token, verified: verified
         ) { keys, secret in
             RegisterDeviceRequest(
                 userKey: existingUserData.userKey, disposeToken: existingUserData.disposeToken, appVersion: existingUserData.appVersion,

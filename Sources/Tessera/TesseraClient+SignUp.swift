@@ -71,9 +71,22 @@ extension TesseraClient {
     /// - Throws: ``LocalAuthError`` when local authentication fails (nothing is sent), ``TesseraError`` with the server's code.
     @discardableResult
     public func requestSignUp(userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
-        try await enrolDevice(
-            path: "/v1/signup", authType: userData.authType, pushToken: userData.token, localAuthenticator: localAuthenticator, reason: reason
-        ) { keys, secret in
+        let verified = try await authenticateLocally(authType: userData.authType, localAuthenticator: localAuthenticator, reason: reason)
+        return try await requestSignUp(userData: userData, verified: verified)
+    }
+
+    /// Signs up in the seed's order ("Local Authentication must succeed to invoke requestSignUp"): the
+    /// app has already run ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:)``
+    /// for `userData.authType`, and this uses its outcome without prompting again.
+    /// - Throws: ``TesseraError`` with ``ErrorCode/localAuthRequired`` when no local authentication of that
+    ///   type succeeded before (nothing is sent), else as ``requestSignUp(userData:localAuthenticator:reason:)``.
+    @discardableResult
+    public func requestSignUp(userData: UserData) async throws -> DeviceState {
+        try await requestSignUp(userData: userData, verified: try takeLocalAuthentication(of: userData.authType))
+    }
+
+    private func requestSignUp(userData: UserData, verified: LocalAuthResult) async throws -> DeviceState {
+        try await enrolDevice(path: "/v1/signup", authType: userData.authType, pushToken: userData.token, verified: verified) { keys, secret in
             SignUpRequest(
                 appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
                 token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
@@ -91,15 +104,11 @@ extension TesseraClient {
     /// or password the user entered goes to `body` once, so that the server can check it against
     /// the app's policy (it is neither stored nor logged there).
     func enrolDevice<Body: Encodable>(
-        path: String, authType: LocalAuthType, pushToken: String, localAuthenticator: any LocalAuthenticator, reason: String,
+        path: String, authType: LocalAuthType, pushToken: String, verified: LocalAuthResult,
         body: (
             _ keys: (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey), _ secret: (pin: String?, password: String?)
         ) -> Body
     ) async throws -> DeviceState {
-        log?("local authentication (\(authType.rawValue))")
-        let verified = try await localAuthenticator.authenticate(
-            LocalAuthRequest(localAuthType: authType, reason: reason, checkDomainStateChanged: false)
-        )
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret)
         let secret: (pin: String?, password: String?) = switch authType {
         case .pin: (verified.enteredSecret, nil)
@@ -109,8 +118,10 @@ extension TesseraClient {
         let answer: SignUpResponse = try await call(
             "POST", path, body: body(keys, secret), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
         )
+        // The biometric domain state of this enrolment: later prompts with checkDomainStateChanged compare with it.
         let state = DeviceState(
-            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType
+            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType,
+            domainState: verified.domainState
         )
         try storeEnrolledDevice(state, sessionToken: answer.sessionToken)
         log?("enrolled as device \(answer.deviceId)")

@@ -243,6 +243,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let networkError = ErrorCode(rawValue: 9101)
     /// The server's answer could not be decoded.
     public static let invalidResponse = ErrorCode(rawValue: 9102)
+    /// Sign-up or re-registration in the seed's order, without a successful `startSimpleAuth` of that type first.
+    public static let localAuthRequired = ErrorCode(rawValue: 9103)
 
     /// Every known code with its name; the source of the documented table.
     public static let names: [Int: String] = [
@@ -280,6 +282,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         8001: "push-settings-invalid", 8002: "push-settings-unknown",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",
-        9101: "network-error", 9102: "invalid-response",
+        9101: "network-error", 9102: "invalid-response", 9103: "local-auth-required",
     ]
 }

@@ -15,14 +15,18 @@ public struct DeviceState: Codable, Sendable, Equatable {
     public var pushToken: String
     /// The local authentication type chosen at sign-up.
     public var localAuthType: LocalAuthType
+    /// The biometric domain state when the device enrolled (biometric local authentication), so that
+    /// a later prompt with `checkDomainStateChanged` can tell that the enrolled biometrics changed.
+    public var domainState: Data?
 
     /// Creates a state.
-    public init(deviceId: String, userKey: String, totpSecret: String, pushToken: String, localAuthType: LocalAuthType) {
+    public init(deviceId: String, userKey: String, totpSecret: String, pushToken: String, localAuthType: LocalAuthType, domainState: Data? = nil) {
         self.deviceId = deviceId
         self.userKey = userKey
         self.totpSecret = totpSecret
         self.pushToken = pushToken
         self.localAuthType = localAuthType
+        self.domainState = domainState
     }
 }
 
