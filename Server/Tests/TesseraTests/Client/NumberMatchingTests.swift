@@ -57,18 +57,6 @@ struct NumberMatchingTests {
         try #require(try await tessera.pendingAuthRequests().first { $0.channelId == requestId })
     }
 
-    /// Expects the approval to be refused with `code`.
-    static func expectRefused(_ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            Issue.record("approved, expected \(code)", sourceLocation: sourceLocation)
-        } catch let error as TesseraError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test("the right number yields the token; a wrong or missing number ends the request as failed (5011) with no token and no second guess")
     func relyingPartyNumberMatching() async throws {
         try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
@@ -90,12 +78,12 @@ struct NumberMatchingTests {
             let wrong = try await backend.ask("nina", numberMatching: true)
             let wrongOffer = try await Self.pending(tessera, wrong.state.requestId)
             let decoy = try #require(wrongOffer.numberChoices?.first { $0 != wrong.state.matchNumber })
-            await Self.expectRefused(.authNumberMismatch) {
+            await AuthenticatorPolicyTests.expectRefused(.authNumberMismatch) {
                 _ = try await tessera.authenticate(channel: wrongOffer, matchNumber: decoy, localAuthenticator: LiveServer.pin, reason: "Approve")
             }
             let failed = try await backend.state(wrong.state.requestId)
             #expect(failed.outcome == .failed && failed.code == ErrorCode.authNumberMismatch.rawValue && failed.token == nil, "\(failed)")
-            await Self.expectRefused(.authChannelState) {
+            await AuthenticatorPolicyTests.expectRefused(.authChannelState) {
                 _ = try await tessera.authenticate(channel: wrongOffer, matchNumber: wrong.state.matchNumber, localAuthenticator: LiveServer.pin, reason: "Approve")
             }
             #expect(try await backend.state(wrong.state.requestId).token == nil)
@@ -104,7 +92,7 @@ struct NumberMatchingTests {
             // No number at all: the same ending.
             let missing = try await backend.ask("nina", numberMatching: true)
             let missingOffer = try await Self.pending(tessera, missing.state.requestId)
-            await Self.expectRefused(.authNumberMismatch) {
+            await AuthenticatorPolicyTests.expectRefused(.authNumberMismatch) {
                 _ = try await tessera.authenticate(channel: missingOffer, localAuthenticator: LiveServer.pin, reason: "Approve")
             }
             let ended = try await backend.state(missing.state.requestId)
