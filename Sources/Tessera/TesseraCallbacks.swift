@@ -236,16 +236,17 @@ public struct TesseraCallbacks: Sendable {
 
     /// The GCCS `requestAuthRequest`: opens a channel (or approves a relying party's `channel`), reports each
     /// status to `onProcess` as it happens, and answers `(rtCode, rtMsg, authType, connectIp, userKey, clientKey)`
-    /// once a quorum of nodes attested.
+    /// once a quorum of nodes attested. `matchNumber` is the number the user picked when the request
+    /// asks for number matching (``AuthChannelResponse/numberChoices``).
     @discardableResult
     public func requestAuthRequest(
-        channel: AuthChannelResponse? = nil,
+        channel: AuthChannelResponse? = nil, matchNumber: String? = nil,
         onSuccess: @escaping @Sendable (Int, String, String, String, String, String) -> Void,
         onProcess: @escaping @Sendable (String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
         onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
     ) -> TesseraCancellable {
         run("requestAuthRequest", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
-            let session = try await client.requestAuthRequest(channel: channel) { onProcess($0.rawValue) }
+            let session = try await client.requestAuthRequest(channel: channel, matchNumber: matchNumber) { onProcess($0.rawValue) }
             let opened = session.channel
             return { onSuccess(0, "OK", session.authType.rawValue, opened.connectIp, opened.userKey, opened.clientKey) }
         }

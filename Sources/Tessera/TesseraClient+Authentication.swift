@@ -8,7 +8,7 @@ struct AuthState: Sendable {
     var token: String?
 }
 
-/// An authentication whose nodes have attested: what ``TesseraClient/requestAuthRequest(channel:onProcess:)`` returns.
+/// An authentication whose nodes have attested: what ``TesseraClient/requestAuthRequest(channel:matchNumber:onProcess:)`` returns.
 public struct AuthSession: Sendable, Equatable {
     /// The channel (for a relying party's request: who asks, from where, and why).
     public var channel: AuthChannelResponse
@@ -93,12 +93,16 @@ extension TesseraClient {
     /// quorum of nodes attested.
     /// - Parameters:
     ///   - channel: A request from ``pendingAuthRequests()`` to approve; `nil` opens a new channel.
+    ///   - matchNumber: Number matching: the number the user picked from the request's
+    ///     ``AuthChannelResponse/numberChoices`` (required when it has them). A missing or wrong
+    ///     number ends the request (`authNumberMismatch`); there is no second guess.
     ///   - onProcess: Receives `CreateChannel`, `SelectNodes`, `StartVerificationOfNodes`,
     ///     `CompleteVerificationOfNodes` as they happen.
     /// - Returns: The session, with the secondary verification (`authType`) to perform next.
-    /// - Throws: ``TesseraError``: `authQuorumNotReached` when too few nodes attested, channel errors, signature errors.
+    /// - Throws: ``TesseraError``: `authQuorumNotReached` when too few nodes attested, `authNumberMismatch`,
+    ///   channel errors, signature errors.
     public func requestAuthRequest(
-        channel: AuthChannelResponse? = nil, onProcess: (@Sendable (AuthStatus) -> Void)? = nil
+        channel: AuthChannelResponse? = nil, matchNumber: String? = nil, onProcess: (@Sendable (AuthStatus) -> Void)? = nil
     ) async throws -> AuthSession {
         let deviceId = try signingDeviceId()
         let opened: AuthChannelResponse
@@ -119,7 +123,8 @@ extension TesseraClient {
         let started: AuthStartResponse
         do {
             started = try await call(
-                "POST", "/v1/auth/channels/\(channel.channelId)/start", body: AuthStartRequest(challengeSignature: signature), signedBy: deviceId
+                "POST", "/v1/auth/channels/\(channel.channelId)/start", body: AuthStartRequest(challengeSignature: signature, matchNumber: matchNumber),
+                signedBy: deviceId
             )
         } catch {
             progress.cancel()
@@ -183,13 +188,14 @@ extension TesseraClient {
 
     /// The whole flow in one call: open (or approve `channel`), node verification, local
     /// authentication with `localAuthenticator`, result. A failed local authentication is reported
-    /// to the server (the channel fails) and rethrown.
+    /// to the server (the channel fails) and rethrown. `matchNumber` is the number the user picked
+    /// when the request asks for number matching (see ``requestAuthRequest(channel:matchNumber:onProcess:)``).
     /// - Returns: The result token.
     public func authenticate(
-        channel: AuthChannelResponse? = nil, localAuthenticator: any LocalAuthenticator, reason: String,
+        channel: AuthChannelResponse? = nil, matchNumber: String? = nil, localAuthenticator: any LocalAuthenticator, reason: String,
         onProcess: (@Sendable (AuthStatus) -> Void)? = nil
     ) async throws -> String {
-        let session = try await requestAuthRequest(channel: channel, onProcess: onProcess)
+        let session = try await requestAuthRequest(channel: channel, matchNumber: matchNumber, onProcess: onProcess)
         let verified: LocalAuthResult
         do {
             verified = try await localAuthenticator.authenticate(LocalAuthRequest(localAuthType: session.authType, reason: reason))

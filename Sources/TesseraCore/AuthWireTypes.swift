@@ -54,10 +54,14 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
     public var expiresIn: Int
     /// Path of the server-sent-events stream of the channel's progress.
     public var eventsPath: String
+    /// Number matching: three distinct two-digit numbers, one of them the number the relying party
+    /// shows. The user picks the one they see; the approval must carry it (``AuthStartRequest/matchNumber``).
+    /// Absent when the request does not ask for number matching.
+    public var numberChoices: [String]?
 
     public init(
         channelId: String, challenge: String, authType: String, connectIp: String, message: String, userKey: String, clientKey: String,
-        expiresIn: Int
+        expiresIn: Int, numberChoices: [String]? = nil
     ) {
         rtCode = 0
         rtMsg = "OK"
@@ -70,6 +74,7 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
         self.clientKey = clientKey
         self.expiresIn = expiresIn
         eventsPath = "/v1/auth/channels/\(channelId)/events"
+        self.numberChoices = numberChoices
     }
 }
 
@@ -88,8 +93,14 @@ public struct PendingAuthResponse: Codable, Sendable, Equatable {
 public struct AuthStartRequest: Codable, Sendable, Equatable {
     /// ECDSA P-256 signature (raw r‖s, base64) by the device key over ``AuthStatement/challenge(channelId:deviceId:challenge:)``.
     public var challengeSignature: String
+    /// The number the user picked from ``AuthChannelResponse/numberChoices``; required when the
+    /// request asks for number matching. A missing or wrong number ends the request at once.
+    public var matchNumber: String?
 
-    public init(challengeSignature: String) { self.challengeSignature = challengeSignature }
+    public init(challengeSignature: String, matchNumber: String? = nil) {
+        self.challengeSignature = challengeSignature
+        self.matchNumber = matchNumber
+    }
 }
 
 /// Answer of the start call once a quorum of nodes attested (the seed's `AuthStartResponse`).
@@ -177,11 +188,23 @@ public struct RPAuthRequest: Codable, Sendable, Equatable {
     public var connectIp: String
     /// What the log-in is for, shown on the device (at most 200 characters).
     public var message: String
+    /// Number matching against push fatigue: the answer carries a two-digit ``RPAuthState/matchNumber``
+    /// to show the user, and the device approves only with that number. Missing means false.
+    public var numberMatching: Bool
 
-    public init(userKey: String, connectIp: String, message: String) {
+    public init(userKey: String, connectIp: String, message: String, numberMatching: Bool = false) {
         self.userKey = userKey
         self.connectIp = connectIp
         self.message = message
+        self.numberMatching = numberMatching
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userKey = try container.decode(String.self, forKey: .userKey)
+        connectIp = try container.decode(String.self, forKey: .connectIp)
+        message = try container.decode(String.self, forKey: .message)
+        numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching) ?? false
     }
 }
 
@@ -194,13 +217,17 @@ public struct RPAuthState: Codable, Sendable, Equatable {
     /// The result token, once `completed`.
     public var token: String?
     public var expiresIn: Int
+    /// Number matching: the two digits to show the user, who picks them on the phone. Absent when
+    /// the request did not ask for number matching.
+    public var matchNumber: String?
 
-    public init(requestId: String, outcome: AuthOutcome, code: Int?, token: String?, expiresIn: Int) {
+    public init(requestId: String, outcome: AuthOutcome, code: Int?, token: String?, expiresIn: Int, matchNumber: String? = nil) {
         self.requestId = requestId
         self.outcome = outcome
         self.code = code
         self.token = token
         self.expiresIn = expiresIn
+        self.matchNumber = matchNumber
     }
 }
 

@@ -148,6 +148,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let authChallengeSignatureInvalid = ErrorCode(rawValue: 5009)
     /// Relying party: no such user, or the user has no active device.
     public static let authUserUnknown = ErrorCode(rawValue: 5010)
+    /// Number matching: the device's approval carried no number or not the one the relying party shows;
+    /// the request ended as failed (no second guess).
+    public static let authNumberMismatch = ErrorCode(rawValue: 5011)
 
     // MARK: Verifier nodes (5100–5199)
     /// The node's registry has no such device; it refuses to attest.
@@ -267,7 +270,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         5001: "auth-channel-unknown", 5002: "auth-channel-expired", 5003: "auth-channel-state",
         5004: "auth-quorum-not-reached", 5005: "auth-secondary-failed", 5006: "auth-user-verification-invalid",
         5007: "auth-channel-cancelled", 5008: "auth-declined", 5009: "auth-challenge-signature-invalid",
-        5010: "auth-user-unknown",
+        5010: "auth-user-unknown", 5011: "auth-number-mismatch",
         5101: "node-device-unknown", 5102: "node-device-revoked", 5103: "node-signature-invalid", 5104: "node-unknown",
         5105: "node-key-conflict",
         6001: "totp-invalid", 6002: "totp-step-reused", 6003: "totp-locked", 6004: "totp-user-unknown",

@@ -13,6 +13,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         if json { printJSON(settings); return }
         print("client_id:     \(clientKey)  (the client secret is its backend secret: tessera admin client rotate-secret)")
         print("redirect URIs: \(settings.redirectUris.isEmpty ? "(none: sign-in refused)" : settings.redirectUris.joined(separator: " "))")
+        print("number matching: \(settings.numberMatching ? "on (the sign-in page shows two digits to pick on the phone)" : "off")")
     }
 
     struct Show: AsyncParsableCommand {
@@ -28,16 +29,21 @@ struct ClientOIDCCommand: AsyncParsableCommand {
     }
 
     struct SetRedirects: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "set", abstract: "Replace a client's redirect URIs (matched exactly).")
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly) and number matching."
+        )
         @Argument(help: "Client key.") var clientKey: String
         @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several; none removes them all).")
         var redirectUris: [String] = []
+        @Flag(help: "Number matching: the sign-in page shows two digits the user picks on the phone (off unless given).")
+        var numberMatching = false
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
         func run() async throws {
             let settings = try await AdminAPI.connect(options).send(
-                .PUT, "clients/\(pathComponent(clientKey))/oidc", body: OIDCClientSettings(redirectUris: redirectUris), as: OIDCClientSettings.self
+                .PUT, "clients/\(pathComponent(clientKey))/oidc", body: OIDCClientSettings(redirectUris: redirectUris, numberMatching: numberMatching),
+                as: OIDCClientSettings.self
             )
             ClientOIDCCommand.printSettings(settings, clientKey: clientKey, json: json)
         }

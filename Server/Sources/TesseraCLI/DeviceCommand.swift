@@ -110,9 +110,11 @@ struct DeviceCommand: AsyncParsableCommand {
         }
 
         /// Runs the node-quorum authentication, printing each status as it arrives.
-        func authenticate(_ tessera: TesseraClient, channel: AuthChannelResponse?) async throws {
+        func authenticate(_ tessera: TesseraClient, channel: AuthChannelResponse?, matchNumber: String? = nil) async throws {
             let started = Date()
-            let token = try await tessera.authenticate(channel: channel, localAuthenticator: promptingAuthenticator(), reason: "Log in") { status in
+            let token = try await tessera.authenticate(
+                channel: channel, matchNumber: matchNumber, localAuthenticator: promptingAuthenticator(), reason: "Log in"
+            ) { status in
                 print(String(format: "  %6.0f ms  %@", Date().timeIntervalSince(started) * 1000, status.rawValue))
             }
             print("authenticated; result token:")
@@ -215,6 +217,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @OptionGroup var options: DeviceOptions
         @Option(help: "Seconds to wait for a request to arrive.") var wait = 30
         @Flag(help: "Decline instead of approving.") var decline = false
+        @Option(help: "Number matching: the two digits the sign-in page shows (a wrong number ends the request).") var number: String?
 
         func run() async throws {
             let tessera = try options.client(try options.connection())
@@ -234,7 +237,13 @@ struct DeviceCommand: AsyncParsableCommand {
                 try await tessera.declineAuthRequest(request)
                 print("declined")
             } else {
-                try await options.authenticate(tessera, channel: request)
+                if let choices = request.numberChoices {
+                    print("number matching: the sign-in page shows one of \(choices.joined(separator: ", "))")
+                    guard number != nil else {
+                        throw CLIFailure.local("this request asks for number matching: run again with --number and the number the sign-in page shows")
+                    }
+                }
+                try await options.authenticate(tessera, channel: request, matchNumber: number)
             }
         }
     }

@@ -23,6 +23,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
         @Option(help: "Address shown on the device as the one logging in.") var connectIp = "127.0.0.1"
         @Option(help: "Message shown on the device.") var message = "Log in with tessera rp"
         @Option(help: "Seconds to wait for the outcome.") var timeout = 120
+        @Flag(help: "Number matching: print two digits to show the user, who must pick them on the device.") var numberMatching = false
 
         func run() async throws {
             guard let secret = clientSecret ?? ProcessInfo.processInfo.environment["TESSERA_CLIENT_SECRET"] else {
@@ -43,8 +44,11 @@ struct RelyingPartyCommand: AsyncParsableCommand {
             }
             func fail(_ status: Int, _ data: Data) -> Error { CLIFailure(status: status, problem: data) }
 
-            let (status, data) = try await call("POST", "/v1/rp/auth-requests", body: RPAuthRequest(userKey: userKey, connectIp: connectIp, message: message))
+            let (status, data) = try await call("POST", "/v1/rp/auth-requests", body: RPAuthRequest(
+                userKey: userKey, connectIp: connectIp, message: message, numberMatching: numberMatching
+            ))
             guard status == 201, var state = try? JSONDecoder().decode(RPAuthState.self, from: data) else { throw fail(status, data) }
+            if let number = state.matchNumber { print("number matching: show the user \(number) (tessera device approve --number \(number))") }
             print("request \(state.requestId) sent to \(userKey)'s device; waiting (approve with `tessera device approve`)")
             let deadline = Date().addingTimeInterval(TimeInterval(timeout))
             while !state.outcome.isFinal, Date() < deadline {

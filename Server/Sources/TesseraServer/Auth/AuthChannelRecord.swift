@@ -23,6 +23,8 @@ struct AuthChannelRecord: Sendable {
     var attestedAt: Int64?
     var endedAt: Int64?
     var expiresAt: Int64
+    /// Number matching, when the relying party asked for it.
+    var numberMatch: NumberMatch? = nil
 
     /// The events so far, rebuilt from the row (for late listeners and other instances).
     var events: [AuthEvent] {

@@ -10,7 +10,7 @@ struct AuthChannelStore: Sendable {
 
     static let columns = """
         id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, token_sealed, \
-        created_at, verify_started_at, attested_at, ended_at, expires_at
+        created_at, verify_started_at, attested_at, ended_at, expires_at, match_number, match_choices
         """
 
     func insert(_ channel: AuthChannelRecord) async throws {
@@ -25,7 +25,8 @@ struct AuthChannelStore: Sendable {
             VALUES (\(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
                     \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
                     \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
-                    NULL, \(bind: channel.expiresAt))
+                    NULL, \(bind: channel.expiresAt), \(bind: channel.numberMatch?.number),
+                    \(bind: channel.numberMatch?.choices.joined(separator: ",")))
             """
         ).run()
     }
@@ -144,6 +145,10 @@ struct AuthChannelStore: Sendable {
 
     static func decode(_ row: any SQLRow) throws -> AuthChannelRecord {
         let nodes = try row.decode(column: "nodes", as: String.self)
+        var numberMatch: NumberMatch?
+        if let number = try row.decode(column: "match_number", as: String?.self), let choices = try row.decode(column: "match_choices", as: String?.self) {
+            numberMatch = NumberMatch(number: number, choices: choices.split(separator: ",").map(String.init))
+        }
         return AuthChannelRecord(
             id: try row.decode(column: "id", as: String.self), clientId: try row.decode(column: "client_id", as: String.self),
             userId: try row.decode(column: "user_id", as: String.self), deviceId: try row.decode(column: "device_id", as: String?.self),
@@ -156,7 +161,7 @@ struct AuthChannelStore: Sendable {
             tokenSealed: try row.decode(column: "token_sealed", as: String?.self), createdAt: try row.decode(column: "created_at", as: Int64.self),
             verifyStartedAt: try row.decode(column: "verify_started_at", as: Int64?.self),
             attestedAt: try row.decode(column: "attested_at", as: Int64?.self), endedAt: try row.decode(column: "ended_at", as: Int64?.self),
-            expiresAt: try row.decode(column: "expires_at", as: Int64.self)
+            expiresAt: try row.decode(column: "expires_at", as: Int64.self), numberMatch: numberMatch
         )
     }
 }

@@ -14,8 +14,10 @@ struct AuthChannels: Sendable {
 
     /// Creates and announces a new channel (`CreateChannel`). `alongside` writes what must exist
     /// exactly when the channel does (a relying-party request's pushes) in the same transaction.
+    /// `numberMatch` is stored with the channel (a relying-party request that asked for number matching).
     func open(
         clientId: String, userId: String, deviceId: String?, initiator: AuthInitiator, ip: String, message: String,
+        numberMatch: NumberMatch? = nil,
         alongside: (@Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void)? = nil
     ) async throws -> AuthChannelRecord {
         let now = clock.now()
@@ -23,7 +25,7 @@ struct AuthChannels: Sendable {
             id: random.identifier(prefix: "ch_"), clientId: clientId, userId: userId, deviceId: deviceId, initiator: initiator,
             challenge: random.token(), connectIp: ip, message: message, outcome: initiator.initialOutcome, state: .created,
             code: nil, nodes: [], tokenSealed: nil, createdAt: now, verifyStartedAt: nil, attestedAt: nil, endedAt: nil,
-            expiresAt: now + lifetime.millis
+            expiresAt: now + lifetime.millis, numberMatch: numberMatch
         )
         if let alongside {
             let store = store

@@ -31,7 +31,7 @@ struct DeviceAuthFlow: Sendable {
         AuthChannelResponse(
             channelId: channel.id, challenge: channel.challenge, authType: device.localAuthType, connectIp: channel.connectIp,
             message: channel.message, userKey: device.userKey, clientKey: device.clientKey,
-            expiresIn: Int(max(0, channel.expiresAt - now) / 1000)
+            expiresIn: Int(max(0, channel.expiresAt - now) / 1000), numberChoices: channel.numberMatch?.choices
         )
     }
 
@@ -74,6 +74,14 @@ struct DeviceAuthFlow: Sendable {
               let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
               device.deviceKey.isValidSignature(signature, for: statement)
         else { throw AppError(.authChallengeSignatureInvalid, .unauthorized, "The challenge signature does not verify") }
+        if let match = channel.numberMatch, !match.accepts(request.matchNumber) {
+            // No second guess: a missing or wrong number ends the request before any node is asked.
+            try await channels.fail(channelId, code: .authNumberMismatch, now: now)
+            throw AppError(
+                .authNumberMismatch, .forbidden, "The number does not match",
+                detail: request.matchNumber == nil ? "This request asks for number matching: send matchNumber" : "The request has ended"
+            )
+        }
 
         let selected = try await nodes.select(nodesPerAuthentication)
         let selectedAt = clock.now()

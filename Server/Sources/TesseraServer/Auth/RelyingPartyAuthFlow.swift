@@ -26,7 +26,7 @@ struct RelyingPartyAuthFlow: Sendable {
         if let push { alongside = { channel, sql in try await push.schedule(channel, in: sql) } }
         let channel = try await channels.open(
             clientId: client.id, userId: userId, deviceId: nil, initiator: .relyingParty, ip: request.connectIp, message: message,
-            alongside: alongside
+            numberMatch: request.numberMatching ? NumberMatch.draw(channels.random) : nil, alongside: alongside
         )
         push?.scheduled()
         return state(channel, now: channel.createdAt)
@@ -37,7 +37,7 @@ struct RelyingPartyAuthFlow: Sendable {
         let current = channel.settled(now: now)
         return RPAuthState(
             requestId: channel.id, outcome: current.outcome, code: current.code, token: token,
-            expiresIn: Int(max(0, channel.expiresAt - now) / 1000)
+            expiresIn: Int(max(0, channel.expiresAt - now) / 1000), matchNumber: channel.numberMatch?.number
         )
     }
 

@@ -100,16 +100,16 @@ struct OIDCController<Context: TesseraContext> {
         }
         let form = RelyingPartyController<Context>.form(String(buffer: try await request.collectBody(limit: bodyLimit)))
         do {
-            let (pending, clientName) = try await service.identify(
+            let (pending, clientName, matchNumber) = try await service.identify(
                 id, csrf: form["csrf"] ?? "", identifier: form["identifier"] ?? "", ip: context.remoteAddress ?? "unknown"
             )
-            return page(.waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName))
+            return page(.waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName, matchNumber: matchNumber))
         } catch let error as AppError {
             return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
         }
     }
 
-    /// The page's progress as JSON: `{"status": "waiting" | "verifying" | "approved" | "declined" | "expired" | "cancelled" | "failed"}`.
+    /// The page's progress as JSON: `{"status": "waiting" | "verifying" | "approved" | "declined" | "expired" | "cancelled" | "failed" | "mismatch"}`.
     @Sendable func status(_ request: Request, context: Context) async throws -> Response {
         let id = try context.parameters.require("requestId")
         var wait = 25
@@ -137,6 +137,7 @@ struct OIDCController<Context: TesseraContext> {
             case .declined: text = "The sign-in was declined on your phone."
             case .cancelled: text = "The sign-in was cancelled."
             case .failed: text = "The sign-in failed on your phone."
+            case .mismatch: text = SignInPage.mismatchText
             case .expired: text = "The sign-in expired. Start again from the application."
             case .waiting, .verifying, .approved: text = "The sign-in has not been approved yet."
             }

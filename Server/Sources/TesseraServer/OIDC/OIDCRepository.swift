@@ -5,9 +5,19 @@ import SQLKit
 public struct OIDCClientSettings: Sendable, Codable, Equatable {
     /// The redirect URIs, matched exactly.
     public var redirectUris: [String]
+    /// Number matching on the hosted sign-in page: the page shows two digits that the phone asks the
+    /// user to pick (against push fatigue). Missing means false.
+    public var numberMatching: Bool
 
-    public init(redirectUris: [String]) {
+    public init(redirectUris: [String], numberMatching: Bool = false) {
         self.redirectUris = redirectUris
+        self.numberMatching = numberMatching
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        redirectUris = try container.decode([String].self, forKey: .redirectUris)
+        numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching) ?? false
     }
 }
 
@@ -82,20 +92,22 @@ struct SQLOIDCRepository: OIDCRepository {
     func settings(clientId: String) async throws -> OIDCClientSettings? {
         try await database.read { sql in
             guard let row = try await sql.raw(
-                "SELECT redirect_uris FROM oidc_clients WHERE client_id = \(bind: clientId)"
+                "SELECT redirect_uris, number_matching FROM oidc_clients WHERE client_id = \(bind: clientId)"
             ).first() else { return nil }
             let uris = try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "redirect_uris", as: String.self).utf8))
-            return OIDCClientSettings(redirectUris: uris)
+            return OIDCClientSettings(redirectUris: uris, numberMatching: try row.decode(column: "number_matching", as: Int.self) != 0)
         }
     }
 
     func setSettings(_ settings: OIDCClientSettings, clientId: String, at time: Int64) async throws {
         let uris = String(decoding: try JSONEncoder().encode(settings.redirectUris), as: UTF8.self)
+        let matching = settings.numberMatching ? 1 : 0
         try await database.withSQL { sql in
             try await sql.raw(
                 """
-                INSERT INTO oidc_clients (client_id, redirect_uris, updated_at) VALUES (\(bind: clientId), \(bind: uris), \(bind: time))
-                ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), updated_at = \(bind: time)
+                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, updated_at)
+                VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: time))
+                ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), number_matching = \(bind: matching), updated_at = \(bind: time)
                 """
             ).run()
         }

@@ -131,8 +131,11 @@ struct OIDCService: Sendable {
     }
 
     /// The user typed an e-mail address or user key: the devices of that user (if there is one with an
-    /// active device) get a relying-party request. The answer is the same whether or not there is.
-    func identify(_ id: String, csrf: String, identifier raw: String, ip: String) async throws -> (OIDCPendingRequest, clientName: String) {
+    /// active device) get a relying-party request. The answer is the same whether or not there is: with
+    /// number matching on, `matchNumber` is the request's number, or a random one when there is no request.
+    func identify(
+        _ id: String, csrf: String, identifier raw: String, ip: String
+    ) async throws -> (OIDCPendingRequest, clientName: String, matchNumber: String?) {
         let request = try await pending(id, csrf: csrf)
         let identifier = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !identifier.isEmpty, identifier.count <= 254 else {
@@ -154,12 +157,16 @@ struct OIDCService: Sendable {
             if normalized.contains("@") { return try await users.find(clientId: clientId, email: normalized, in: sql) }
             return try await users.find(clientId: clientId, userKey: normalized, in: sql)
         }
+        let numberMatching = try await repository.settings(clientId: clientId)?.numberMatching ?? false
         var channelId: String?
+        var matchNumber: String?
         if let user {
             do {
                 let message = String("Sign in to \(client.name)".prefix(200))
-                channelId = try await relyingParty.create(client: client, request: RPAuthRequest(userKey: user.userKey, connectIp: ip, message: message))
-                    .requestId
+                let created = try await relyingParty.create(
+                    client: client, request: RPAuthRequest(userKey: user.userKey, connectIp: ip, message: message, numberMatching: numberMatching)
+                )
+                (channelId, matchNumber) = (created.requestId, created.matchNumber)
             } catch let error as AppError where error.code == .authUserUnknown {
                 channelId = nil  // no active device: the same as no user
             }
@@ -170,12 +177,16 @@ struct OIDCService: Sendable {
         var updated = request
         updated.channelId = channelId
         updated.identifiedAt = now
-        return (updated, client.name)
+        // No request (no such user, or no active device): a number all the same, so the page does not tell.
+        if numberMatching, matchNumber == nil { matchNumber = NumberMatch.draw(random).number }
+        return (updated, client.name, matchNumber)
     }
 
     /// Where the sign-in stands, as the page shows it.
     enum Progress: String, Codable, Sendable {
         case waiting, verifying, approved, declined, expired, cancelled, failed
+        /// Number matching: the phone sent no number or the wrong one (a failure of its own).
+        case mismatch
 
         var isFinal: Bool { self != .waiting && self != .verifying }
     }
@@ -200,7 +211,7 @@ struct OIDCService: Sendable {
         case .declined: return .declined
         case .expired: return .expired
         case .cancelled: return .cancelled
-        case .failed: return .failed
+        case .failed: return state.code == ErrorCode.authNumberMismatch.rawValue ? .mismatch : .failed
         }
     }
 

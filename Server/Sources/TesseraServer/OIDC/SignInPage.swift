@@ -3,14 +3,16 @@ import HTTPTypes
 import Hummingbird
 
 /// The hosted sign-in page: plain HTML with one inline script (allowed by a per-response CSP nonce),
-/// no third-party assets. Elements tests and browsers address: `#identifier`, `#submit`, `#status`.
+/// no third-party assets. Elements tests and browsers address: `#identifier`, `#submit`, `#status`,
+/// and `#match-number` (number matching).
 struct SignInPage: Sendable {
     /// What the page shows.
     enum Content: Sendable {
         /// The identifier form of a new pending authorization.
         case identify(requestId: String, csrf: String, clientName: String)
         /// Waiting for the device: progress follows from the status endpoint, then the completion URL.
-        case waiting(requestId: String, csrf: String, clientName: String)
+        /// With number matching, `matchNumber` is shown for the user to pick on the phone.
+        case waiting(requestId: String, csrf: String, clientName: String, matchNumber: String? = nil)
         /// An ending or an error, with no way on.
         case message(title: String, text: String, status: String)
     }
@@ -46,21 +48,21 @@ struct SignInPage: Sendable {
                 </form>
                 <p id="status" data-status="identify"></p>
                 """
-        case .waiting(let requestId, let csrf, let clientName):
+        case .waiting(let requestId, let csrf, let clientName, let matchNumber):
             let query = "csrf=" + Self.escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
             let base = "/oauth2/authorize/" + Self.escape(requestId)
             body = """
                 <h1>Sign in to \(Self.escape(clientName))</h1>
                 <p id="status" data-status="waiting" data-status-url="\(base)/status?\(query)" data-complete-url="\(base)/complete?\(query)">Approve on your phone.</p>
                 <noscript><p><a href="\(base)/complete?\(query)">Continue once you approved</a></p></noscript>
-                """
+                """ + (matchNumber.map(Self.matchNumberHTML) ?? "")
             script = """
                 (function () {
                   var el = document.getElementById("status");
                   var texts = { waiting: "Approve on your phone.", verifying: "Approved on your phone. Checking with the verifier nodes…",
                     approved: "Approved. Signing you in…", declined: "The sign-in was declined on your phone.",
                     expired: "The sign-in expired. Start again from the application.", cancelled: "The sign-in was cancelled.",
-                    failed: "The sign-in failed on your phone." };
+                    failed: "The sign-in failed on your phone.", mismatch: "\(Self.mismatchText)" };
                   function poll() {
                     fetch(el.dataset.statusUrl, { headers: { "Accept": "application/json" } }).then(function (r) {
                       if (!r.ok) { throw new Error("status " + r.status); }
@@ -92,12 +94,24 @@ struct SignInPage: Sendable {
             body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem; color: #1d1d1f; }
             label { display: block; margin: 1rem 0 .3rem; } input[type=text] { width: 100%; padding: .6rem; font-size: 1rem; box-sizing: border-box; }
             button { margin-top: 1rem; padding: .6rem 1.2rem; font-size: 1rem; }
+            .match { font-size: 1.2rem; } #match-number { font-size: 3rem; letter-spacing: .1em; display: block; margin: .5rem 0; }
             </style></head>
             <body>
             \(body)
             \(script.isEmpty ? "" : "<script nonce=\"\(nonce)\">\n\(script)\n</script>")
             </body></html>
             """
+    }
+
+    /// What the page says when the phone picked no number or the wrong one.
+    static let mismatchText = "The number chosen on your phone did not match. Start again from the application."
+
+    /// Number matching: the two digits, large, for the user to pick on the phone.
+    static func matchNumberHTML(_ number: String) -> String {
+        """
+
+        <p class="match">Tap <strong id="match-number">\(escape(number))</strong> on your phone.</p>
+        """
     }
 
     /// Escapes text for HTML content and attribute values.

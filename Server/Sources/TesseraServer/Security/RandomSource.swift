@@ -24,13 +24,17 @@ public struct RandomSource: Sendable {
     func numericCode(digits: Int) -> String {
         var limit: UInt32 = 1
         for _ in 0..<digits { limit *= 10 }
-        let ceiling = UInt32.max - (UInt32.max % limit)
+        let value = String(uniform(below: limit))
+        return String(repeating: "0", count: digits - value.count) + value
+    }
+
+    /// A number in `0..<bound`, uniformly distributed (rejection sampling, no modulo bias); 0 when `bound` is at most 1.
+    func uniform(below bound: UInt32) -> UInt32 {
+        guard bound > 1 else { return 0 }
+        let ceiling = UInt32.max - (UInt32.max % bound)
         while true {
             let raw = bytes(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-            if raw < ceiling {
-                let value = String(raw % limit)
-                return String(repeating: "0", count: digits - value.count) + value
-            }
+            if raw < ceiling { return raw % bound }
         }
     }
 

@@ -363,6 +363,13 @@ enum Migrator {
             """,
             "CREATE INDEX oidc_tokens_code ON oidc_tokens (code_hash)",
         ]),
+        // Number matching (Auth/, OIDC/): the number a relying-party request shows and the choices its
+        // device offers; the per-client switch of the hosted sign-in page.
+        Migration(version: 9, name: "number-matching", statements: [
+            "ALTER TABLE auth_channels ADD COLUMN match_number TEXT",
+            "ALTER TABLE auth_channels ADD COLUMN match_choices TEXT",
+            "ALTER TABLE oidc_clients ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.
