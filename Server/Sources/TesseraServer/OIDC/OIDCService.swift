@@ -11,6 +11,8 @@ struct OIDCService: Sendable {
     let clients: ClientService
     let users: any UserRepository
     let relyingParty: RelyingPartyAuthFlow
+    /// The channels' event streams (the page's live progress).
+    let relay: AuthEventRelay
     let tokens: ResultTokens
     let hasher: SecretHasher
     let random: RandomSource
@@ -202,6 +204,18 @@ struct OIDCService: Sendable {
         case .cancelled: return .cancelled
         case .failed: return .failed
         }
+    }
+
+    /// The page's progress as it happens (`GET …/events`): the current state first, then each step,
+    /// ending with the final one. Without a user it stays `waiting` until the channel would have
+    /// expired, on the injected clock, exactly as for a user who does not answer.
+    func events(_ id: String, csrf: String) async throws -> SignInEvents {
+        let request = try await pending(id, csrf: csrf)
+        guard let channelId = request.channelId else {
+            // No user, or no identifier yet (then until the pending authorization ends).
+            return .withoutChannel(until: request.identifiedAt.map { $0 + channelLifetime.millis } ?? request.expiresAt, clock: clock)
+        }
+        return .channel(try await relay.events(channelId: channelId, replay: .current), relay: relay)
     }
 
     /// After approval: the code, bound to the request, and the client's redirect URI with it.
