@@ -31,9 +31,8 @@ struct OIDCBenchFlow: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
     }
 
-    func signIn(email: String, device: TesseraClient, from address: String) async throws {
-        let verifier = PKCE.randomToken(), state = PKCE.randomToken(byteCount: 16), nonce = PKCE.randomToken(byteCount: 16)
-        let challenge = PKCE.challenge(of: verifier)
+    /// The hosted page of a new authorization: its form's action and CSRF token.
+    func openPage(challenge: String, state: String, nonce: String, from address: String) async throws -> (action: String, csrf: String) {
         var authorize = URLComponents(string: base + "/oauth2/authorize") ?? URLComponents()
         authorize.queryItems = [
             .init(name: "client_id", value: clientId), .init(name: "redirect_uri", value: redirectUri), .init(name: "response_type", value: "code"),
@@ -42,9 +41,18 @@ struct OIDCBenchFlow: Sendable {
         ]
         let page = try await send(authorize.string ?? "", from: address)
         guard page.status == 200 else { throw Failure(description: "authorize: HTTP \(page.status)") }
-        let action = try Self.match(page.body, /<form method="post" action="([^"]+)"/)
-        let csrf = try Self.match(page.body, /name="csrf" value="([^"]+)"/)
-        let waiting = try await send(base + action, form: ["csrf": csrf, "identifier": email], from: address)
+        return (try Self.match(page.body, /<form method="post" action="([^"]+)"/), try Self.match(page.body, /name="csrf" value="([^"]+)"/))
+    }
+
+    /// Posts the page's identifier form.
+    func identify(_ page: (action: String, csrf: String), identifier: String, from address: String) async throws -> Answer {
+        try await send(base + page.action, form: ["csrf": page.csrf, "identifier": identifier], from: address)
+    }
+
+    func signIn(email: String, device: TesseraClient, from address: String) async throws {
+        let verifier = PKCE.randomToken(), state = PKCE.randomToken(byteCount: 16), nonce = PKCE.randomToken(byteCount: 16)
+        let page = try await openPage(challenge: PKCE.challenge(of: verifier), state: state, nonce: nonce, from: address)
+        let waiting = try await identify(page, identifier: email, from: address)
         guard waiting.status == 200 else { throw Failure(description: "identify: HTTP \(waiting.status)") }
         let statusURL = try Self.match(waiting.body, /data-status-url="([^"]+)"/)
         let completeURL = try Self.match(waiting.body, /data-complete-url="([^"]+)"/)

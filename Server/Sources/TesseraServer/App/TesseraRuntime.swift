@@ -158,7 +158,7 @@ public final class TesseraRuntime: Sendable {
             database: database, users: stores.users, devices: stores.devices, clients: clients, nodeSync: nodeSync, clock: clock
         )
         oidc = OIDCService(
-            repository: stores.oidc, database: database, clients: clients, users: stores.users, relyingParty: auth.relyingParty, tokens: tokens,
+            repository: stores.oidc, database: database, clients: clients, users: stores.users, relyingParty: auth.relyingParty, relay: auth.relay, tokens: tokens,
             hasher: hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)

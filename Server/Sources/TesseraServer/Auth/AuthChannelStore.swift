@@ -17,16 +17,19 @@ struct AuthChannelStore: Sendable {
         try await database.withSQL { sql in try await insert(channel, in: sql) }
     }
 
-    /// Inserts inside the caller's transaction (a relying-party request with its pushes).
-    func insert(_ channel: AuthChannelRecord, in sql: any SQLDatabase) async throws {
+    /// Inserts inside the caller's transaction (a relying-party request with its pushes). With
+    /// `writing` false the same statement runs and inserts nothing: the work of an insert, for a
+    /// caller that must not reveal by its timing that there was nothing to insert.
+    func insert(_ channel: AuthChannelRecord, writing: Bool = true, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
             INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
-            VALUES (\(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
-                    \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
-                    \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
-                    NULL, \(bind: channel.expiresAt), \(bind: channel.numberMatch?.number),
-                    \(bind: channel.numberMatch?.choices.joined(separator: ",")))
+            SELECT \(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
+                   \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
+                   \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
+                   NULL, \(bind: channel.expiresAt), \(bind: channel.numberMatch?.number),
+                   \(bind: channel.numberMatch?.choices.joined(separator: ","))
+            WHERE \(bind: writing)
             """
         ).run()
     }

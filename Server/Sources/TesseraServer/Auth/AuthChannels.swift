@@ -20,24 +20,53 @@ struct AuthChannels: Sendable {
         numberMatch: NumberMatch? = nil,
         alongside: (@Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void)? = nil
     ) async throws -> AuthChannelRecord {
+        let channel = record(
+            clientId: clientId, userId: userId, deviceId: deviceId, initiator: initiator, ip: ip, message: message, numberMatch: numberMatch
+        )
+        if let alongside {
+            try await write(channel, inserting: true, alongside: alongside)
+        } else {
+            try await store.insert(channel)
+        }
+        hub.publish(channel.id, AuthEvent(status: .createChannel, at: channel.createdAt))
+        return channel
+    }
+
+    /// The database work of ``open(clientId:userId:deviceId:initiator:ip:message:numberMatch:alongside:)`` with
+    /// `alongside`, opening nothing: the same transaction and statements, the channel's insert matching
+    /// no row, `alongside` given a channel of no user (`userId` empty). For a caller that must not
+    /// reveal by its timing that there was no one to ask. Returns that channel (never stored).
+    func openNothing(
+        clientId: String, initiator: AuthInitiator, ip: String, message: String, numberMatch: NumberMatch? = nil,
+        alongside: @escaping @Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void
+    ) async throws -> AuthChannelRecord {
+        let channel = record(
+            clientId: clientId, userId: "", deviceId: nil, initiator: initiator, ip: ip, message: message, numberMatch: numberMatch
+        )
+        try await write(channel, inserting: false, alongside: alongside)
+        return channel
+    }
+
+    private func record(
+        clientId: String, userId: String, deviceId: String?, initiator: AuthInitiator, ip: String, message: String, numberMatch: NumberMatch?
+    ) -> AuthChannelRecord {
         let now = clock.now()
-        let channel = AuthChannelRecord(
+        return AuthChannelRecord(
             id: random.identifier(prefix: "ch_"), clientId: clientId, userId: userId, deviceId: deviceId, initiator: initiator,
             challenge: random.token(), connectIp: ip, message: message, outcome: initiator.initialOutcome, state: .created,
             code: nil, nodes: [], tokenSealed: nil, createdAt: now, verifyStartedAt: nil, attestedAt: nil, endedAt: nil,
             expiresAt: now + lifetime.millis, numberMatch: numberMatch
         )
-        if let alongside {
-            let store = store
-            try await store.database.transaction { sql in
-                try await store.insert(channel, in: sql)
-                try await alongside(channel, sql)
-            }
-        } else {
-            try await store.insert(channel)
+    }
+
+    private func write(
+        _ channel: AuthChannelRecord, inserting: Bool, alongside: @escaping @Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void
+    ) async throws {
+        let store = store
+        try await store.database.transaction { sql in
+            try await store.insert(channel, writing: inserting, in: sql)
+            try await alongside(channel, sql)
         }
-        hub.publish(channel.id, AuthEvent(status: .createChannel, at: now))
-        return channel
     }
 
     /// Announces a step the store has just recorded.

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
 import TesseraCore
 
 /// Device routes of the node-quorum authentication (signed), the progress stream, the history
@@ -77,20 +76,7 @@ struct AuthController<Context: TesseraContext> {
     /// Server-sent events: `event: status` for each step, then `event: outcome`, then the stream ends.
     @Sendable func events(_ request: Request, context: Context) async throws -> Response {
         let stream = try await relay.events(channelId: try context.parameters.require("channelId"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": tessera authentication progress\n\n"))
-            for await event in stream {
-                let data = String(decoding: try encoder.encode(event), as: UTF8.self)
-                try await writer.write(ByteBuffer(string: "event: \(event.outcome == nil ? "status" : "outcome")\ndata: \(data)\n\n"))
-            }
-            try await writer.finish(nil)
-        }
-        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
-        // Tells a reverse proxy (nginx) not to buffer the stream.
-        if let accelBuffering = HTTPField.Name("X-Accel-Buffering") { headers[accelBuffering] = "no" }
-        return Response(status: .ok, headers: headers, body: body)
+        return ServerSentEvents.response(comment: "tessera authentication progress", stream) { $0.outcome == nil ? "status" : "outcome" }
     }
 
     /// `Authorization: Bearer <result token>`; `limit` (1–100, default 20) and `before` (a `nextCursor`).

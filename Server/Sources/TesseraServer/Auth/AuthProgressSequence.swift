@@ -12,9 +12,14 @@ struct AuthProgressSequence: AsyncSequence, Sendable {
     /// The hub's end of `source`: finished when the outcome went out, which stops the listening.
     let input: AsyncStream<AuthEvent>.Continuation
     let store: AuthChannelStore
+    /// When the channel expires (``AuthEventRelay/expiry(of:)`` waits for it).
+    var expiresAt: Int64 = .max
+    /// The index in ``AuthStatus/allCases`` of the first status to deliver: statuses before it are
+    /// not sent (a listener that asked only for the current state).
+    var startAt = 0
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(channelId: channelId, source: source.makeAsyncIterator(), input: input, store: store)
+        Iterator(channelId: channelId, source: source.makeAsyncIterator(), input: input, store: store, startAt: startAt)
     }
 
     struct Iterator: AsyncIteratorProtocol {
@@ -26,11 +31,15 @@ struct AuthProgressSequence: AsyncSequence, Sendable {
         private var ended = false
         private var ready: [AuthEvent] = []
 
-        init(channelId: String, source: AsyncStream<AuthEvent>.Iterator, input: AsyncStream<AuthEvent>.Continuation, store: AuthChannelStore) {
+        init(
+            channelId: String, source: AsyncStream<AuthEvent>.Iterator, input: AsyncStream<AuthEvent>.Continuation, store: AuthChannelStore,
+            startAt: Int = 0
+        ) {
             self.channelId = channelId
             self.source = source
             self.input = input
             self.store = store
+            nextStatus = startAt
         }
 
         mutating func next() async -> AuthEvent? {

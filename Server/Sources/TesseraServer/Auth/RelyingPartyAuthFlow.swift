@@ -32,6 +32,41 @@ struct RelyingPartyAuthFlow: Sendable {
         return state(channel, now: channel.createdAt)
     }
 
+    /// A request for `userKey` that does not tell by its timing whether there was anyone to ask (the
+    /// hosted sign-in page): when the user exists and has an active device, a request as ``create(client:request:)``
+    /// makes (pushes queued), with `alongside(channelId, createdAt, sql)` in its transaction; otherwise the
+    /// same reads and the same transaction run, writing nothing but what `alongside(nil, …)` writes.
+    /// `message` and `connectIp` are the caller's (at most 200 and 64 characters); `numberMatch`, when given, is
+    /// stored with the request (and written in the same shape when there is no one to ask).
+    /// - Returns: The request's ID (nil when there was no one to ask) and the time it was made.
+    func createConcealing(
+        client: Client, userKey: String?, connectIp: String, message: String, numberMatch: NumberMatch? = nil,
+        alongside: @escaping @Sendable (_ requestId: String?, _ createdAt: Int64, any SQLDatabase) async throws -> Void
+    ) async throws -> (requestId: String?, createdAt: Int64) {
+        // The same query either way; without a user it looks for a key no user has.
+        let found = try await devices.userWithActiveDevice(clientId: client.id, userKey: userKey ?? "")
+        let push = self.push
+        guard let userKey, !userKey.isEmpty, let userId = found else {
+            let decoy = try await channels.openNothing(
+                clientId: client.id, initiator: .relyingParty, ip: connectIp, message: message, numberMatch: numberMatch
+            ) { channel, sql in
+                try await push?.schedule(channel, in: sql)
+                try await alongside(nil, channel.createdAt, sql)
+            }
+            // The sender looks at its queue after every request, whether or not it queued anything.
+            push?.scheduled()
+            return (nil, decoy.createdAt)
+        }
+        let channel = try await channels.open(
+            clientId: client.id, userId: userId, deviceId: nil, initiator: .relyingParty, ip: connectIp, message: message, numberMatch: numberMatch
+        ) { channel, sql in
+            try await push?.schedule(channel, in: sql)
+            try await alongside(channel.id, channel.createdAt, sql)
+        }
+        push?.scheduled()
+        return (channel.id, channel.createdAt)
+    }
+
     private func state(_ channel: AuthChannelRecord, now: Int64) -> RPAuthState {
         let token = channel.tokenSealed.flatMap { sealer.open($0, channelId: channel.id) }
         let current = channel.settled(now: now)

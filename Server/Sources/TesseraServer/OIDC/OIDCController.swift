@@ -14,6 +14,7 @@ struct OIDCController<Context: TesseraContext> {
         router.get("oauth2/authorize", use: authorize)
         router.post("oauth2/authorize/{requestId}/identify", use: identify)
         router.get("oauth2/authorize/{requestId}/status", use: status)
+        router.get("oauth2/authorize/{requestId}/events", use: events)
         router.get("oauth2/authorize/{requestId}/complete", use: complete)
         router.post("oauth2/token", use: token)
         router.get("oauth2/userinfo", use: userInfo)
@@ -122,6 +123,14 @@ struct OIDCController<Context: TesseraContext> {
         var response = try Response.json(["status": progress.rawValue])
         response.headers[.cacheControl] = "no-store"
         return response
+    }
+
+    /// The page's progress as server-sent events: `event: status` for each step (`{"status":"waiting"}`,
+    /// `{"status":"verifying","step":"SelectNodes"}`, …), then one `event: outcome`, then the end.
+    @Sendable func events(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let events = try await service.events(id, csrf: Self.query(request)["csrf"] ?? "")
+        return ServerSentEvents.response(comment: "tessera sign-in progress", events, name: { $0.name }, alongside: events.deadline)
     }
 
     @Sendable func complete(_ request: Request, context: Context) async throws -> Response {

@@ -70,8 +70,9 @@ protocol OIDCRepository: Sendable {
     func setSettings(_ settings: OIDCClientSettings, clientId: String, at time: Int64) async throws
     func insert(_ request: OIDCPendingRequest) async throws
     func request(_ id: String) async throws -> OIDCPendingRequest?
-    /// Records the identifier step once: false when the request was already identified.
-    func identify(_ id: String, channelId: String?, at time: Int64) async throws -> Bool
+    /// Records the identifier step once, inside the caller's transaction (the one that opens the
+    /// channel): false when the request was already identified.
+    func identify(_ id: String, channelId: String?, at time: Int64, in sql: any SQLDatabase) async throws -> Bool
     /// Marks the request completed and stores its code, at most once: false when it was completed already.
     func complete(_ id: String, code: OIDCCode, at time: Int64) async throws -> Bool
     func code(hash: String) async throws -> OIDCCode?
@@ -146,15 +147,13 @@ struct SQLOIDCRepository: OIDCRepository {
         }
     }
 
-    func identify(_ id: String, channelId: String?, at time: Int64) async throws -> Bool {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                UPDATE oidc_requests SET channel_id = \(bind: channelId), identified_at = \(bind: time)
-                WHERE id = \(bind: id) AND identified_at IS NULL RETURNING id
-                """
-            ).first() != nil
-        }
+    func identify(_ id: String, channelId: String?, at time: Int64, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw(
+            """
+            UPDATE oidc_requests SET channel_id = \(bind: channelId), identified_at = \(bind: time)
+            WHERE id = \(bind: id) AND identified_at IS NULL RETURNING id
+            """
+        ).first() != nil
     }
 
     func complete(_ id: String, code: OIDCCode, at time: Int64) async throws -> Bool {

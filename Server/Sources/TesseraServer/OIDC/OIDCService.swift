@@ -11,6 +11,8 @@ struct OIDCService: Sendable {
     let clients: ClientService
     let users: any UserRepository
     let relyingParty: RelyingPartyAuthFlow
+    /// The channels' event streams (the page's live progress).
+    let relay: AuthEventRelay
     let tokens: ResultTokens
     let hasher: SecretHasher
     let random: RandomSource
@@ -157,29 +159,23 @@ struct OIDCService: Sendable {
             if normalized.contains("@") { return try await users.find(clientId: clientId, email: normalized, in: sql) }
             return try await users.find(clientId: clientId, userKey: normalized, in: sql)
         }
-        let numberMatching = try await repository.settings(clientId: clientId)?.numberMatching ?? false
-        var channelId: String?
-        var matchNumber: String?
-        if let user {
-            do {
-                let message = String("Sign in to \(client.name)".prefix(200))
-                let created = try await relyingParty.create(
-                    client: client, request: RPAuthRequest(userKey: user.userKey, connectIp: ip, message: message, numberMatching: numberMatching)
-                )
-                (channelId, matchNumber) = (created.requestId, created.matchNumber)
-            } catch let error as AppError where error.code == .authUserUnknown {
-                channelId = nil  // no active device: the same as no user
+        // The same reads and one write transaction of the same shape whether or not there is a user
+        // with an active device: the answer's time does not tell (bench/oidc-timing.sh measures it).
+        // With number matching a number is drawn either way, so the page does not tell either.
+        let repository = self.repository
+        let message = String("Sign in to \(client.name)".prefix(200))
+        let numberMatch = try await repository.settings(clientId: clientId)?.numberMatching == true ? NumberMatch.draw(random) : nil
+        let (channelId, identifiedAt) = try await relyingParty.createConcealing(
+            client: client, userKey: user?.userKey, connectIp: String(ip.prefix(64)), message: message, numberMatch: numberMatch
+        ) { channelId, createdAt, sql in
+            guard try await repository.identify(id, channelId: channelId, at: createdAt, in: sql) else {
+                throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "This sign-in already has an identifier; start again")
             }
-        }
-        guard try await repository.identify(id, channelId: channelId, at: now) else {
-            throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "This sign-in already has an identifier; start again")
         }
         var updated = request
         updated.channelId = channelId
-        updated.identifiedAt = now
-        // No request (no such user, or no active device): a number all the same, so the page does not tell.
-        if numberMatching, matchNumber == nil { matchNumber = NumberMatch.draw(random).number }
-        return (updated, client.name, matchNumber)
+        updated.identifiedAt = identifiedAt
+        return (updated, client.name, numberMatch?.number)
     }
 
     /// Where the sign-in stands, as the page shows it.
@@ -213,6 +209,18 @@ struct OIDCService: Sendable {
         case .cancelled: return .cancelled
         case .failed: return state.code == ErrorCode.authNumberMismatch.rawValue ? .mismatch : .failed
         }
+    }
+
+    /// The page's progress as it happens (`GET …/events`): the current state first, then each step,
+    /// ending with the final one. Without a user it stays `waiting` until the channel would have
+    /// expired, on the injected clock, exactly as for a user who does not answer.
+    func events(_ id: String, csrf: String) async throws -> SignInEvents {
+        let request = try await pending(id, csrf: csrf)
+        guard let channelId = request.channelId else {
+            // No user, or no identifier yet (then until the pending authorization ends).
+            return .withoutChannel(until: request.identifiedAt.map { $0 + channelLifetime.millis } ?? request.expiresAt, clock: clock)
+        }
+        return .channel(try await relay.events(channelId: channelId, replay: .current), relay: relay)
     }
 
     /// After approval: the code, bound to the request, and the client's redirect URI with it.

@@ -10,7 +10,7 @@ struct SignInPage: Sendable {
     enum Content: Sendable {
         /// The identifier form of a new pending authorization.
         case identify(requestId: String, csrf: String, clientName: String)
-        /// Waiting for the device: progress follows from the status endpoint, then the completion URL.
+        /// Waiting for the device: progress follows from the events stream, then the completion URL.
         /// With number matching, `matchNumber` is shown for the user to pick on the phone.
         case waiting(requestId: String, csrf: String, clientName: String, matchNumber: String? = nil)
         /// An ending or an error, with no way on.
@@ -53,9 +53,11 @@ struct SignInPage: Sendable {
             let base = "/oauth2/authorize/" + Self.escape(requestId)
             body = """
                 <h1>Sign in to \(Self.escape(clientName))</h1>
-                <p id="status" data-status="waiting" data-status-url="\(base)/status?\(query)" data-complete-url="\(base)/complete?\(query)">Approve on your phone.</p>
+                <p id="status" data-status="waiting" data-status-url="\(base)/status?\(query)" data-events-url="\(base)/events?\(query)" data-complete-url="\(base)/complete?\(query)">Approve on your phone.</p>
                 <noscript><p><a href="\(base)/complete?\(query)">Continue once you approved</a></p></noscript>
                 """ + (matchNumber.map(Self.matchNumberHTML) ?? "")
+            // Server-sent events: `status` for each step, then one `outcome`. EventSource reconnects by
+            // itself and the server then sends the current state first; after the outcome it is closed.
             script = """
                 (function () {
                   var el = document.getElementById("status");
@@ -63,21 +65,28 @@ struct SignInPage: Sendable {
                     approved: "Approved. Signing you in…", declined: "The sign-in was declined on your phone.",
                     expired: "The sign-in expired. Start again from the application.", cancelled: "The sign-in was cancelled.",
                     failed: "The sign-in failed on your phone.", mismatch: "\(Self.mismatchText)" };
-                  function poll() {
-                    fetch(el.dataset.statusUrl, { headers: { "Accept": "application/json" } }).then(function (r) {
-                      if (!r.ok) { throw new Error("status " + r.status); }
-                      return r.json();
-                    }).then(function (s) {
-                      el.dataset.status = s.status;
-                      el.textContent = texts[s.status] || s.status;
+                  var steps = { SelectNodes: "Approved on your phone. Choosing the verifier nodes…",
+                    StartVerificationOfNodes: "Approved on your phone. Checking with the verifier nodes…",
+                    CompleteVerificationOfNodes: "The verifier nodes confirmed your phone. Finishing on your phone…" };
+                  var source = new EventSource(el.dataset.eventsUrl);
+                  function show(event) {
+                    var s = JSON.parse(event.data);
+                    el.dataset.status = s.status;
+                    if (s.step) { el.dataset.step = s.step; } else { delete el.dataset.step; }
+                    el.textContent = (s.step && steps[s.step]) || texts[s.status] || s.status;
+                    if (event.type === "outcome") {
+                      source.close();
                       if (s.status === "approved") { window.location.assign(el.dataset.completeUrl); }
-                      else if (s.status === "waiting" || s.status === "verifying") { poll(); }
-                    }).catch(function () {
+                    }
+                  }
+                  source.addEventListener("status", show);
+                  source.addEventListener("outcome", show);
+                  source.addEventListener("error", function () {
+                    if (source.readyState === EventSource.CLOSED) {
                       el.dataset.status = "expired";
                       el.textContent = texts.expired;
-                    });
-                  }
-                  poll();
+                    }
+                  });
                 })();
                 """
         case .message(let title, let text, let status):

@@ -99,14 +99,15 @@ struct AuthProgressTests {
 
     /// A signed-up device and its key, and a device flow over the held nodes.
     static func setUp(
-        _ runtime: TesseraRuntime, clock: WallClock, log: AsyncStream<AuthEvent>.Continuation, timeout: Duration
+        _ runtime: TesseraRuntime, clock: WallClock, log: AsyncStream<AuthEvent>.Continuation, timeout: Duration,
+        userVerificationKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
     ) async throws -> (flow: DeviceAuthFlow, nodes: [HeldNode], client: Client, deviceId: String, deviceKey: P256.Signing.PrivateKey) {
         let client = try await runtime.makeTestClient()
         let deviceKey = P256.Signing.PrivateKey()
         let email = "progress@example.com"
         let request = SignUpTests.request(
             client, email: email, phone: "+41790000001", userKey: "progress", token: try await SignUpTests.disposeToken(runtime, client, email: email),
-            deviceKey: deviceKey
+            deviceKey: deviceKey, userVerificationKey: userVerificationKey
         )
         let checked = try runtime.signUp.validate(request, client: client, bundleId: client.bundleIds[0])
         let deviceId = try await runtime.signUp.signUp(request, client: client, email: checked.email, phone: checked.phone).deviceId

@@ -66,7 +66,7 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A runtime on a fresh database and a temporary data directory, closed afterwards.
 func withTestRuntime<T>(
     _ kind: TestDatabase, clock: WallClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
-    _ body: (TesseraRuntime) async throws -> T
+    wrapDatabase: (any Database) -> any Database = { $0 }, _ body: (TesseraRuntime) async throws -> T
 ) async throws -> T {
     var configuration = ServerConfiguration()
     configuration.dataDirectory = FileManager.default.temporaryDirectory
@@ -79,7 +79,7 @@ func withTestRuntime<T>(
     let (database, drop) = try await kind.open()
     let runtime: TesseraRuntime
     do {
-        runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: TestDatabase.logger, clock: clock, nodeLauncher: InProcessNodeLauncher())
+        runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: wrapDatabase(database), logger: TestDatabase.logger, clock: clock, nodeLauncher: InProcessNodeLauncher())
     } catch {
         await drop()
         throw error

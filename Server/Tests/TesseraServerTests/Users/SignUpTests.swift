@@ -21,13 +21,13 @@ struct SignUpTests {
 
     static func request(
         _ client: Client, email: String, phone: String, userKey: String, token: String, deviceKey: P256.Signing.PrivateKey,
-        agree: Bool = true
+        agree: Bool = true, userVerificationKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
     ) -> SignUpRequest {
         SignUpRequest(
             appPackage: client.bundleIds[0], clientKey: client.clientKey, appVersion: "1.0.0", token: "push-token", email: email,
             phoneNumber: phone, userKey: userKey, name: "Test User", authType: "PIN", os: "Linux", disposeToken: token,
             agreeGccs: agree, agreePerson: agree, agreeDevice: true, devicePublicKey: deviceKey.publicKey.x963Representation.base64EncodedString(),
-            userVerificationPublicKey: P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString(), pin: "482913"
+            userVerificationPublicKey: userVerificationKey.publicKey.x963Representation.base64EncodedString(), pin: "482913"
         )
     }
 

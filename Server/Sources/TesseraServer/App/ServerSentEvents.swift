@@ -1,0 +1,38 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A `text/event-stream` answer (server-sent events), written in the request's own task: an opening
+/// comment, then for each element of a sequence `event: <name>` and `data: <the element as JSON with
+/// sorted keys>`; the stream ends when the sequence does. Not stored by caches, not buffered by a
+/// reverse proxy. Serves the relying-party API's channel stream and the hosted sign-in page's stream.
+enum ServerSentEvents {
+    /// - Parameters:
+    ///   - comment: The first line (`: <comment>`), sent at once so that the client sees the stream open.
+    ///   - events: What to send; each element's `name` is its `event:` field.
+    ///   - alongside: Runs beside the stream (a deadline that feeds it) and is cancelled when it ends.
+    static func response<Events: AsyncSequence & Sendable>(
+        comment: String, _ events: Events, name: @escaping @Sendable (Events.Element) -> String,
+        alongside: (@Sendable () async throws -> Void)? = nil
+    ) -> Response where Events.Element: Encodable {
+        let body = ResponseBody { writer in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try await writer.write(ByteBuffer(string: ": \(comment)\n\n"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let alongside { group.addTask { try await alongside() } }
+                for try await event in events {
+                    let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+                    try await writer.write(ByteBuffer(string: "event: \(name(event))\ndata: \(data)\n\n"))
+                }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        }
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        // Tells a reverse proxy (nginx) not to buffer the stream.
+        if let accelBuffering = HTTPField.Name("X-Accel-Buffering") { headers[accelBuffering] = "no" }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}
