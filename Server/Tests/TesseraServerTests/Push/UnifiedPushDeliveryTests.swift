@@ -101,7 +101,7 @@ struct UnifiedPushDeliveryTests {
     func retryAfterHonoured(kind: TestDatabase) async throws {
         try await Self.withEndpoint(script: ["a": ["429@120"]]) { endpoint, base in
             let manual = PushDeliveryTests.clock()
-            try await withTestRuntime(kind, clock: manual.clock) { runtime in
+            try await withTestRuntime(kind, clock: manual.clock, configure: { $0.channelLifetime = .seconds(600) }) { runtime in
                 let fixture = try await Self.fixture(runtime, endpoint: base + "a")
                 _ = try await PushDeliveryTests.request(runtime, fixture)
                 #expect(await runtime.push.drain() == 1)
