@@ -171,7 +171,7 @@ struct UnifiedPushDeliveryTests {
             "http://ntfy.example.com/up/abc", "https://ntfy.example.com/other", "https://ntfy.example.com:8443/up/abc",
             "https://ntfy.example.com.evil.org/up/abc", "https://ntfy.example.com@evil.org/up/abc", "http://127.0.0.1:80@evil.org/x",
             "https://ntfy.example.com/up/../admin", "http://127.0.0.2:8080/x", "http://localhost:8080/x", "ftp://127.0.0.1/x",
-            "https://ntfy.example.com/up/abc#frag", "not a url", "", "a1b2c3d4",
+            "https://ntfy.example.com/up/abc#frag", "https://user:secret@ntfy.example.com/up/abc", "not a url", "", "a1b2c3d4",
         ] {
             #expect(!UnifiedPushClient.allows(refused, prefixes: prefixes), "\(refused)")
         }
