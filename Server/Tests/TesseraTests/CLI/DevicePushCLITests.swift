@@ -36,15 +36,18 @@ struct DevicePushCLITests {
         var ended: Bool { state.withLock { $0.ended } }
     }
 
-    /// Signs up a CLI device in a new directory; returns the directory and the device ID.
-    static func signUp(_ binary: URL, runtime: TesseraRuntime, client: Client, url: URL, userKey: String) async throws -> (String, String) {
+    /// Signs up `userKey` (`<userKey>@example.com`, PIN ``pin``) as a CLI device in a new directory, the
+    /// code read from the development outbox; returns the directory and the device ID.
+    static func signUp(
+        _ binary: URL, runtime: TesseraRuntime, client: Client, url: URL, userKey: String, bundle: String = Self.bundle
+    ) async throws -> (String, String) {
         let deviceDir = FileManager.default.temporaryDirectory.appendingPathComponent("push-cli-\(UUID().uuidString)").path
         let signup = try await DeviceCLITests.run(binary, [
             "device", "signup", "--device-dir", deviceDir, "--server", url.absoluteString, "--client-key", client.clientKey,
-            "--bundle-id", Self.bundle, "--otp-from-outbox", runtime.configuration.dataDirectory, "--pin", Self.pin,
-            "--email", "\(userKey)@example.com", "--phone", "+4179555\(Int.random(in: 1000...9999))", "--user-key", userKey, "--name", "Push User",
+            "--bundle-id", bundle, "--otp-from-outbox", runtime.configuration.dataDirectory, "--pin", Self.pin,
+            "--email", "\(userKey)@example.com", "--phone", "+4179555\(Int.random(in: 1000...9999))", "--user-key", userKey, "--name", "User \(userKey)",
         ])
-        #expect(signup.status == 0, "\(signup.output)")
+        try #require(signup.status == 0, "\(signup.output)")
         let deviceId = try #require(try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState()?.deviceId)
         return (deviceDir, deviceId)
     }

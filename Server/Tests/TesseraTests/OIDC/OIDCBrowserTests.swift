@@ -82,20 +82,12 @@ struct OIDCBrowserTests {
         }
     }
 
-    static let pin = "246813"
-
     /// Signs `userKey` up as a `tessera device` in a new directory (code from the development outbox) and
     /// gives it `token` as its push token for `provider` (`tessera device push-token`).
     static func cliDevice(
         _ binary: URL, runtime: TesseraRuntime, client: Client, url: URL, userKey: String, provider: PushProvider, token: String
     ) async throws -> String {
-        let deviceDir = FileManager.default.temporaryDirectory.appendingPathComponent("browser-device-\(UUID().uuidString)").path
-        let signup = try await DeviceCLITests.run(binary, [
-            "device", "signup", "--device-dir", deviceDir, "--server", url.absoluteString, "--client-key", client.clientKey,
-            "--bundle-id", Self.bundle, "--otp-from-outbox", runtime.configuration.dataDirectory, "--pin", Self.pin,
-            "--email", "\(userKey)@example.com", "--phone", "+4179556\(Int.random(in: 1000...9999))", "--user-key", userKey, "--name", "User \(userKey)",
-        ])
-        try #require(signup.status == 0, "\(signup.output)")
+        let (deviceDir, _) = try await DevicePushCLITests.signUp(binary, runtime: runtime, client: client, url: url, userKey: userKey, bundle: Self.bundle)
         let pushToken = try await DeviceCLITests.run(binary, [
             "device", "push-token", "--device-dir", deviceDir, "--platform", provider.rawValue, "--token", token,
         ])
@@ -161,7 +153,7 @@ struct OIDCBrowserTests {
                 } else {
                     // `tessera device approve` polls for the request while Chromium waits, and approves (PIN) or declines it.
                     let answer = try await DeviceCLITests.run(
-                        binary, ["device", "approve", "--device-dir", deviceDir, "--pin", Self.pin, "--wait", "300"] + (mode == "decline" ? ["--decline"] : []),
+                        binary, ["device", "approve", "--device-dir", deviceDir, "--pin", DevicePushCLITests.pin, "--wait", "300"] + (mode == "decline" ? ["--decline"] : []),
                         timeout: 600
                     )
                     #expect(answer.status == 0, "\(answer.output)")
