@@ -7,7 +7,14 @@ public enum TesseraPush {
     /// The `type` of every Tessera push payload.
     public static let type = "tessera.auth-request"
 
-    /// The request ID in a push payload (APNs `userInfo` or FCM `data`), nil when the payload is not Tessera's.
+    /// The payload of a UnifiedPush message (the JSON body the push server delivered to the app)
+    /// as the `userInfo` ``TesseraClient/handlePush(userInfo:)`` takes: the same keys as the APNs
+    /// payload and the FCM data. Empty when the message is not a JSON object.
+    public static func userInfo(unifiedPushMessage message: Data) -> [AnyHashable: Any] {
+        (try? JSONSerialization.jsonObject(with: message) as? [String: Any]) ?? [:]
+    }
+
+    /// The request ID in a push payload (APNs `userInfo`, FCM `data` or a UnifiedPush message), nil when the payload is not Tessera's.
     public static func requestId(in userInfo: [AnyHashable: Any]) -> String? {
         guard userInfo["type"] as? String == type, let id = userInfo["requestId"] as? String, !id.isEmpty else { return nil }
         return id
@@ -15,8 +22,9 @@ public enum TesseraPush {
 }
 
 extension TesseraClient {
-    /// Gives the server this device's current push token (the APNs device token as hex, or the FCM
-    /// registration token), so that relying-party requests wake the device instead of waiting for its
+    /// Gives the server this device's current push token (the APNs device token as hex, the FCM
+    /// registration token, or the UnifiedPush endpoint URL, which must lie under one of the client's
+    /// allowed prefixes), so that relying-party requests wake the device instead of waiting for its
     /// next ``pendingAuthRequests()``. Call it whenever the platform hands the app a new token; an
     /// empty token turns pushes off for the device. A signed call (`PUT /v1/devices/push-token`).
     public func updatePushToken(_ token: String, platform: PushProvider) async throws {

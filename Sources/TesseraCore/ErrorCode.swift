@@ -234,6 +234,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// Retired: a client without push settings now answers them as empty (no provider), and
     /// removing absent settings succeeds. Kept so that the number is never given another meaning.
     public static let pushSettingsUnknown = ErrorCode(rawValue: 8002)
+    /// A UnifiedPush endpoint that is not an http(s) URL under one of the client's allowed prefixes
+    /// (or the client has no UnifiedPush settings): the server never sends to it.
+    public static let pushEndpointNotAllowed = ErrorCode(rawValue: 8003)
 
     // MARK: Server (9000–9099)
     /// An unexpected server error. Always a bug; reported with a request id.
@@ -282,7 +285,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7201: "authenticator-not-allowed", 7202: "pin-policy-violation", 7203: "password-policy-violation",
         7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
         7207: "authenticator-exists",
-        8001: "push-settings-invalid", 8002: "push-settings-unknown",
+        8001: "push-settings-invalid", 8002: "push-settings-unknown", 8003: "push-endpoint-not-allowed",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response", 9103: "local-auth-required",

@@ -6,6 +6,9 @@ public enum PushProvider: String, Codable, Sendable, CaseIterable {
     case apns
     /// Firebase Cloud Messaging HTTP v1 (a service account).
     case fcm
+    /// UnifiedPush: the device's token is its push endpoint URL, to which the server POSTs the
+    /// message; only endpoints under the client's allowed prefixes are accepted.
+    case unifiedpush
 }
 
 /// Which APNs host a client's pushes go to.
@@ -16,20 +19,23 @@ public enum APNsEnvironment: String, Codable, Sendable, CaseIterable {
     case sandbox
 }
 
-/// The body of `PUT /v1/admin/clients/{clientKey}/push`: exactly one of `apns`, `fcm` or
-/// `off: true` (remove the settings: the client's devices poll).
+/// The body of `PUT /v1/admin/clients/{clientKey}/push`: exactly one of `apns`, `fcm`,
+/// `unifiedpush` or `off: true` (remove the settings: the client's devices poll).
 public struct PushSettingsUpdate: Codable, Sendable {
     /// APNs settings.
     public var apns: APNsSettingsUpdate?
     /// FCM settings.
     public var fcm: FCMSettingsUpdate?
+    /// UnifiedPush settings.
+    public var unifiedpush: UnifiedPushSettingsUpdate?
     /// `true` removes the client's push settings and its stored key.
     public var off: Bool?
 
     /// Settings for one provider, or `off`.
-    public init(apns: APNsSettingsUpdate? = nil, fcm: FCMSettingsUpdate? = nil, off: Bool? = nil) {
+    public init(apns: APNsSettingsUpdate? = nil, fcm: FCMSettingsUpdate? = nil, unifiedpush: UnifiedPushSettingsUpdate? = nil, off: Bool? = nil) {
         self.apns = apns
         self.fcm = fcm
+        self.unifiedpush = unifiedpush
         self.off = off
     }
 
@@ -83,9 +89,22 @@ public struct FCMSettingsUpdate: Codable, Sendable {
     }
 }
 
+/// A client's UnifiedPush settings: the push servers its devices' endpoints may be on. The server
+/// only ever POSTs to an endpoint under one of these prefixes (same scheme, host and port, the
+/// path starting with the prefix's path); a prefix ending in `:` (`http://127.0.0.1:`) allows any port.
+public struct UnifiedPushSettingsUpdate: Codable, Sendable {
+    /// The allowed endpoint URL prefixes, e.g. `https://ntfy.example.com/` (1 to 20).
+    public var allowedEndpoints: [String]
+
+    /// UnifiedPush settings.
+    public init(allowedEndpoints: [String]) {
+        self.allowedEndpoints = allowedEndpoints
+    }
+}
+
 /// The body of the signed `PUT /v1/devices/push-token`: the device's current push token (empty: no pushes).
 public struct PushTokenUpdate: Codable, Sendable, Equatable {
-    /// The APNs device token (hex) or the FCM registration token.
+    /// The APNs device token (hex), the FCM registration token, or the UnifiedPush endpoint URL.
     public var token: String
     /// Which provider the token belongs to.
     public var platform: PushProvider
@@ -99,7 +118,7 @@ public struct PushTokenUpdate: Codable, Sendable, Equatable {
 
 /// A client's push settings as the admin API shows them: never a private key.
 public struct PushSettingsView: Codable, Sendable, Equatable {
-    /// APNs or FCM; absent when the client has no push settings (its devices poll).
+    /// APNs, FCM or UnifiedPush; absent when the client has no push settings (its devices poll).
     public var provider: PushProvider?
     /// APNs team ID.
     public var teamId: String?
@@ -117,13 +136,16 @@ public struct PushSettingsView: Codable, Sendable, Equatable {
     public var baseURL: String?
     /// The configured OAuth 2.0 token URL (FCM).
     public var tokenURL: String?
+    /// The allowed endpoint URL prefixes (UnifiedPush).
+    public var allowedEndpoints: [String]?
     /// Whether a private key is stored (it is never shown).
     public var hasKey: Bool
 
     /// A view of stored settings.
     public init(
         provider: PushProvider?, teamId: String? = nil, keyId: String? = nil, topic: String? = nil, environment: APNsEnvironment? = nil,
-        projectId: String? = nil, clientEmail: String? = nil, baseURL: String? = nil, tokenURL: String? = nil, hasKey: Bool
+        projectId: String? = nil, clientEmail: String? = nil, baseURL: String? = nil, tokenURL: String? = nil, allowedEndpoints: [String]? = nil,
+        hasKey: Bool
     ) {
         self.provider = provider
         self.teamId = teamId
@@ -134,6 +156,7 @@ public struct PushSettingsView: Codable, Sendable, Equatable {
         self.clientEmail = clientEmail
         self.baseURL = baseURL
         self.tokenURL = tokenURL
+        self.allowedEndpoints = allowedEndpoints
         self.hasKey = hasKey
     }
 

@@ -4,13 +4,13 @@ import TesseraCore
 
 extension APNsEnvironment: ExpressibleByArgument {}
 
-/// `tessera admin client push …`: a client's APNs or FCM settings, through the admin API. The key
+/// `tessera admin client push …`: a client's APNs, FCM or UnifiedPush settings, through the admin API. The key
 /// files are read here and sent once; no command prints a private key.
 struct ClientPushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
-        abstract: "A client's push settings (APNs or FCM): wake its users' devices when a relying party asks.",
-        subcommands: [SetAPNs.self, SetFCM.self, Show.self, Remove.self]
+        abstract: "A client's push settings (APNs, FCM or UnifiedPush): wake its users' devices when a relying party asks.",
+        subcommands: [SetAPNs.self, SetFCM.self, SetUnifiedPush.self, Show.self, Remove.self]
     )
 
     static func path(_ clientKey: String) -> String { "clients/\(pathComponent(clientKey))/push" }
@@ -34,6 +34,7 @@ struct ClientPushCommand: AsyncParsableCommand {
         ] {
             if let value { print("\((label + ":").padding(toLength: 14, withPad: " ", startingAt: 0))\(value)") }
         }
+        for prefix in view.allowedEndpoints ?? [] { print("allowed:      \(prefix)") }
         print("key:          \(view.hasKey ? "stored (sealed, never shown)" : "none")")
     }
 
@@ -74,6 +75,24 @@ struct ClientPushCommand: AsyncParsableCommand {
                 projectId: projectId, serviceAccount: try ClientPushCommand.read(serviceAccount, "the service account"), baseURL: baseUrl,
                 tokenURL: tokenUrl
             ))
+            let view = try await AdminAPI.connect(options).send(.PUT, ClientPushCommand.path(clientKey), body: update, as: PushSettingsView.self)
+            ClientPushCommand.show(view, json: json)
+        }
+    }
+
+    struct SetUnifiedPush: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-unifiedpush", abstract: "Use UnifiedPush: devices give endpoint URLs on the push servers allowed here."
+        )
+        @Argument(help: "Client key.") var clientKey: String
+        @Option(name: .customLong("allow"), help: "An allowed endpoint URL prefix (https://ntfy.example.com/, or http://127.0.0.1: for any port); repeat for more.")
+        var allowedEndpoints: [String] = []
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var options: AdminOptions
+
+        func run() async throws {
+            guard !allowedEndpoints.isEmpty else { throw ValidationError("give at least one --allow prefix") }
+            let update = PushSettingsUpdate(unifiedpush: UnifiedPushSettingsUpdate(allowedEndpoints: allowedEndpoints))
             let view = try await AdminAPI.connect(options).send(.PUT, ClientPushCommand.path(clientKey), body: update, as: PushSettingsView.self)
             ClientPushCommand.show(view, json: json)
         }

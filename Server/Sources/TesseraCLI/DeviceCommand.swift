@@ -11,7 +11,7 @@ struct DeviceCommand: AsyncParsableCommand {
         abstract: "Act as a device against any Tessera server (built on the public SDK).",
         subcommands: [
             Signup.self, Recover.self, Login.self, Approve.self, TOTPCode.self, Show.self, FlowSignup.self, PasswordLogin.self, Sessions.self,
-            RegisterAuthenticator.self,
+            RegisterAuthenticator.self, PushToken.self,
         ]
     )
 
@@ -213,24 +213,22 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Approve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Handle a relying party's pending request: show who asks, approve with the PIN, or decline.")
+        static let configuration = CommandConfiguration(
+            abstract: "Handle a relying party's pending request: show who asks, approve with the PIN, or decline. Polls, or waits for a push with --push-listen."
+        )
         @OptionGroup var options: DeviceOptions
         @Option(help: "Seconds to wait for a request to arrive.") var wait = 30
         @Flag(help: "Decline instead of approving.") var decline = false
         @Option(help: "Number matching: the two digits the sign-in page shows (a wrong number ends the request).") var number: String?
+        @Option(help: ArgumentHelp(
+            "Wait for a push instead of polling: listen on 127.0.0.1:PORT (0: any free port) and register it as this device's UnifiedPush endpoint (the client's allowed prefixes must cover it).",
+            valueName: "127.0.0.1:PORT"
+        ))
+        var pushListen: PushListenAddress?
 
         func run() async throws {
             let tessera = try options.client(try options.connection())
-            let deadline = Date().addingTimeInterval(TimeInterval(wait))
-            var request: AuthChannelResponse?
-            while request == nil {
-                request = try await tessera.pendingAuthRequests().first
-                if request == nil {
-                    guard Date() < deadline else { throw CLIFailure.local("no pending request within \(wait) s") }
-                    try await Task.sleep(for: .milliseconds(500))
-                }
-            }
-            guard let request else { return }
+            let request = if let pushListen { try await pushListen.waitForRequest(tessera, wait: wait) } else { try await poll(tessera) }
             print("request from \(request.connectIp.isEmpty ? "an unknown address" : request.connectIp) for \(request.userKey)")
             if !request.message.isEmpty { print("  “\(request.message)”") }
             if decline {
@@ -245,6 +243,21 @@ struct DeviceCommand: AsyncParsableCommand {
                 }
                 try await options.authenticate(tessera, channel: request, matchNumber: number)
             }
+        }
+
+        /// Asks for pending requests every half second until one is there or `wait` has passed.
+        private func poll(_ tessera: TesseraClient) async throws -> AuthChannelResponse {
+            let deadline = Date().addingTimeInterval(TimeInterval(wait))
+            var request: AuthChannelResponse?
+            while request == nil {
+                request = try await tessera.pendingAuthRequests().first
+                if request == nil {
+                    guard Date() < deadline else { throw CLIFailure.local("no pending request within \(wait) s") }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            guard let request else { throw CLIFailure.local("no pending request within \(wait) s") }
+            return request
         }
     }
 

@@ -79,18 +79,7 @@ struct RelyingPartyOIDCLogin: AsyncParsableCommand {
         print("waiting for the redirect to \(redirectURI)")
         fflush(nil)
 
-        let timeout = self.timeout
-        let query = try await withThrowingTaskGroup(of: [String: String]?.self) { group in
-            group.addTask { try await listener.waitForCallback() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(timeout))
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        guard let query else { throw CLIFailure.local("no redirect within \(timeout) s") }
+        guard let query = try await listener.waitForCallback(timeout: .seconds(timeout)) else { throw CLIFailure.local("no redirect within \(timeout) s") }
         guard query["state"] == state else { throw CLIFailure.local("the redirect's state does not match the one sent: not this sign-in") }
         if let error = query["error"] {
             throw CLIFailure(status: CLIFailure.refused, message: "refused: \(error)\(query["error_description"].map { ": \($0)" } ?? "")")

@@ -87,7 +87,8 @@ public final class TesseraRuntime: Sendable {
         let pushDevices = SQLDeviceRepository(database: database)
         push = PushService(
             repository: stores.push, devices: pushDevices, apns: APNsClient(httpClient: pushHTTPClient, clock: clock),
-            fcm: FCMClient(httpClient: pushHTTPClient, clock: clock), clock: clock, logger: logger, pollInterval: configuration.courierPollInterval
+            fcm: FCMClient(httpClient: pushHTTPClient, clock: clock), unifiedPush: UnifiedPushClient(httpClient: pushHTTPClient, clock: clock),
+            clock: clock, logger: logger, pollInterval: configuration.courierPollInterval
         )
         nodes = NodeDirectory(
             repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
@@ -191,10 +192,12 @@ public final class TesseraRuntime: Sendable {
         return senders
     }
 
-    /// HTTP/2 over TLS to APNs and FCM, trusting `push.caFile` too when it is set.
+    /// HTTP/2 over TLS to APNs and FCM, trusting `push.caFile` too when it is set. Redirects are not
+    /// followed: a push goes to the provider's or the allowed UnifiedPush endpoint's address only.
     private static func pushHTTPConfiguration(_ configuration: ServerConfiguration) -> HTTPClient.Configuration {
         var http = HTTPClient.Configuration()
         http.httpVersion = .automatic
+        http.redirectConfiguration = .disallow
         if let file = configuration.pushCAFile {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.additionalTrustRoots = [.file(file)]

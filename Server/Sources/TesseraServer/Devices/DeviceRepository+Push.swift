@@ -3,8 +3,8 @@ import TesseraCore
 
 /// The named device queries the push domain uses; the devices domain owns `devices.push_token`.
 protocol DevicePushTokens: Sendable {
-    /// The user's active devices that have a push token for `provider` (or one whose provider the
-    /// app did not say), read inside the caller's transaction.
+    /// The user's active devices that have a push token for `provider` (or, for APNs and FCM, one
+    /// whose provider the app did not say), read inside the caller's transaction.
     func pushTargets(userId: String, provider: PushProvider, in sql: any SQLDatabase) async throws -> [String]
     /// Sets the device's push token and its provider (the signed `PUT /v1/devices/push-token`);
     /// an empty token turns pushes off for the device.
@@ -21,7 +21,7 @@ extension SQLDeviceRepository: DevicePushTokens {
         try await sql.raw(
             """
             SELECT id FROM devices WHERE user_id = \(bind: userId) AND status = 'active' AND push_token <> ''
-              AND push_platform IN ('', \(bind: provider.rawValue)) ORDER BY id
+              AND (push_platform = \(bind: provider.rawValue)\(unsafeRaw: provider == .unifiedpush ? "" : " OR push_platform = ''")) ORDER BY id
             """
         ).all().map { try $0.decode(column: "id", as: String.self) }
     }

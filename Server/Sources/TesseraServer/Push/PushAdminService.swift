@@ -3,7 +3,7 @@ import Foundation
 import TesseraCore
 import _CryptoExtras
 
-/// The admin side of push: a client's APNs or FCM settings, checked before they are stored (the
+/// The admin side of push: a client's APNs, FCM or UnifiedPush settings, checked before they are stored (the
 /// key must parse) and shown without any private key.
 public struct PushAdminService: Sendable {
     let repository: any PushRepository
@@ -55,6 +55,10 @@ public struct PushAdminService: Sendable {
 
     /// Checks the settings and parses the key; the messages never repeat a key. `nil` for `off`.
     static func validate(_ update: PushSettingsUpdate) throws -> ClientPushSettings? {
+        if let unifiedpush = update.unifiedpush {
+            guard update.apns == nil, update.fcm == nil, update.off != true else { throw invalid("give exactly one of apns, fcm, unifiedpush and off: true") }
+            return try validate(unifiedpush)
+        }
         switch (update.apns, update.fcm, update.off ?? false) {
         case (nil, nil, true):
             return nil
@@ -82,7 +86,22 @@ public struct PushAdminService: Sendable {
             )
             return ClientPushSettings(provider: .fcm, view: view, privateKey: account.private_key)
         default:
-            throw invalid("give exactly one of apns, fcm and off: true")
+            throw invalid("give exactly one of apns, fcm, unifiedpush and off: true")
         }
+    }
+
+    /// UnifiedPush settings: 1 to 20 endpoint prefixes, each an http(s) URL with a host (no user
+    /// info, query or fragment), or one ending in `:` for any port. No key.
+    private static func validate(_ unifiedpush: UnifiedPushSettingsUpdate) throws -> ClientPushSettings {
+        guard (1...20).contains(unifiedpush.allowedEndpoints.count) else { throw invalid("unifiedpush.allowedEndpoints must list 1 to 20 prefixes") }
+        let prefixes = try unifiedpush.allowedEndpoints.map { value in
+            let prefix = try text(value, "unifiedpush.allowedEndpoints", max: 300)
+            guard UnifiedPushClient.Location(prefix: prefix) != nil else {
+                throw invalid("unifiedpush.allowedEndpoints: \(prefix) is not an http(s) URL prefix (https://push.example.com/ or http://127.0.0.1:)")
+            }
+            return prefix
+        }
+        let view = PushSettingsView(provider: .unifiedpush, allowedEndpoints: prefixes, hasKey: false)
+        return ClientPushSettings(provider: .unifiedpush, view: view, privateKey: "")
     }
 }

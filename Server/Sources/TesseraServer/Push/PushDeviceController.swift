@@ -3,9 +3,11 @@ import TesseraCore
 
 /// The signed `PUT /v1/devices/push-token`: a device gives its current push token and provider
 /// (the SDK's `updatePushToken(_:platform:)`), so relying-party requests wake it instead of waiting
-/// for its next poll.
+/// for its next poll. A UnifiedPush token is an endpoint URL: it is taken only under one of the
+/// calling client's allowed prefixes (8003 otherwise), so the server never POSTs elsewhere.
 struct PushDeviceController<Context: TesseraContext> {
     let devices: any DevicePushTokens
+    let push: any PushRepository
     let bodyLimit: Int
 
     func addRoutes(signed: RouterGroup<Context>) {
@@ -14,6 +16,13 @@ struct PushDeviceController<Context: TesseraContext> {
             var request = request
             let update = try await request.decodeJSON(PushTokenUpdate.self, limit: bodyLimit)
             try AppError.checkLengths([("token", update.token, 4096)])
+            if update.platform == .unifiedpush, !update.token.isEmpty {
+                guard let client = context.client, let settings = try await push.settings(clientId: client.id), settings.provider == .unifiedpush,
+                      UnifiedPushClient.allows(update.token, prefixes: settings.view.allowedEndpoints ?? [])
+                else {
+                    throw AppError(.pushEndpointNotAllowed, .badRequest, "The push endpoint is not under one of the client's allowed UnifiedPush prefixes", field: "token")
+                }
+            }
             try await devices.setPushToken(deviceId: deviceId, token: update.token, platform: update.platform)
             return Response(status: .noContent)
         }

@@ -14,6 +14,7 @@ public final class PushService: Service, Sendable {
     let devices: any DevicePushTokens
     let apns: APNsClient
     let fcm: FCMClient
+    let unifiedPush: UnifiedPushClient
     let clock: WallClock
     let logger: Logger
     let pollInterval: Duration
@@ -23,13 +24,14 @@ public final class PushService: Service, Sendable {
     private let wakeup = WorkerWakeup()
 
     init(
-        repository: any PushRepository, devices: any DevicePushTokens, apns: APNsClient, fcm: FCMClient, clock: WallClock, logger: Logger,
-        pollInterval: Duration
+        repository: any PushRepository, devices: any DevicePushTokens, apns: APNsClient, fcm: FCMClient, unifiedPush: UnifiedPushClient,
+        clock: WallClock, logger: Logger, pollInterval: Duration
     ) {
         self.repository = repository
         self.devices = devices
         self.apns = apns
         self.fcm = fcm
+        self.unifiedPush = unifiedPush
         self.clock = clock
         self.logger = logger
         self.pollInterval = pollInterval
@@ -69,6 +71,7 @@ public final class PushService: Service, Sendable {
             let outcome = switch settings.provider {
             case .apns: try await apns.send(message, settings: settings)
             case .fcm: try await fcm.send(message, settings: settings)
+            case .unifiedpush: try await unifiedPush.send(message, settings: settings)
             }
             switch outcome {
             case .delivered:

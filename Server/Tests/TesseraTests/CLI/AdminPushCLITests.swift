@@ -46,4 +46,25 @@ struct AdminPushCLITests {
             #expect(again.status == 0, "\(again.output)")
         }
     }
+
+    @Test("set-unifiedpush stores the allowed endpoint prefixes and show lists them; a prefix that is not an http(s) URL is refused with 8001")
+    func unifiedPushSettingsThroughTheCLI() async throws {
+        let tessera = try AdminCLITests.binary()
+        try await TestDeployment.serve { _, admin, _ in
+            let created = try await DeviceCLITests.run(tessera, ["admin", "client", "create", "--name", "Push", "--bundle-id", "com.example.push"] + admin)
+            let clientKey = String(try #require(created.output.firstMatch(of: /client key:\s+(tck_\S+)/)?.1))
+            let set = try await DeviceCLITests.run(tessera, [
+                "admin", "client", "push", "set-unifiedpush", clientKey, "--allow", "https://ntfy.example.com/", "--allow", "http://127.0.0.1:",
+            ] + admin)
+            #expect(set.status == 0, "\(set.output)")
+            #expect(set.output.contains("unifiedpush") && set.output.contains("allowed:      https://ntfy.example.com/"), "\(set.output)")
+            let show = try await DeviceCLITests.run(tessera, ["admin", "client", "push", "show", clientKey, "--json"] + admin)
+            let view = try JSONDecoder().decode(PushSettingsView.self, from: Data(show.output.utf8))
+            #expect(view.provider == .unifiedpush && view.allowedEndpoints == ["https://ntfy.example.com/", "http://127.0.0.1:"] && !view.hasKey)
+            let bad = try await DeviceCLITests.run(tessera, ["admin", "client", "push", "set-unifiedpush", clientKey, "--allow", "ntfy.example.com"] + admin)
+            #expect(bad.status == 1 && bad.output.contains("8001"), "\(bad.output)")
+            let none = try await DeviceCLITests.run(tessera, ["admin", "client", "push", "set-unifiedpush", clientKey] + admin)
+            #expect(none.status == 2, "\(none.output)")
+        }
+    }
 }

@@ -13,8 +13,11 @@ import TesseraTestSupport
 /// The whole "Sign in with Tessera" flow with real parts: Authlib (a real OIDC client library) starts it,
 /// headless Debian Chromium (Selenium, Tests/Fixtures/oidc_browser.py) types the e-mail into the hosted
 /// page, the APNs or FCM test peer (Tests/Fixtures/push_peer.py) receives the push with a valid provider
-/// token, the device (the SDK) finds the request from the push and answers it, and Chromium lands on the
-/// relying party's redirect URI, whose code Authlib exchanges and whose ID token it verifies via the JWKS.
+/// token, the device — the `tessera device` CLI, signed up with `device signup` and given the peer's token
+/// with `device push-token` — is found by the push (the SDK reads it over the CLI device's keys) and answers
+/// with `device approve` (polling; `--decline`), and Chromium lands on the relying party's redirect URI,
+/// whose code Authlib exchanges and whose ID token it verifies via the JWKS. The CLI cannot cancel a
+/// request, so the cancelled run cancels with the SDK over the same device.
 /// Screenshots of the page's states go to `.e2e/screenshots/` (ignored by git).
 @Suite("OpenID Connect: browser end to end", .serialized)
 struct OIDCBrowserTests {
@@ -38,9 +41,10 @@ struct OIDCBrowserTests {
         var issuer: String
     }
 
-    /// Whether Chromium, chromedriver and the python peers are here; in CI their absence fails the test.
+    /// Whether Chromium, chromedriver, the python peers and the `tessera` executable are here; in CI their absence fails the test.
     static func browserAvailable() async throws -> Bool {
         var missing = ["/usr/bin/chromium", "/usr/bin/chromedriver"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        if DeviceCLITests.binary == nil { missing.append("the tessera executable (swift build --build-tests builds it)") }
         if let python = PushPeer.python {
             let check = try await DeviceCLITests.run(URL(fileURLWithPath: python), ["-c", "import selenium, authlib, hypercorn, jwt"])
             if check.status != 0 { missing.append("selenium, authlib, hypercorn or PyJWT in \(python)") }
@@ -74,13 +78,27 @@ struct OIDCBrowserTests {
         switch provider {
         case .apns: return payload
         case .fcm: return (payload["message"] as? [String: Any])?["data"] as? [String: Any] ?? [:]
+        case .unifiedpush: return payload
         }
+    }
+
+    /// Signs `userKey` up as a `tessera device` in a new directory (code from the development outbox) and
+    /// gives it `token` as its push token for `provider` (`tessera device push-token`).
+    static func cliDevice(
+        _ binary: URL, runtime: TesseraRuntime, client: Client, url: URL, userKey: String, provider: PushProvider, token: String
+    ) async throws -> String {
+        let (deviceDir, _) = try await DevicePushCLITests.signUp(binary, runtime: runtime, client: client, url: url, userKey: userKey, bundle: Self.bundle)
+        let pushToken = try await DeviceCLITests.run(binary, [
+            "device", "push-token", "--device-dir", deviceDir, "--platform", provider.rawValue, "--token", token,
+        ])
+        try #require(pushToken.status == 0, "\(pushToken.output)")
+        return deviceDir
     }
 
     /// One sign-in through the browser with a client pushing through `provider`; the device approves,
     /// declines or cancels (`mode`). Returns the script's result, nil when skipped.
     static func signIn(provider: PushProvider, mode: String, userKey: String, label: String) async throws -> [String: Any]? {
-        guard try await browserAvailable(), let python = PushPeer.python else { return nil }
+        guard try await browserAvailable(), let python = PushPeer.python, let binary = DeviceCLITests.binary else { return nil }
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
         let waiting = screenshots + "/\(label)-waiting.png"
         try? FileManager.default.removeItem(atPath: waiting)
@@ -89,10 +107,17 @@ struct OIDCBrowserTests {
         let outcome = Shared<Outcome?>(nil)
         try await withCallback { redirect in
             try await LiveServer.run(bundleId: Self.bundle, configure: { $0.pushCAFile = peer.certificate.certificate }) { runtime, client, url in
-                let tessera = try await LiveServer.enrol(runtime, client, url, userKey: userKey, bundleId: Self.bundle)
                 _ = try await runtime.pushAdmin.set(provider == .apns ? peer.apnsSettings() : peer.fcmSettings(), clientKey: client.clientKey)
                 let deviceToken = "browser-" + UUID().uuidString.lowercased()
-                try await tessera.updatePushToken(deviceToken, platform: provider)
+                let deviceDir = try await Self.cliDevice(
+                    binary, runtime: runtime, client: client, url: url, userKey: userKey, provider: provider, token: deviceToken
+                )
+                defer { try? FileManager.default.removeItem(atPath: deviceDir) }
+                // The SDK over the CLI device's keys: it reads the APNs/FCM payload as an app would.
+                let tessera = TesseraClient(
+                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundle),
+                    keyStore: try FileKeyStore(directory: URL(fileURLWithPath: deviceDir))
+                )
                 _ = try await runtime.oidc.setSettings(.init(redirectUris: [redirect]), clientKey: client.clientKey)
                 let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
 
@@ -123,10 +148,18 @@ struct OIDCBrowserTests {
                 let pending = try #require(try await tessera.handlePush(userInfo: Self.userInfo(push, provider: provider)))
                 #expect(pending.connectIp == "127.0.0.1")
                 #expect(pending.message == "Sign in to SDK test")
-                switch mode {
-                case "approve": _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
-                case "cancel": try await tessera.requestAuthCancel(channel: pending)
-                default: try await tessera.declineAuthRequest(pending)
+                if mode == "cancel" {
+                    try await tessera.requestAuthCancel(channel: pending)
+                } else {
+                    // `tessera device approve` polls for the request while Chromium waits, and approves (PIN) or declines it.
+                    let answer = try await DeviceCLITests.run(
+                        binary, ["device", "approve", "--device-dir", deviceDir, "--pin", DevicePushCLITests.pin, "--wait", "300"] + (mode == "decline" ? ["--decline"] : []),
+                        timeout: 600
+                    )
+                    #expect(answer.status == 0, "\(answer.output)")
+                    #expect(answer.output.contains("request from 127.0.0.1 for \(userKey)"), "\(answer.output)")
+                    #expect(answer.output.contains("“Sign in to SDK test”"), "\(answer.output)")
+                    #expect(answer.output.contains(mode == "decline" ? "declined" : "authenticated; result token:"), "\(answer.output)")
                 }
                 let run = try await flow.value
                 #expect(run.status == 0, "\(run.output)")
