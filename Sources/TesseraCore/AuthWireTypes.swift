@@ -204,7 +204,8 @@ public struct RPAuthRequest: Codable, Sendable, Equatable {
         userKey = try container.decode(String.self, forKey: .userKey)
         connectIp = try container.decode(String.self, forKey: .connectIp)
         message = try container.decode(String.self, forKey: .message)
-        numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching) ?? false
+        // Missing means false; an explicit null is a wrong type (400), as the schema says.
+        numberMatching = container.contains(.numberMatching) ? try container.decode(Bool.self, forKey: .numberMatching) : false
     }
 }
 

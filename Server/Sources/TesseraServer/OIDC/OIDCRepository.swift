@@ -17,7 +17,8 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         redirectUris = try container.decode([String].self, forKey: .redirectUris)
-        numberMatching = try container.decodeIfPresent(Bool.self, forKey: .numberMatching) ?? false
+        // Missing means false; an explicit null is a wrong type (400), as the schema says.
+        numberMatching = container.contains(.numberMatching) ? try container.decode(Bool.self, forKey: .numberMatching) : false
     }
 }
 

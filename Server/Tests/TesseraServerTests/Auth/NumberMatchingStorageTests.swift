@@ -57,6 +57,13 @@ struct NumberMatchingStorageTests {
         #expect(request.numberMatching == false)
         let asked = try JSONDecoder().decode(RPAuthRequest.self, from: Data(#"{"userKey":"u","connectIp":"","message":"","numberMatching":true}"#.utf8))
         #expect(asked.numberMatching)
+        // An explicit null is not a boolean: refused (schemathesis found it accepted as false).
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(OIDCClientSettings.self, from: Data(#"{"redirectUris":[],"numberMatching":null}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(RPAuthRequest.self, from: Data(#"{"userKey":"u","connectIp":"","message":"","numberMatching":null}"#.utf8))
+        }
         let channel = AuthChannelResponse(channelId: "ch", challenge: "c", authType: "pin", connectIp: "", message: "", userKey: "u", clientKey: "k", expiresIn: 1)
         #expect(!String(decoding: try JSONEncoder().encode(channel), as: UTF8.self).contains("numberChoices"))
         let state = RPAuthState(requestId: "r", outcome: .pending, code: nil, token: nil, expiresIn: 1)
