@@ -61,6 +61,10 @@ public struct TesseraCallbacks: Sendable {
     /// The client calls go through.
     public let client: TesseraClient
 
+    /// What `onProcess` of ``requestAuthRequest(channel:matchNumber:onSuccess:onProcess:onFailed:onError:onTotalLog:onCompleted:)``
+    /// gets after the statuses it received when the progress stream lost some (``AuthSession/missedStatuses``).
+    public static let progressLost = "ProgressLost"
+
     /// Creates a facade over `client`.
     public init(client: TesseraClient) { self.client = client }
 
@@ -247,6 +251,8 @@ public struct TesseraCallbacks: Sendable {
     ) -> TesseraCancellable {
         run("requestAuthRequest", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
             let session = try await client.requestAuthRequest(channel: channel, matchNumber: matchNumber) { onProcess($0.rawValue) }
+            // The seed's statuses are strings: a lost stream is told as one more, after the ones received.
+            if !session.missedStatuses.isEmpty { onProcess(TesseraCallbacks.progressLost) }
             let opened = session.channel
             return { onSuccess(0, "OK", session.authType.rawValue, opened.connectIp, opened.userKey, opened.clientKey) }
         }

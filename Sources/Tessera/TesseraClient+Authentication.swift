@@ -16,6 +16,11 @@ public struct AuthSession: Sendable, Equatable {
     public var authType: LocalAuthType
     /// The nodes whose attestations made the quorum.
     public var nodes: [String]
+    /// The steps the progress stream never delivered (empty when it reported every one). The
+    /// authentication itself did reach its quorum; only its progress was lost on the way (a proxy
+    /// that buffers or cuts server-sent events, a dropped connection), and no step was reported that
+    /// was not received.
+    public var missedStatuses: [AuthStatus] = []
 }
 
 extension TesseraClient {
@@ -97,7 +102,8 @@ extension TesseraClient {
     ///     ``AuthChannelResponse/numberChoices`` (required when it has them). A missing or wrong
     ///     number ends the request (`authNumberMismatch`); there is no second guess.
     ///   - onProcess: Receives `CreateChannel`, `SelectNodes`, `StartVerificationOfNodes`,
-    ///     `CompleteVerificationOfNodes` as they happen.
+    ///     `CompleteVerificationOfNodes` as they happen, and only those the stream delivered; the ones it
+    ///     never delivered are in ``AuthSession/missedStatuses``.
     /// - Returns: The session, with the secondary verification (`authType`) to perform next.
     /// - Throws: ``TesseraError``: `authQuorumNotReached` when too few nodes attested, `authNumberMismatch`,
     ///   channel errors, signature errors.
@@ -135,11 +141,13 @@ extension TesseraClient {
             try? await Task.sleep(for: .seconds(3))
             progress.cancel()
         }
-        _ = await progress.value
+        let seen = await progress.value
         waiter.cancel()
+        let missed = AuthStatus.allCases.filter { !seen.contains($0) }
+        if !missed.isEmpty { log?("✗ progress lost: the stream never reported \(missed.map(\.rawValue).joined(separator: ", "))") }
         let stored = try keyStore.loadState()?.localAuthType ?? LocalAuthType.none
         let authType = LocalAuthType(rawValue: started.authType) ?? stored
-        return AuthSession(channel: channel, authType: authType, nodes: started.nodes)
+        return AuthSession(channel: channel, authType: authType, nodes: started.nodes, missedStatuses: missed)
     }
 
     /// The seed's `requestAuthResult(isSecondaryCertification:)`: reports the local verification. On

@@ -75,18 +75,24 @@ public final class TesseraClient: Sendable {
     ///     ``FileKeyStore/standardDirectory(for:environment:)``, so the state and the session survive a
     ///     relaunch; pass a ``MemoryKeyStore`` for tests and short-lived tools.
     ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
-    public init(configuration: Configuration, keyStore: (any DeviceKeyStore)? = nil, onTotalLog: LogHandler? = nil) {
+    public convenience init(configuration: Configuration, keyStore: (any DeviceKeyStore)? = nil, onTotalLog: LogHandler? = nil) {
+        #if os(Linux)  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
+        let transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
+        #else
+        let transport = URLSessionTransport(session: .shared, timeout: configuration.timeout)
+        #endif
+        self.init(configuration: configuration, keyStore: keyStore, onTotalLog: onTotalLog, transport: transport)
+    }
+
+    /// Creates a client over `transport` (tests wrap the platform's to break one part of it).
+    init(configuration: Configuration, keyStore: (any DeviceKeyStore)?, onTotalLog: LogHandler?, transport: any HTTPTransport) {
         self.configuration = configuration
         let keyStore = keyStore ?? FileKeyStore(standardFor: configuration)
         self.keyStore = keyStore
         self.sessionVault = keyStore as? any SessionVault ?? MemoryKeyStore()
         self.clientLog = onTotalLog
         self.authentication = AuthenticationStateHub(authenticated: (try? sessionVault.loadSession())??.deviceBound ?? false)
-        #if os(Linux)  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
-        self.transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
-        #else
-        self.transport = URLSessionTransport(session: .shared, timeout: configuration.timeout)
-        #endif
+        self.transport = transport
     }
 
     /// What ``verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)`` found.
