@@ -23,7 +23,7 @@ public struct DeviceRegistrationService: Sendable {
     /// Sends a recovery code when user key, name and the registered address all match; answers the
     /// same ``ErrorCode/identityNotMatched`` whichever part is wrong.
     func sendRecoveryOTP(_ request: RecoveryOTPRequest, client: Client, ip: String?) async throws -> RecoveryOTPResponse {
-        let notMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
+        let notMatched = Self.identityNotMatched
         let now = clock.now()
         let keys = ["recovery-user|\(client.id)|\(request.userKey)"] + (ip.map { ["recovery-ip|\($0)"] } ?? [])
         let counts = try await database.transaction { sql in
@@ -38,9 +38,7 @@ public struct DeviceRegistrationService: Sendable {
         guard let target = try? TargetNormalizer.normalize(request.sendTarget, channel: request.sendType) else { throw notMatched }
         let users = self.users
         let user = try await database.withSQL { try await users.find(clientId: client.id, userKey: request.userKey, in: $0) }
-        guard let user,
-              constantTimeEquals(Array(user.name.utf8), Array(request.name.trimmingCharacters(in: .whitespacesAndNewlines).utf8)),
-              target == (request.sendType == .email ? user.email : user.phone)
+        guard let user, Self.matches(name: request.name, of: user), target == Self.address(of: user, channel: request.sendType)
         else { throw notMatched }
         _ = try await otp.send(client: client, channel: request.sendType, target: target, purpose: .recovery, ip: ip)
         return RecoveryOTPResponse(lastLocalAuthType: user.localAuthType)
@@ -90,16 +88,25 @@ public struct DeviceRegistrationService: Sendable {
     /// The seed's `ExistingUserData` carries name, e-mail and phone too: whichever the device sends
     /// must be the account's (answered like the identity check, without saying which part is wrong).
     static func checkIdentity(_ request: RegisterDeviceRequest, of user: UserRecord) throws {
-        let notMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
-        if let name = request.name,
-           !constantTimeEquals(Array(user.name.utf8), Array(name.trimmingCharacters(in: .whitespacesAndNewlines).utf8)) {
-            throw notMatched
-        }
-        if let email = request.email, !email.isEmpty, (try? TargetNormalizer.normalize(email, channel: .email)) != user.email { throw notMatched }
-        if let phone = request.phoneNumber, !phone.isEmpty, (try? TargetNormalizer.normalize(phone, channel: .sms)) != user.phone {
-            throw notMatched
-        }
+        if let name = request.name, !matches(name: name, of: user) { throw identityNotMatched }
+        if let email = request.email, !email.isEmpty, !matches(email, channel: .email, of: user) { throw identityNotMatched }
+        if let phone = request.phoneNumber, !phone.isEmpty, !matches(phone, channel: .sms, of: user) { throw identityNotMatched }
     }
+
+    static let identityNotMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
+
+    /// Whether `name` (trimmed) is the account's, compared in constant time.
+    static func matches(name: String, of user: UserRecord) -> Bool {
+        constantTimeEquals(Array(user.name.utf8), Array(name.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+    }
+
+    /// Whether `target`, normalised, is the account's e-mail address (e-mail) or phone number (SMS).
+    static func matches(_ target: String, channel: OTPChannel, of user: UserRecord) -> Bool {
+        (try? TargetNormalizer.normalize(target, channel: channel)) == address(of: user, channel: channel)
+    }
+
+    /// The account's e-mail address or phone number, by channel.
+    static func address(of user: UserRecord, channel: OTPChannel) -> String { channel == .email ? user.email : user.phone }
 
     /// What `GET /v1/devices/me` answers for a verified device.
     func info(deviceId: String) async throws -> DeviceInfoResponse {
