@@ -30,8 +30,7 @@ public final class PushPeer: Sendable {
     public let port: Int
     /// Its TLS certificate (trust it through `pushCAFile`).
     public let certificate: TestCertificate
-    private let process = Process()
-    private let stdin = Pipe()
+    private let process: ChildProcess  // its stdin is a pipe: the peer exits when it closes
 
     /// The base URL for the APNs and FCM settings.
     public var baseURL: String { "https://localhost:\(port)" }
@@ -62,20 +61,16 @@ public final class PushPeer: Sendable {
         ] {
             try Self.openssl(command)
         }
-        process.executableURL = URL(filePath: python)
-        process.arguments = [
-            Self.script, "--dir", directory, "--cert", certificate.certificate, "--key", certificate.key,
-            "--apns-key", directory + "/apns.pub", "--apns-kid", Self.keyId, "--apns-team", Self.teamId, "--apns-topic", Self.topic,
-            "--fcm-key", directory + "/fcm.pub", "--fcm-email", Self.fcmEmail,
-            "--apns-script", apns.joined(separator: ","), "--fcm-script", fcm.joined(separator: ","),
-        ]
-        _ = FileManager.default.createFile(atPath: directory + "/peer.log", contents: nil)
-        let logHandle = try FileHandle(forWritingTo: URL(filePath: directory + "/peer.log"))
-        process.standardOutput = logHandle
-        process.standardError = logHandle
-        process.standardInput = stdin
-        try process.run()
-        try? logHandle.close()
+        process = try ChildProcess(
+            python,
+            [
+                Self.script, "--dir", directory, "--cert", certificate.certificate, "--key", certificate.key,
+                "--apns-key", directory + "/apns.pub", "--apns-kid", Self.keyId, "--apns-team", Self.teamId, "--apns-topic", Self.topic,
+                "--fcm-key", directory + "/fcm.pub", "--fcm-email", Self.fcmEmail,
+                "--apns-script", apns.joined(separator: ","), "--fcm-script", fcm.joined(separator: ","),
+            ],
+            stdin: .pipe, stdout: .file(directory + "/peer.log")
+        )
         // The peer writes its port file once it listens (bounded wait on that condition).
         var found: Int?
         let deadline = ContinuousClock.now + .seconds(30)
@@ -85,8 +80,8 @@ public final class PushPeer: Sendable {
         }
         guard let found else {
             let log = (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? ""
-            try? stdin.fileHandleForWriting.close()
-            if process.isRunning { process.terminate() }
+            try? process.input?.close()
+            process.terminate()
             certificate.remove()
             throw Unavailable(description: "push peer did not start:\n\(log)")
         }
@@ -94,14 +89,8 @@ public final class PushPeer: Sendable {
     }
 
     private static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Unavailable(description: "openssl \(arguments[0]) failed") }
+        let (status, output) = try ChildProcess.runBlocking("/usr/bin/env", ["openssl"] + arguments)
+        guard status == 0 else { throw Unavailable(description: "openssl \(arguments[0]) failed: \(output)") }
     }
 
     /// The requests the peer received, oldest first (one JSON object each).
@@ -133,8 +122,8 @@ public final class PushPeer: Sendable {
 
     /// Ends the peer and removes its directory.
     public func stop() {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        try? process.input?.close()
+        process.terminate()
         process.waitUntilExit()
         certificate.remove()
     }

@@ -17,18 +17,12 @@ public struct TestCertificate: Sendable {
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let (status, output) = try ChildProcess.runBlocking("/usr/bin/env", [
             "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1",
             "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ConfigurationError("openssl req failed (\(process.terminationStatus))") }
+        ])
+        guard status == 0 else { throw ConfigurationError("openssl req failed (\(status)): \(output)") }
     }
 
     /// Deletes the directory.

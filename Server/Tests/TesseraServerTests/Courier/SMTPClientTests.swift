@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+import TesseraTestSupport
 
 @testable import TesseraServer
 
@@ -266,8 +267,7 @@ final class SMTPTestServer {
     var mailbox: URL { directory.appending(path: "mailbox") }
     var certificate: String { directory.appending(path: "cert.pem").path }
     var log: String { (try? String(contentsOf: directory.appending(path: "server.log"), encoding: .utf8)) ?? "" }
-    private let process = Process()
-    private let stdin = Pipe()  // the server exits when this closes, even if the test process dies
+    private let process: ChildProcess  // its stdin is a pipe: the server exits when it closes, even if the test process dies
 
     init(mode: Mode, auth: Bool, arguments: [String]) async throws {
         let check = try Self.run(Self.python, ["-c", "import aiosmtpd"])
@@ -287,18 +287,10 @@ final class SMTPTestServer {
         guard openssl.status == 0 else { throw SMTPFixtureError(description: "openssl failed: \(openssl.output)") }
 
         port = try await Self.freePort()
-        var args = [Self.script, "--port", "\(port)", "--mode", mode.rawValue, "--mailbox", mailbox.path]
-        if mode != .plain { args += ["--cert", certificate, "--key", key] }
+        var args = [Self.script, "--port", "\(port)", "--mode", mode.rawValue, "--mailbox", directory.appending(path: "mailbox").path]
+        if mode != .plain { args += ["--cert", directory.appending(path: "cert.pem").path, "--key", key] }
         if auth { args += ["--user", Self.user, "--password", Self.password] }
-        process.executableURL = URL(filePath: Self.python)
-        process.arguments = args + arguments
-        _ = FileManager.default.createFile(atPath: directory.appending(path: "server.log").path, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: directory.appending(path: "server.log"))
-        process.standardOutput = logHandle
-        process.standardError = logHandle
-        process.standardInput = stdin
-        try process.run()
-        try? logHandle.close()
+        process = try ChildProcess(Self.python, args + arguments, stdin: .pipe, stdout: .file(directory.appending(path: "server.log").path))
         do {
             try await waitUntilListening()
         } catch {
@@ -323,11 +315,11 @@ final class SMTPTestServer {
 
     /// Stops the server (SIGTERM, then SIGKILL after 5 s) and deletes its directory.
     func stop() {
-        try? stdin.fileHandleForWriting.close()
+        try? process.input?.close()
         if process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now + .seconds(5)
         while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -351,18 +343,9 @@ final class SMTPTestServer {
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(filePath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch {
+        do { return try ChildProcess.runBlocking(executable, arguments) } catch {
             throw SMTPFixtureError(description: "cannot run \(executable): \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     private static func freePort() async throws -> Int {

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import TesseraCore
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// RFC 9421 signed device requests: each way a request can be wrong has its own code.
@@ -163,20 +164,12 @@ struct SignedRequestTests {
             throw ConfigurationError("TESSERA_TEST_PYTHON must name a python with http-message-signatures (CI sets it)")
         }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/rfc9421_interop.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, mode]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: spec))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let process = try ChildProcess(python, [script, mode], stdin: .pipe, stdout: .pipe, stderr: .pipe)
+        try process.input?.write(contentsOf: try JSONSerialization.data(withJSONObject: spec))
+        try process.input?.close()
+        let out = ChildProcess.readAll(process.output!)
+        let err = ChildProcess.readAll(process.errors!)
+        guard process.waitUntilExit() == 0 else {
             throw ConfigurationError("reference implementation failed: \(String(decoding: err, as: UTF8.self))")
         }
         return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestSupport
 
 /// `scripts/check-table-ownership.sh`: each domain owns its tables. It passes on the tree, and fails
 /// naming file, line and table when a file outside a domain names that domain's table in SQL, or when
@@ -13,16 +14,7 @@ struct TableOwnershipTests {
 
     /// Runs the script on `sourceRoot`; returns its exit status and what it printed.
     static func check(_ sourceRoot: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, sourceRoot.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try ChildProcess.runBlocking("/bin/bash", [script.path, sourceRoot.path])
     }
 
     /// A copy of the server's sources in a temporary directory, removed after `body`.

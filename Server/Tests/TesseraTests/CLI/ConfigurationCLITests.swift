@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// Mistakes on the command line, in the environment and in the `--config` file stop `tessera` with
@@ -155,17 +156,14 @@ struct ConfigurationCLITests {
             try? FileManager.default.removeItem(atPath: nodeDir)
             try? FileManager.default.removeItem(atPath: outputPath)
         }
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        let process = Process()
-        process.executableURL = tessera
-        process.arguments = [
-            "node", "--data-dir", nodeDir, "--port", "\(try NodeQuorumEndToEndTests.freePort())", "--log-level", "error",
-            "--server-key", serverKey.output.trimmingCharacters(in: .whitespacesAndNewlines),
-        ]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            tessera.path,
+            [
+                "node", "--data-dir", nodeDir, "--port", "\(try NodeQuorumEndToEndTests.freePort())", "--log-level", "error",
+                "--server-key", serverKey.output.trimmingCharacters(in: .whitespacesAndNewlines),
+            ],
+            stdout: .file(outputPath), stderr: .null
+        )
         defer {
             process.terminate()
             process.waitUntilExit()

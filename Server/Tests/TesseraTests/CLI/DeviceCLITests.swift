@@ -40,43 +40,11 @@ struct DeviceCLITests {
     static func runBlocking(
         _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
     ) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        // Foundation's Process.run is not safe to call from several threads at once on Linux (a CI run
-        // crashed in it while tests launched programs in parallel): one launch at a time.
-        try launches.withLock { _ in try process.run() }
-        // A safety net only: a program that should have stopped at once but serves instead is ended.
-        if let timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in if process.isRunning { process.terminate() } }
-        }
-        let output = String(decoding: readAll(pipe.fileHandleForReading), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
-    }
-
-    /// Serialises ``runBlocking``'s launches.
-    static let launches = Mutex(())
-
-    /// Everything `handle` gives until its end. `readDataToEndOfFile` crashes (a `try!` inside
-    /// Foundation) when a signal interrupts the read; this retries on EINTR.
-    static func readAll(_ handle: FileHandle) -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[0..<count])
-            } else if count == 0 || errno != EINTR {
-                return data
-            }
-        }
+        try ChildProcess.runBlocking(
+            executable.path, arguments,
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: directory, timeout: timeout
+        )
     }
 
     @Test("signup with the dev outbox, then `tessera device totp`, the SDK and oathtool print the same code")

@@ -18,11 +18,11 @@ struct DevicePushCLITests {
     final class LiveOutput: Sendable {
         private let state = Mutex((text: "", ended: false))
 
-        init(_ pipe: Pipe) {
-            let handle = pipe.fileHandleForReading
+        init(_ process: ChildProcess) {
+            let handle = process.output!
             Thread { [self] in
                 while true {
-                    let data = handle.availableData
+                    let data = ChildProcess.readSome(handle)
                     if data.isEmpty { break }
                     state.withLock { $0.text += String(decoding: data, as: UTF8.self) }
                 }
@@ -66,8 +66,8 @@ struct DevicePushCLITests {
             let approve = try RelyingPartyCLITests.start(binary, [
                 "device", "approve", "--device-dir", deviceDir, "--pin", Self.pin, "--wait", "300", "--push-listen", "127.0.0.1:0",
             ])
-            let process = approve.0
-            let output = LiveOutput(approve.1)
+            let process = approve
+            let output = LiveOutput(approve)
             // The request is made only once the device listens and found nothing pending: only a push can wake it.
             let listening = await eventually { output.text.contains("waiting up to 300 s for a push") || output.ended }
             try #require(listening && !output.ended, "\(output.text)")
@@ -78,10 +78,7 @@ struct DevicePushCLITests {
             let request = try await runtime.auth.relyingParty.create(
                 client: client, request: RPAuthRequest(userKey: "push-user", connectIp: "198.51.100.24", message: "Log in to the shop")
             )
-            let status = try await DeviceCLITests.offThread {
-                process.waitUntilExit()
-                return process.terminationStatus
-            }
+            let status = await process.exited()
             _ = await eventually { output.ended }
             let text = output.text
             #expect(status == 0, "\(text)")

@@ -15,8 +15,7 @@ struct OIDCLoginCLITests {
 
     /// A running `tessera rp oidc-login` and what it printed up to its "waiting for the redirect" line.
     struct Login {
-        var process: Process
-        var pipe: Pipe
+        var process: ChildProcess
         var printed: String
         /// The authorize URL it printed.
         var url: URLComponents
@@ -26,30 +25,25 @@ struct OIDCLoginCLITests {
         /// Waits for the end and returns the exit status and everything it printed.
         func finish() async throws -> (status: Int32, output: String) {
             let printed = printed
-            nonisolated(unsafe) let handles = (process, pipe)
-            return try await DeviceCLITests.offThread {
-                let rest = String(decoding: handles.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                handles.0.waitUntilExit()
-                return (handles.0.terminationStatus, printed + rest)
-            }
+            let finished = try await RelyingPartyCLITests.finish(process)
+            return (finished.status, printed + finished.output)
         }
     }
 
     /// Starts the command and reads its output until it waits for the redirect.
     static func start(_ binary: URL, _ arguments: [String]) async throws -> Login {
-        let (process, pipe) = try RelyingPartyCLITests.start(binary, ["rp", "oidc-login"] + arguments)
-        nonisolated(unsafe) let reader = pipe.fileHandleForReading
+        let process = try RelyingPartyCLITests.start(binary, ["rp", "oidc-login"] + arguments)
         let printed = try await DeviceCLITests.offThread {
             var text = ""
             while !text.contains("waiting for the redirect") {
-                let chunk = reader.availableData
+                let chunk = ChildProcess.readSome(process.output!)
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)
             }
             return text
         }
         let line = try #require(printed.split(separator: "\n").first { $0.contains("/oauth2/authorize?") }, "\(printed)")
-        return Login(process: process, pipe: pipe, printed: printed, url: try #require(URLComponents(string: String(line))))
+        return Login(process: process, printed: printed, url: try #require(URLComponents(string: String(line))))
     }
 
     static func match(_ text: String, _ pattern: Regex<(Substring, Substring)>) throws -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraTestSupport
 import Tessera
 import TesseraCore
 @testable import TesseraServer
@@ -9,24 +10,16 @@ import TesseraCore
 struct RelyingPartyCLITests {
     static let bundle = "com.example.rpcli"
 
-    /// Starts the executable and returns a handle to wait for its output.
-    static func start(_ binary: URL, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process(), pipe = Pipe()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, pipe)
+    /// Starts the executable, its output and errors in one pipe.
+    static func start(_ binary: URL, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(binary.path, arguments, stdout: .pipe)
     }
 
-    static func finish(_ started: (Process, Pipe)) async throws -> (status: Int32, output: String) {
-        nonisolated(unsafe) let started = started
-        return try await DeviceCLITests.offThread {
-            let output = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            started.0.waitUntilExit()
-            return (started.0.terminationStatus, output)
+    /// Waits for a started program's end; returns its status and everything it printed.
+    static func finish(_ started: ChildProcess) async throws -> (status: Int32, output: String) {
+        try await DeviceCLITests.offThread {
+            let output = String(decoding: ChildProcess.readAll(started.output!), as: UTF8.self)
+            return (started.waitUntilExit(), output)
         }
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import TesseraTestSupport
 import Tessera
 import TesseraCore
 @testable import TesseraServer
@@ -17,14 +18,7 @@ struct TesseraClientSignUpTests {
 
     static func oathtool(_ base32: String, at time: Int64) throws -> String? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/oathtool") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-        process.arguments = ["--totp", "-b", "-N", "@\(time)", base32]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (_, output) = try ChildProcess.runBlocking("/usr/bin/oathtool", ["--totp", "-b", "-N", "@\(time)", base32])
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -21,16 +21,9 @@ struct EmbeddedNodeProcessTests {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let dataDir = base + "/data"
         let port = try NodeQuorumEndToEndTests.freePort()
-        let server = Process()
-        server.executableURL = binary
-        server.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDir]
-        server.currentDirectoryURL = URL(fileURLWithPath: base)
-        server.standardInput = FileHandle.nullDevice
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        let pid = server.processIdentifier
-        defer { if server.isRunning { kill(pid, SIGKILL) } }
+        let server = try ChildProcess(binary.path, ["serve", "--port", "\(port)", "--data-dir", dataDir], directory: base)
+        let pid = server.pid
+        defer { server.signal(SIGKILL) }
 
         let up = await eventually {
             guard let response = try? await HTTPClient.shared.execute(
@@ -61,8 +54,8 @@ struct EmbeddedNodeProcessTests {
         #expect(held == 3)
 
         // Killed without a chance to stop them, the server still takes its nodes down (their stdin ends).
-        kill(pid, SIGKILL)
-        server.waitUntilExit()
+        server.signal(SIGKILL)
+        await server.exited()
         let gone = await eventually { children.allSatisfy { !ProcessMemory.isAlive($0) } }
         #expect(gone, "embedded nodes outlived a killed server: \(children.filter(ProcessMemory.isAlive))")
     }

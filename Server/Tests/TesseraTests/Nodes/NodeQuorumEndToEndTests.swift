@@ -33,7 +33,7 @@ struct NodeQuorumEndToEndTests {
 
     /// A `tessera node` process.
     final class NodeProcess: @unchecked Sendable {
-        let process = Process()
+        let process: ChildProcess
         let port: Int
         let directory: String
         var url: String { "http://127.0.0.1:\(port)" }
@@ -41,11 +41,9 @@ struct NodeQuorumEndToEndTests {
         init(binary: URL, serverKey: String) throws {
             port = try NodeQuorumEndToEndTests.freePort()
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-\(UUID().uuidString)").path
-            process.executableURL = binary
-            process.arguments = ["node", "--data-dir", directory, "--port", "\(port)", "--server-key", serverKey, "--log-level", "warning"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess(
+                binary.path, ["node", "--data-dir", directory, "--port", "\(port)", "--server-key", serverKey, "--log-level", "warning"]
+            )
         }
 
         func waitUntilUp() async throws -> NodeInfo {
@@ -60,7 +58,7 @@ struct NodeQuorumEndToEndTests {
             return info
         }
 
-        func signal(_ value: Int32) { kill(process.processIdentifier, value) }
+        func signal(_ value: Int32) { process.signal(value) }
 
         func stop() {
             signal(SIGCONT)
@@ -109,16 +107,20 @@ struct NodeQuorumEndToEndTests {
 
             // A login, followed by the SDK stream and by curl -N at the same time.
             let channel = try await tessera.openAuthChannel()
-            let curl = Process(), curlOutput = Output()
+            var curl: ChildProcess?
+            let curlOutput = Output()
             let curlPath = "/usr/bin/curl"
             let haveCurl = FileManager.default.isExecutableFile(atPath: curlPath)
             if haveCurl {
-                let pipe = Pipe()
-                curl.executableURL = URL(fileURLWithPath: curlPath)
-                curl.arguments = ["-sN", url.absoluteString + channel.eventsPath]
-                curl.standardOutput = pipe
-                pipe.fileHandleForReading.readabilityHandler = { curlOutput.append($0.availableData) }
-                try curl.run()
+                let started = try ChildProcess(curlPath, ["-sN", url.absoluteString + channel.eventsPath], stdout: .pipe, stderr: .null)
+                curl = started
+                Thread {
+                    while true {
+                        let chunk = ChildProcess.readSome(started.output!)
+                        if chunk.isEmpty { break }
+                        curlOutput.append(chunk)
+                    }
+                }.start()
                 // The event that already happened is replayed; the next ones have not happened yet.
                 #expect(await curlOutput.wait(for: "CreateChannel"))
                 #expect(!curlOutput.text.contains("SelectNodes"))
@@ -136,8 +138,7 @@ struct NodeQuorumEndToEndTests {
             #expect(await progress.value == AuthStatus.allCases)
             if haveCurl {
                 #expect(await curlOutput.wait(for: "\"outcome\":\"completed\""))
-                nonisolated(unsafe) let curlProcess = curl
-                try await DeviceCLITests.offThread { curlProcess.waitUntilExit() }  // the stream ends after the outcome
+                await curl?.exited()  // the stream ends after the outcome
                 let order = ["CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "completed"]
                 let positions = order.compactMap { curlOutput.text.range(of: $0)?.lowerBound }
                 #expect(positions.count == order.count && positions == positions.sorted(), "\(curlOutput.text)")
