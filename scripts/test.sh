@@ -14,6 +14,10 @@ fi
 scripts/check-table-ownership.sh
 # The verifier node links neither the server, nor PostgreSQL, nor SMTP (the target graph).
 scripts/check-node-deps.sh
+# Swift Testing starts every test at once by default; on 2 shared cores, 200 live servers, node
+# processes and browsers interleaved make single requests wait longer than the SDK's 30 s timeout
+# (a loaded CI run failed that way). Eight at a time keeps the run short and each request prompt.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
 if [ $# -eq 0 ]; then
   echo "== the SDK package (root): builds alone, without the server's dependencies"
   swift build --build-tests
