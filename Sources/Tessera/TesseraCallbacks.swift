@@ -240,12 +240,12 @@ public struct TesseraCallbacks: Sendable {
 
     /// The GCCS `requestAuthRequest`: opens a channel (or approves a relying party's `channel`), reports each
     /// status to `onProcess` as it happens, and answers `(rtCode, rtMsg, authType, connectIp, userKey, clientKey)`
-    /// once a quorum of nodes attested. `matchNumber` is the number the user picked when the request
+    /// once a quorum of nodes attested; `authType` is the seed's `Int` (``LocalAuthType/gccsCode``). `matchNumber` is the number the user picked when the request
     /// asks for number matching (``AuthChannelResponse/numberChoices``).
     @discardableResult
     public func requestAuthRequest(
         channel: AuthChannelResponse? = nil, matchNumber: String? = nil,
-        onSuccess: @escaping @Sendable (Int, String, String, String, String, String) -> Void,
+        onSuccess: @escaping @Sendable (Int, String, Int, String, String, String) -> Void,
         onProcess: @escaping @Sendable (String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
         onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
     ) -> TesseraCancellable {
@@ -254,7 +254,7 @@ public struct TesseraCallbacks: Sendable {
             // The seed's statuses are strings: a lost stream is told as one more, after the ones received.
             if !session.missedStatuses.isEmpty { onProcess(TesseraCallbacks.progressLost) }
             let opened = session.channel
-            return { onSuccess(0, "OK", session.authType.rawValue, opened.connectIp, opened.userKey, opened.clientKey) }
+            return { onSuccess(0, "OK", session.authType.gccsCode, opened.connectIp, opened.userKey, opened.clientKey) }
         }
     }
 
