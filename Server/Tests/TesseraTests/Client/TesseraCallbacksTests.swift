@@ -140,7 +140,7 @@ struct TesseraCallbacksTests {
         }
         #expect(calls.allSatisfy { !$0.isCancelled })
         disposeBag = nil  // the owner goes away
-        #expect(calls.allSatisfy(\.isCancelled))
+        #expect(calls.allSatisfy { $0.isCancelled })
         // Without the bag's cancellation the prompts would wait an hour: end them so that a failure is reported, not a hang.
         for call in calls where !call.isCancelled { call.cancel() }
         for call in calls { await call.wait() }
