@@ -47,7 +47,8 @@ public final class DisposeBag: Sendable {
 /// over the `async` API of ``TesseraClient``. Server refusals go to `onFailed` with their code, and so do
 /// network (9101) and decoding (9102) failures, which also go to `onError`; other local failures (local
 /// authentication, key store) go to `onError`. `onTotalLog` gets every step of the call. `onCompleted`
-/// runs last, unless the call was cancelled.
+/// runs last, unless the call was cancelled. Every call takes `disposeBag:` last, as the seeds write it:
+/// the call is cancelled when that ``DisposeBag`` is released.
 public struct TesseraCallbacks: Sendable {
     /// `(rtCode, resultMessage)`.
     public typealias OnFailed = @Sendable (Int, String) -> Void
@@ -61,18 +62,20 @@ public struct TesseraCallbacks: Sendable {
     /// The client calls go through.
     public let client: TesseraClient
 
-    /// What `onProcess` of ``requestAuthRequest(channel:matchNumber:onSuccess:onProcess:onFailed:onError:onTotalLog:onCompleted:)``
+    /// What `onProcess` of ``requestAuthRequest(channel:matchNumber:onSuccess:onProcess:onFailed:onError:onTotalLog:onCompleted:disposeBag:)``
     /// gets after the statuses it received when the progress stream lost some (``AuthSession/missedStatuses``).
     public static let progressLost = "ProgressLost"
 
     /// Creates a facade over `client`.
     public init(client: TesseraClient) { self.client = client }
 
+    /// Runs `body` as one call: logs its steps to `onTotalLog`, delivers its outcome, and puts the call in
+    /// `disposeBag` (when given) so that the bag's release cancels it.
     private func run(
         _ name: String, onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog?,
-        onCompleted: OnCompleted?, _ body: @escaping @Sendable () async throws -> (@Sendable () -> Void)
+        onCompleted: OnCompleted?, disposeBag: DisposeBag?, _ body: @escaping @Sendable () async throws -> (@Sendable () -> Void)
     ) -> TesseraCancellable {
-        TesseraCancellable(Task {
+        let call = TesseraCancellable(Task {
             onTotalLog?("\(name) started")
             // Every step the client logs during this call reaches this call's onTotalLog too.
             await TesseraClient.$callLog.withValue(onTotalLog) {
@@ -96,15 +99,18 @@ public struct TesseraCallbacks: Sendable {
             guard !Task.isCancelled else { return }
             onCompleted?()
         })
+        if let disposeBag { call.disposed(by: disposeBag) }
+        return call
     }
 
     /// The seed's `requestSendOTPNumber`.
     @discardableResult
     public func requestSendOTPNumber(
         sendType: OTPChannel, sendTarget: String, purpose: OTPPurpose = .signup, onSuccess: @escaping @Sendable () -> Void,
-        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestSendOTPNumber", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestSendOTPNumber", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestSendOTPNumber(sendType: sendType, sendTarget: sendTarget, purpose: purpose)
             return onSuccess
         }
@@ -115,9 +121,10 @@ public struct TesseraCallbacks: Sendable {
     public func verifyOTPNumber(
         sendType: OTPChannel, sendTarget: String, otpNumber: String, purpose: OTPPurpose? = nil,
         onValidOTPNumber: @escaping @Sendable (String) -> Void, onInvalidOTPNumber: @escaping @Sendable () -> Void,
-        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("verifyOTPNumber", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("verifyOTPNumber", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             switch try await client.verifyOTPNumber(sendType: sendType, sendTarget: sendTarget, otpNumber: otpNumber, purpose: purpose) {
             case .valid(let token): return { onValidOTPNumber(token) }
             case .invalid: return onInvalidOTPNumber
@@ -130,9 +137,10 @@ public struct TesseraCallbacks: Sendable {
     public func checkDuplicateUserData(
         verifyData: String, verifyType: VerifyType, onNotDuplicateUser: @escaping @Sendable () -> Void,
         onDuplicateUser: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("checkDuplicateUserData", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("checkDuplicateUserData", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.checkDuplicateUserData(verifyData: verifyData, verifyType: verifyType) ? onDuplicateUser : onNotDuplicateUser
         }
     }
@@ -141,9 +149,10 @@ public struct TesseraCallbacks: Sendable {
     @discardableResult
     public func checkUserKeyAvailable(
         userKey: String, onUserKeyAvailable: @escaping @Sendable () -> Void, onUserKeyNotAvailable: @escaping @Sendable () -> Void,
-        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("checkUserKeyAvailable", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("checkUserKeyAvailable", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.checkUserKeyAvailable(userKey: userKey) ? onUserKeyAvailable : onUserKeyNotAvailable
         }
     }
@@ -152,24 +161,25 @@ public struct TesseraCallbacks: Sendable {
     @discardableResult
     public func requestSignUp(
         userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String, onSuccess: @escaping @Sendable () -> Void,
-        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestSignUp", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestSignUp", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestSignUp(userData: userData, localAuthenticator: localAuthenticator, reason: reason)
             return onSuccess
         }
     }
 
     /// The seed's `BSA.LocalAuth.startSimpleAuth`: `onSuccess()` or `onError(code)`. Its success is what
-    /// ``requestSignUp(userData:onSuccess:onFailed:onError:onTotalLog:onCompleted:)`` and
-    /// ``requestRegisterDevice(existingUserData:onSuccess:onFailed:onError:onTotalLog:onCompleted:)`` use next.
+    /// ``requestSignUp(userData:onSuccess:onFailed:onError:onTotalLog:onCompleted:disposeBag:)`` and
+    /// ``requestRegisterDevice(existingUserData:onSuccess:onFailed:onError:onTotalLog:onCompleted:disposeBag:)`` use next.
     @discardableResult
     public func startSimpleAuth(
         localAuthType: LocalAuthType, reason: String, checkDomainStateChanged: Bool, usePasscodeWhenFailed: Bool,
         localAuthenticator: any LocalAuthenticator, onSuccess: @escaping @Sendable () -> Void,
-        onError: @escaping @Sendable (LocalAuthErrorCode?) -> Void
+        onError: @escaping @Sendable (LocalAuthErrorCode?) -> Void, disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        TesseraCancellable(Task {
+        let call = TesseraCancellable(Task {
             do {
                 try await client.startSimpleAuth(
                     localAuthType: localAuthType, reason: reason, checkDomainStateChanged: checkDomainStateChanged,
@@ -182,16 +192,19 @@ public struct TesseraCallbacks: Sendable {
                 onError((error as? LocalAuthError)?.code)
             }
         })
+        if let disposeBag { call.disposed(by: disposeBag) }
+        return call
     }
 
-    /// The seed's `requestSignUp(userData:…)` after ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:onSuccess:onError:)``
+    /// The seed's `requestSignUp(userData:…)` after ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:onSuccess:onError:disposeBag:)``
     /// succeeded: no second prompt. Without it, `onFailed` gets 9103 and nothing is sent.
     @discardableResult
     public func requestSignUp(
         userData: UserData, onSuccess: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestSignUp", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestSignUp", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestSignUp(userData: userData)
             return onSuccess
         }
@@ -202,9 +215,10 @@ public struct TesseraCallbacks: Sendable {
     @discardableResult
     public func requestRegisterDevice(
         existingUserData: ExistingUserData, onSuccess: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed,
-        onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestRegisterDevice(existingUserData: existingUserData)
             return onSuccess
         }
@@ -215,9 +229,10 @@ public struct TesseraCallbacks: Sendable {
     public func requestSendOTPNumberForRegisterDevice(
         userKey: String, name: String, sendType: OTPChannel, sendTarget: String,
         onSuccess: @escaping @Sendable (LocalAuthType?) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestSendOTPNumberForRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestSendOTPNumberForRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             let last = try await client.requestSendOTPNumberForRegisterDevice(userKey: userKey, name: name, sendType: sendType, sendTarget: sendTarget)
             return { onSuccess(last) }
         }
@@ -228,9 +243,10 @@ public struct TesseraCallbacks: Sendable {
     public func requestRegisterDevice(
         existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String,
         onSuccess: @escaping @Sendable () -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestRegisterDevice", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestRegisterDevice(existingUserData: existingUserData, localAuthenticator: localAuthenticator, reason: reason)
             return onSuccess
         }
@@ -240,21 +256,22 @@ public struct TesseraCallbacks: Sendable {
 
     /// The GCCS `requestAuthRequest`: opens a channel (or approves a relying party's `channel`), reports each
     /// status to `onProcess` as it happens, and answers `(rtCode, rtMsg, authType, connectIp, userKey, clientKey)`
-    /// once a quorum of nodes attested. `matchNumber` is the number the user picked when the request
+    /// once a quorum of nodes attested; `authType` is the seed's `Int` (``LocalAuthType/gccsCode``). `matchNumber` is the number the user picked when the request
     /// asks for number matching (``AuthChannelResponse/numberChoices``).
     @discardableResult
     public func requestAuthRequest(
         channel: AuthChannelResponse? = nil, matchNumber: String? = nil,
-        onSuccess: @escaping @Sendable (Int, String, String, String, String, String) -> Void,
+        onSuccess: @escaping @Sendable (Int, String, Int, String, String, String) -> Void,
         onProcess: @escaping @Sendable (String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestAuthRequest", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestAuthRequest", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             let session = try await client.requestAuthRequest(channel: channel, matchNumber: matchNumber) { onProcess($0.rawValue) }
             // The seed's statuses are strings: a lost stream is told as one more, after the ones received.
             if !session.missedStatuses.isEmpty { onProcess(TesseraCallbacks.progressLost) }
             let opened = session.channel
-            return { onSuccess(0, "OK", session.authType.rawValue, opened.connectIp, opened.userKey, opened.clientKey) }
+            return { onSuccess(0, "OK", session.authType.gccsCode, opened.connectIp, opened.userKey, opened.clientKey) }
         }
     }
 
@@ -262,9 +279,10 @@ public struct TesseraCallbacks: Sendable {
     @discardableResult
     public func requestAuthResult(
         isSecondaryCertification: Bool, unlockSecret: String? = nil, onSuccess: @escaping @Sendable (Int, String) -> Void,
-        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestAuthResult", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestAuthResult", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestAuthResult(isSecondaryCertification: isSecondaryCertification, unlockSecret: unlockSecret)
             return { onSuccess(0, "OK") }
         }
@@ -274,9 +292,10 @@ public struct TesseraCallbacks: Sendable {
     @discardableResult
     public func getAuthResultToken(
         onSuccess: @escaping @Sendable (Int, String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("getAuthResultToken", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("getAuthResultToken", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             let token = try client.getAuthResultToken()
             return { onSuccess(0, token) }
         }
@@ -286,9 +305,10 @@ public struct TesseraCallbacks: Sendable {
     @discardableResult
     public func requestAuthCancel(
         onSuccess: @escaping @Sendable (Int, String) -> Void, onFailed: @escaping OnFailed, onError: @escaping OnError,
-        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil
+        onTotalLog: OnTotalLog? = nil, onCompleted: OnCompleted? = nil,
+        disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        run("requestAuthCancel", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted) {
+        run("requestAuthCancel", onFailed: onFailed, onError: onError, onTotalLog: onTotalLog, onCompleted: onCompleted, disposeBag: disposeBag) {
             try await client.requestAuthCancel()
             return { onSuccess(0, "cancelled") }
         }

@@ -251,6 +251,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let invalidResponse = ErrorCode(rawValue: 9102)
     /// Sign-up or re-registration in the seed's order, without a successful `startSimpleAuth` of that type first.
     public static let localAuthRequired = ErrorCode(rawValue: 9103)
+    /// A failure on the device that is neither the server's nor the network's, given to a seed-shaped
+    /// `onFailed` that has no other failure callback (the GCCS-shaped `TesseraGuardian` calls): the key
+    /// store could not sign (no keys, or the PIN or password did not unlock the user-verification key).
+    public static let localFailure = ErrorCode(rawValue: 9104)
 
     /// Every known code with its name; the source of the documented table.
     public static let names: [Int: String] = [
@@ -289,5 +293,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response", 9103: "local-auth-required",
+        9104: "local-failure",
     ]
 }

@@ -66,9 +66,13 @@ struct TesseraCallbacksTests {
         await runtime.shutdown()
     }
 
-    /// A local-auth prompt the user never answers: the call waits until it is cancelled.
+    /// A local-auth prompt the user never answers: the call waits until it is cancelled. `shown`, when
+    /// given, hears each prompt as it appears.
     struct UnansweredPrompt: LocalAuthenticator {
+        var shown: AsyncStream<LocalAuthType>.Continuation?
+
         func authenticate(_ request: LocalAuthRequest) async throws -> LocalAuthResult {
+            shown?.yield(request.localAuthType)
             try await Task.sleep(for: .seconds(3600))
             return LocalAuthResult()
         }
@@ -105,5 +109,41 @@ struct TesseraCallbacksTests {
         #expect(call.isCancelled)
         await call.wait()
         #expect(!events.all.contains { $0.hasPrefix("late") })
+    }
+
+    @Test("disposeBag: on a call, as the seeds write it: releasing the bag while its calls wait cancels them, and none of their callbacks runs")
+    func disposeBagParameter() async throws {
+        let closed = URL(string: "http://127.0.0.1:1")!
+        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb"), keyStore: MemoryKeyStore()))
+        let events = Events()
+        let (prompts, shown) = AsyncStream<LocalAuthType>.makeStream()
+        let prompt = UnansweredPrompt(shown: shown)
+        let userData = UserData(appVersion: "1", token: "", email: "cb@example.com", phoneNumber: "+41790000001", userKey: "cb",
+                                name: "CB", authType: .pin, os: .linux, disposeToken: "x", agreeGccs: true, agreePerson: true, agreeDevice: true)
+        var disposeBag: DisposeBag? = DisposeBag()
+        let calls = [
+            api.requestSignUp(
+                userData: userData, localAuthenticator: prompt, reason: "r", onSuccess: { events.add("late success") },
+                onFailed: { _, _ in events.add("late failed") }, onError: { _ in events.add("late error") }, onCompleted: { events.add("late completed") },
+                disposeBag: disposeBag
+            ),
+            api.startSimpleAuth(
+                localAuthType: .biometric, reason: "r", checkDomainStateChanged: false, usePasscodeWhenFailed: false, localAuthenticator: prompt,
+                onSuccess: { events.add("late success") }, onError: { _ in events.add("late error") }, disposeBag: disposeBag
+            ),
+        ]
+        // Both calls are under way: each has put its prompt up and waits for the user.
+        var waiting = Set<LocalAuthType>()
+        for await type in prompts {
+            waiting.insert(type)
+            if waiting.count == 2 { break }
+        }
+        #expect(calls.allSatisfy { !$0.isCancelled })
+        disposeBag = nil  // the owner goes away
+        #expect(calls.allSatisfy { $0.isCancelled })
+        // Without the bag's cancellation the prompts would wait an hour: end them so that a failure is reported, not a hang.
+        for call in calls where !call.isCancelled { call.cancel() }
+        for call in calls { await call.wait() }
+        #expect(events.all.isEmpty)
     }
 }

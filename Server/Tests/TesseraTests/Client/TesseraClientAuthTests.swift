@@ -183,7 +183,7 @@ struct TesseraClientAuthTests {
                                          onFailed: failed, onError: errored).wait()
             await api.requestAuthCancel(onSuccess: { _, _ in events.add("cancelled") }, onFailed: failed, onError: errored).wait()
             #expect(events.all == [
-                "CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "success 0 PIN gina true",
+                "CreateChannel", "SelectNodes", "StartVerificationOfNodes", "CompleteVerificationOfNodes", "success 0 \(LocalAuthType.pin.gccsCode) gina true",
                 "result 0", "token 0 3", "failed \(ErrorCode.authChannelState.rawValue)",
             ])
         }
