@@ -1,4 +1,4 @@
-/// `POST /v1/devices/authenticators/challenges` body, signed (RFC 9421) by the device key: asks for a
+/// `POST /v1/devices/authenticator-challenges` body, signed (RFC 9421) by the device key: asks for a
 /// single-use challenge for one of the device's active authenticators.
 public struct AuthenticatorChallengeRequest: Codable, Sendable, Equatable {
     /// The user who authenticates (the seed's `username`): the user key of the device's user (7208 otherwise).
@@ -33,7 +33,7 @@ public struct AuthenticatorChallengeResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/devices/authenticators/authentications` body, signed (RFC 9421) by the device key: the
+/// `POST /v1/devices/authenticator-logins` body, signed (RFC 9421) by the device key: the
 /// authenticator key's signature over the challenge. The answer is an ``AuthResultResponse`` whose
 /// result token's `amr` names the authenticator used.
 public struct AuthenticatorAuthenticationRequest: Codable, Sendable, Equatable {

@@ -27,8 +27,8 @@ import Synchronization
 /// to ``maxVerificationAttempts`` answers; biometrics or device passcode by the OS), and have the
 /// authenticator's key sign a local probe: nothing is asked of the server until the user is verified
 /// and the key works, so an invalidated biometric key ends with ``FidoErrorCode/keyDisappearedPermanently``
-/// at once. Then a single-use challenge (`POST /v1/devices/authenticators/challenges`) is signed by the
-/// key and sent (`POST /v1/devices/authenticators/authentications`), both signed by the device key; the
+/// at once. Then a single-use challenge (`POST /v1/devices/authenticator-challenges`) is signed by the
+/// key and sent (`POST /v1/devices/authenticator-logins`), both signed by the device key; the
 /// server checks the signature against the authenticator's registered public key and answers the result
 /// token.
 public final class Authentication: HTTPOperation, Sendable {
@@ -218,7 +218,7 @@ public final class Authentication: HTTPOperation, Sendable {
         }
 
         let challenge: AuthenticatorChallengeResponse = try await target.call(
-            "POST", "/v1/devices/authenticators/challenges", body: AuthenticatorChallengeRequest(username: username, aaid: type.aaid),
+            "POST", "/v1/devices/authenticator-challenges", body: AuthenticatorChallengeRequest(username: username, aaid: type.aaid),
             signedBy: deviceId
         )
         let statement = AuthenticatorAuthenticationRequest.statementBytes(
@@ -226,7 +226,7 @@ public final class Authentication: HTTPOperation, Sendable {
         )
         let signature = try keys.sign(type, data: Data(statement), unlockSecret: secret, currentBiometricDomainState: domainState)
         let answer: AuthResultResponse = try await target.call(
-            "POST", "/v1/devices/authenticators/authentications",
+            "POST", "/v1/devices/authenticator-logins",
             body: AuthenticatorAuthenticationRequest(challengeId: challenge.challengeId, signature: signature.derRepresentation.base64EncodedString()),
             signedBy: deviceId
         )

@@ -18,14 +18,14 @@ struct AuthenticatorController<Context: TesseraContext> {
                 try await authenticators.register(body, deviceId: try context.requireDevice(), client: try context.requireClient()), status: .created
             )
         }
-        signed.post("authenticators/challenges") { request, context in
+        signed.post("authenticator-challenges") { request, context in
             var request = request
             let body = try await request.decodeJSON(AuthenticatorChallengeRequest.self, limit: bodyLimit)
             return try Response.json(
                 try await login.challenge(body, deviceId: try context.requireDevice(), client: try context.requireClient()), status: .created
             )
         }
-        signed.post("authenticators/authentications") { request, context in
+        signed.post("authenticator-logins") { request, context in
             var request = request
             let body = try await request.decodeJSON(AuthenticatorAuthenticationRequest.self, limit: bodyLimit)
             return try Response.json(try await login.authenticate(body, deviceId: try context.requireDevice(), client: try context.requireClient()))

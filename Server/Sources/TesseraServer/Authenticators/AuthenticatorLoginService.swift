@@ -67,7 +67,7 @@ struct AuthenticatorLoginService: Sendable {
         guard let found else {
             throw AppError(
                 .authenticatorChallengeInvalid, .unauthorized, "Unknown, used or expired challenge",
-                detail: "Ask for a new challenge (POST /v1/devices/authenticators/challenges)"
+                detail: "Ask for a new challenge (POST /v1/devices/authenticator-challenges)"
             )
         }
         let (challenge, authenticator) = found

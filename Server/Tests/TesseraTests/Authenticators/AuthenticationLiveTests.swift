@@ -116,7 +116,7 @@ struct AuthenticationLiveTests {
                 try await tessera.operations.authentication.username("carla").authenticatorSelector(ClosureAuthenticatorSelector.fixed(.pin))
                     .pinUserVerifier(ScriptedPinVerifier(["000000", "111111", "222222"])).httpHandler(recorder).execute()
             }
-            #expect(!recorder.paths.contains { $0.contains("/challenges") || $0.contains("/authentications") }, "\(recorder.paths)")
+            #expect(!recorder.paths.contains { $0.contains("/authenticator-challenges") || $0.contains("/authenticator-logins") }, "\(recorder.paths)")
             // Another user's name is refused by the server.
             do {
                 _ = try await tessera.operations.authentication.username("someone-else").authenticatorSelector(ClosureAuthenticatorSelector.fixed(.pin))
@@ -173,11 +173,11 @@ struct AuthenticationLiveTests {
             let result = try await tessera.operations.authentication.username("emil").authenticatorSelector(ClosureAuthenticatorSelector.fixed(.pin))
                 .pinUserVerifier(ScriptedPinVerifier(["482913"])).requestHeaders(["X-App-Trace": "t-2"]).httpHandler(recorder).execute()
             #expect(try Self.claims(result.token)["amr"] as? [String] == ["pin", "swk"])
-            #expect(recorder.paths.suffix(2) == ["POST /v1/devices/authenticators/challenges", "POST /v1/devices/authenticators/authentications"])
+            #expect(recorder.paths.suffix(2) == ["POST /v1/devices/authenticator-challenges", "POST /v1/devices/authenticator-logins"])
 
             // An app that performs the request itself: its answer is the operation's.
             let refusing = ClosureOperationHTTPHandler { request, next in
-                guard request.url.path.hasSuffix("/challenges") else { return try await next(request) }
+                guard request.url.path.hasSuffix("/authenticator-challenges") else { return try await next(request) }
                 let problem = #"{"type":"about:blank","code":7209,"status":401,"title":"made by the app"}"#
                 return OperationHTTPResponse(status: 401, body: Data(problem.utf8))
             }
