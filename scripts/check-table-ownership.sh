@@ -27,7 +27,7 @@ root = sys.argv[1]
 OWNERS = {
     "Admin": ["server_settings"],
     "Auth": ["auth_channels", "signing_keys"],
-    "Authenticators": ["authenticators"],
+    "Authenticators": ["authenticators", "authenticator_challenges"],
     "Clients": ["clients", "client_policies"],
     "Courier": ["outbox"],
     "Devices": ["devices", "request_nonces"],

@@ -32,6 +32,19 @@ public enum AuthenticatorType: String, Codable, Sendable, CaseIterable {
     public var isBiometric: Bool { self == .fingerprint || self == .faceRecognition }
     /// Authenticators whose credential is enrolled at the OS level and needs a user verification to register.
     public var isOSEnrolled: Bool { isBiometric || self == .devicePasscode }
+
+    /// The RFC 8176 authentication method this authenticator's user verification is, as the result
+    /// token's `amr` names it after an authenticator authentication: `pin` (PIN, and the device passcode,
+    /// which RFC 8176's `pin` covers: "a PIN or pattern … to unlock a key on the device"), `pwd`
+    /// (password), `fpt` (fingerprint), `face` (face recognition).
+    public var amrMethod: String {
+        switch self {
+        case .pin, .devicePasscode: "pin"
+        case .password: "pwd"
+        case .fingerprint: "fpt"
+        case .faceRecognition: "face"
+        }
+    }
 }
 
 /// Rules for a PIN.
@@ -174,6 +187,9 @@ public struct ClientPolicy: Codable, Sendable, Equatable {
 /// A PIN or password is sent only so that the server can apply the client's rules; the server neither
 /// stores nor logs it.
 public struct AuthenticatorRegistrationRequest: Codable, Sendable, Equatable {
+    /// The user the authenticator is registered for (the seed's `username`): the user key of the
+    /// device's user. The server refuses any other (7208) and a request without it (1004).
+    public var username: String?
     /// The authenticator's AAID (see ``AuthenticatorType/aaid``).
     public var aaid: String
     /// The authenticator's public key (P-256, X9.63, base64).
@@ -195,10 +211,11 @@ public struct AuthenticatorRegistrationRequest: Codable, Sendable, Equatable {
 
     /// Creates a request.
     public init(
-        aaid: String, publicKey: String, keySignature: String, pin: String? = nil, password: String? = nil,
+        username: String? = nil, aaid: String, publicKey: String, keySignature: String, pin: String? = nil, password: String? = nil,
         allowDevicePasscodeAsFallback: Bool = false, invalidateOnNewOsBiometrics: Bool = true, deviceName: String? = nil,
         pushToken: String? = nil
     ) {
+        self.username = username
         self.aaid = aaid
         self.publicKey = publicKey
         self.keySignature = keySignature

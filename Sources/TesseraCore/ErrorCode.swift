@@ -223,6 +223,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let passcodeFallbackNotAllowed = ErrorCode(rawValue: 7206)
     /// This device already has an active authenticator of this type; delete it first.
     public static let authenticatorExists = ErrorCode(rawValue: 7207)
+    /// The registration's `username` is not the user key of the device's user (the seed's
+    /// `NMARegistration.username(_:)`): an authenticator is registered to the device's own user only.
+    public static let authenticatorUsernameMismatch = ErrorCode(rawValue: 7208)
+    /// The authenticator authentication's challenge is unknown, already used, expired, or another device's.
+    public static let authenticatorChallengeInvalid = ErrorCode(rawValue: 7209)
+    /// The authenticator's signature over the challenge does not verify with its registered public key.
+    public static let authenticatorSignatureInvalid = ErrorCode(rawValue: 7210)
     /// 8101: the hosted sign-in page's pending authorization is unknown, ended, or its form token is wrong.
     public static let oidcAuthorizationUnknown = ErrorCode(rawValue: 8101)
     /// 8102: too many sign-in attempts from this address or for this identifier.
@@ -288,7 +295,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7105: "session-unknown", 7110: "password-invalid", 7111: "password-locked", 7112: "password-rate-limited",
         7201: "authenticator-not-allowed", 7202: "pin-policy-violation", 7203: "password-policy-violation",
         7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
-        7207: "authenticator-exists",
+        7207: "authenticator-exists", 7208: "authenticator-username-mismatch", 7209: "authenticator-challenge-invalid",
+        7210: "authenticator-signature-invalid",
         8001: "push-settings-invalid", 8002: "push-settings-unknown", 8003: "push-endpoint-not-allowed",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         9001: "internal-error", 9002: "storage-unavailable",

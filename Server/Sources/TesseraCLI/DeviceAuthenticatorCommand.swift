@@ -40,7 +40,7 @@ extension DeviceCommand {
         @OptionGroup var options: DeviceOptions
         @Option(help: "pin or password.") var type: String?
         @Option(help: "The secret to enrol (otherwise --pin, TESSERA_DEVICE_PIN / TESSERA_DEVICE_PASSWORD, or asked).") var secret: String?
-        @Option(help: "User name shown to the enrollers (default: the stored user key).") var username: String?
+        @Option(help: "The user to register for (default: the stored user key; the server refuses another user's, 7208).") var username: String?
         @Flag(help: "List this device's authenticators.") var list = false
         @Option(help: "Delete the authenticator with this id.") var delete: String?
         @Flag(help: "Print the list as JSON.") var json = false

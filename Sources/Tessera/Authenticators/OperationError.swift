@@ -48,6 +48,12 @@ public enum OperationError: Error, Sendable, Equatable, CustomStringConvertible 
         case onSuccess
         /// ``Registration/onError(_:)``.
         case onError
+        /// At least one of the PIN, password, biometric or device passcode user verifiers (``Authentication``).
+        case userVerifier
+        /// ``Authentication/pinUserVerifier(_:)``.
+        case pinUserVerifier
+        /// ``Authentication/passwordUserVerifier(_:)``.
+        case passwordUserVerifier
     }
 
     /// The stable kind of an ``OperationError``.

@@ -30,7 +30,7 @@ import Synchronization
 /// proof of possession (`POST /v1/devices/authenticators`, signed by the device key).
 ///
 /// The builder is safe to use from several threads; each run takes a snapshot of its parts.
-public final class Registration: Sendable {
+public final class Registration: HTTPOperation, Sendable {
     /// How many answers a PIN or password enroller may give before the registration fails.
     public static let maxEnrollmentAttempts = 3
 
@@ -48,6 +48,8 @@ public final class Registration: Sendable {
         var invalidateOnNewOsBiometrics = true
         var onSuccess: (@Sendable (AuthenticatorInfo) -> Void)?
         var onError: (@Sendable (OperationError) -> Void)?
+        var requestHeaders: [String: String] = [:]
+        var httpHandler: (any OperationHTTPHandler)?
     }
 
     private let client: TesseraClient
@@ -64,7 +66,10 @@ public final class Registration: Sendable {
 
     // MARK: Builder
 
-    /// The username to register (required).
+    /// The username to register (required): the user key of the device's user. It is sent with the
+    /// registration, and the server refuses any other user's (``OperationError/server(_:)`` with
+    /// ``ErrorCode/authenticatorUsernameMismatch``, 7208): an authenticator belongs to the user the
+    /// device holds.
     @discardableResult
     public func username(_ username: String) -> Registration { set { $0.username = username } }
 
@@ -123,6 +128,14 @@ public final class Registration: Sendable {
     public func invalidateOnNewOsBiometrics(_ invalidateOnNewOsBiometrics: Bool) -> Registration {
         set { $0.invalidateOnNewOsBiometrics = invalidateOnNewOsBiometrics }
     }
+
+    /// Headers added to every request of the registration (``HTTPOperation``; the seed's `NMAHttpOperation`).
+    @discardableResult
+    public func requestHeaders(_ requestHeaders: [String: String]) -> Registration { set { $0.requestHeaders = requestHeaders } }
+
+    /// The handler every request of the registration goes through (``HTTPOperation``).
+    @discardableResult
+    public func httpHandler(_ httpHandler: any OperationHTTPHandler) -> Registration { set { $0.httpHandler = httpHandler } }
 
     /// Runs when the registration succeeded (required by the callback ``execute()-(()->Void)``).
     @discardableResult
@@ -206,14 +219,8 @@ public final class Registration: Sendable {
     private func register(_ parts: Parts) async throws -> AuthenticatorInfo {
         try Self.validate(parts, requiringCallbacks: false)
         guard let username = parts.username, let selector = parts.selector else { throw OperationError.missingParameter(.username) }
-        let target: TesseraClient
-        if let provided = parts.serverUrl {
-            var configuration = client.configuration
-            configuration.serverURL = try Self.combinedServerURL(base: client.configuration.serverURL, provided: provided)
-            target = TesseraClient(configuration: configuration, keyStore: client.keyStore, onTotalLog: client.clientLog)
-        } else {
-            target = client
-        }
+        let serverURL = try parts.serverUrl.map { try Self.combinedServerURL(base: client.configuration.serverURL, provided: $0) }
+        let target = client.operationClient(serverURL: serverURL, headers: parts.requestHeaders, handler: parts.httpHandler)
         guard let deviceId = try client.keyStore.loadState()?.deviceId else { throw OperationError.deviceNotRegistered }
         let keys = try client.authenticatorKeyStore
 
@@ -265,7 +272,7 @@ public final class Registration: Sendable {
             let proof = AuthenticatorRegistrationRequest.proofBytes(deviceId: deviceId, aaid: type.aaid, publicKey: publicKeyBase64)
             let signature = try keys.sign(type, data: Data(proof), unlockSecret: secret, currentBiometricDomainState: domainState)
             let request = AuthenticatorRegistrationRequest(
-                aaid: type.aaid, publicKey: publicKeyBase64, keySignature: signature.derRepresentation.base64EncodedString(),
+                username: username, aaid: type.aaid, publicKey: publicKeyBase64, keySignature: signature.derRepresentation.base64EncodedString(),
                 pin: type == .pin ? secret : nil, password: type == .password ? secret : nil,
                 allowDevicePasscodeAsFallback: fallback, invalidateOnNewOsBiometrics: invalidate,
                 deviceName: parts.deviceInformation?.name, pushToken: parts.deviceInformation?.pushToken

@@ -14,6 +14,9 @@ extension TesseraClient {
     /// ```
     public func registration() -> Registration { Registration(client: self) }
 
+    /// The seed's `client.operations`: ``Operations/registration`` and ``Operations/authentication``.
+    public var operations: Operations { Operations(client: self) }
+
     /// The key store of this device's authenticator keys: the one the device key store provides
     /// (``AuthenticatorKeyStoreProviding``), or a memory store tied to it when it is an object.
     /// - Throws: ``FidoErrorCode/noSuitableAuthenticator`` for a value-type device key store that provides none.

@@ -23,7 +23,7 @@ extension TesseraRuntime {
             )
         )
         DeviceController(service: registration, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
-        AuthenticatorController(authenticators: authenticators, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
+        AuthenticatorController(authenticators: authenticators, login: authenticatorLogin, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
         PushDeviceController(devices: SQLDeviceRepository(database: database), push: repositories.push, bodyLimit: configuration.bodyLimit)
             .addRoutes(signed: signedDevices)
         FlowController(flows: flows, bodyLimit: configuration.bodyLimit).addRoutes(to: app)

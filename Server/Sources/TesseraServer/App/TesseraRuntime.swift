@@ -33,6 +33,8 @@ public final class TesseraRuntime: Sendable {
     let passwordLogin: PasswordLoginService
     let sessionDevices: SessionDeviceService
     let authenticators: AuthenticatorService
+    /// Log-in with a registered authenticator (issue 17 item 6).
+    let authenticatorLogin: AuthenticatorLoginService
     let outbox: Outbox
     let introspection: Introspection
     /// The OpenID Connect provider and its hosted sign-in page.
@@ -138,6 +140,10 @@ public final class TesseraRuntime: Sendable {
             lifetime: configuration.resultTokenLifetime, clock: clock
         )
         try await tokens.load()
+        authenticatorLogin = AuthenticatorLoginService(
+            database: database, repository: stores.authenticators, devices: stores.devices, lookup: SQLDeviceRepository(database: database),
+            tokens: tokens, random: random, clock: clock
+        )
         auth = AuthDomain(
             database: database, devices: SQLDeviceRepository(database: database), nodes: nodes, tokens: tokens, sealKey: keys.tokenSealKey,
             random: random, clock: clock,

@@ -20,11 +20,7 @@ struct DeviceAuthFlow: Sendable {
     private var clock: WallClock { channels.clock }
 
     private func requireDevice(_ deviceId: String, client: Client) async throws -> DeviceAuthTarget {
-        guard let device = try await devices.authTarget(deviceId: deviceId), device.clientId == client.id else {
-            throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
-        }
-        guard device.active else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
-        return device
+        try await devices.requireActive(deviceId, client: client)
     }
 
     private func answer(_ channel: AuthChannelRecord, device: DeviceAuthTarget, now: Int64) -> AuthChannelResponse {

@@ -4,6 +4,7 @@ import TesseraCore
 /// Authenticator routes, signed by the device key, and the client's policy for the SDK.
 struct AuthenticatorController<Context: TesseraContext> {
     let authenticators: AuthenticatorService
+    let login: AuthenticatorLoginService
     let bodyLimit: Int
 
     func addRoutes(app: RouterGroup<Context>, signed: RouterGroup<Context>) {
@@ -16,6 +17,18 @@ struct AuthenticatorController<Context: TesseraContext> {
             return try Response.json(
                 try await authenticators.register(body, deviceId: try context.requireDevice(), client: try context.requireClient()), status: .created
             )
+        }
+        signed.post("authenticator-challenges") { request, context in
+            var request = request
+            let body = try await request.decodeJSON(AuthenticatorChallengeRequest.self, limit: bodyLimit)
+            return try Response.json(
+                try await login.challenge(body, deviceId: try context.requireDevice(), client: try context.requireClient()), status: .created
+            )
+        }
+        signed.post("authenticator-logins") { request, context in
+            var request = request
+            let body = try await request.decodeJSON(AuthenticatorAuthenticationRequest.self, limit: bodyLimit)
+            return try Response.json(try await login.authenticate(body, deviceId: try context.requireDevice(), client: try context.requireClient()))
         }
         signed.get("authenticators") { _, context in
             try Response.json(try await authenticators.list(deviceId: try context.requireDevice()))

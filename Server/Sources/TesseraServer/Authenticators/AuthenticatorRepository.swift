@@ -11,6 +11,23 @@ protocol AuthenticatorRepository: Sendable {
     /// The user's active authenticators on the devices `deviceIds` (its active ones), oldest first.
     func list(userId: String, deviceIds: [String], in sql: any SQLDatabase) async throws -> [AuthenticatorInfo]
     func delete(id: String, deviceId: String?, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    /// Stores a single-use challenge for an authenticator.
+    func insertChallenge(_ challenge: AuthenticatorChallenge, in sql: any SQLDatabase) async throws
+    /// Marks the challenge used and returns it, when it is this device's, unused and not expired at
+    /// `now`; nil otherwise (a second use finds nothing).
+    func consumeChallenge(id: String, deviceId: String, now: Int64, in sql: any SQLDatabase) async throws -> AuthenticatorChallenge?
+    /// Deletes challenges that expired before `before` (the janitor).
+    func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws
+}
+
+/// A challenge an authenticator key signs to log in.
+struct AuthenticatorChallenge: Sendable, Equatable, Decodable {
+    var id: String
+    var authenticator_id: String
+    var device_id: String
+    var challenge: String
+    var created_at: Int64
+    var expires_at: Int64
 }
 
 /// ``AuthenticatorRepository`` over SQLKit (SQLite and PostgreSQL).
@@ -75,5 +92,29 @@ struct SQLAuthenticatorRepository: AuthenticatorRepository {
         return try await sql.raw(
             "UPDATE authenticators SET status = 'deleted', deleted_at = \(bind: now) WHERE id = \(bind: id) AND status = 'active' RETURNING id"
         ).first() != nil
+    }
+
+    func insertChallenge(_ challenge: AuthenticatorChallenge, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO authenticator_challenges (id, authenticator_id, device_id, challenge, created_at, expires_at)
+            VALUES (\(bind: challenge.id), \(bind: challenge.authenticator_id), \(bind: challenge.device_id), \(bind: challenge.challenge),
+                    \(bind: challenge.created_at), \(bind: challenge.expires_at))
+            """
+        ).run()
+    }
+
+    func consumeChallenge(id: String, deviceId: String, now: Int64, in sql: any SQLDatabase) async throws -> AuthenticatorChallenge? {
+        try await sql.raw(
+            """
+            UPDATE authenticator_challenges SET used_at = \(bind: now)
+            WHERE id = \(bind: id) AND device_id = \(bind: deviceId) AND used_at IS NULL AND expires_at > \(bind: now)
+            RETURNING id, authenticator_id, device_id, challenge, created_at, expires_at
+            """
+        ).first(decoding: AuthenticatorChallenge.self)
+    }
+
+    func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM authenticator_challenges WHERE expires_at < \(bind: before)").run()
     }
 }

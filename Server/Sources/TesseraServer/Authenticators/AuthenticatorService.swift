@@ -19,6 +19,9 @@ struct AuthenticatorService: Sendable {
         guard let type = AuthenticatorType(aaid: request.aaid) else {
             throw AppError.invalidField("aaid", "aaid must be one of \(AuthenticatorType.allCases.map(\.aaid).joined(separator: ", "))")
         }
+        guard let username = request.username, !username.isEmpty else {
+            throw AppError(.fieldMissing, .badRequest, "username is required: the user key of the device's user", field: "username")
+        }
         let policy = try await policies.policy(clientId: client.id)
         guard policy.allowedAuthenticators.contains(type) else {
             throw AppError(.authenticatorNotAllowed, .forbidden, "This app does not allow \(type.rawValue) authenticators")
@@ -64,6 +67,7 @@ struct AuthenticatorService: Sendable {
                 guard let userId = try await devices.activeUserId(deviceId: deviceId, in: sql) else {
                     throw AppError(.deviceRevoked, .forbidden, "Device revoked")
                 }
+                try await Self.requireDeviceUser(username, deviceId: deviceId, devices: devices, in: sql)
                 try await repository.insert(info, userId: userId, in: sql)
                 // The seed's rule: device information given at an earlier registration is kept.
                 try await devices.keepInformation(deviceId: deviceId, name: request.deviceName, pushToken: request.pushToken, in: sql)
@@ -72,6 +76,17 @@ struct AuthenticatorService: Sendable {
             throw AppError(.authenticatorExists, .conflict, "This device has an active \(type.rawValue) authenticator already; delete it first")
         }
         return info
+    }
+
+    /// Refuses (7208) a `username` that is not the user key of the device's user: the seed's username
+    /// names the user the device holds, never another one.
+    static func requireDeviceUser(_ username: String, deviceId: String, devices: any DeviceRepository, in sql: any SQLDatabase) async throws {
+        guard try await devices.userKey(ofDevice: deviceId, in: sql) == username else {
+            throw AppError(
+                .authenticatorUsernameMismatch, .forbidden, "The username is not this device's user",
+                detail: "Register authenticators for the user the device was signed up or re-registered for", field: "username"
+            )
+        }
     }
 
     func list(deviceId: String) async throws -> AuthenticatorList {

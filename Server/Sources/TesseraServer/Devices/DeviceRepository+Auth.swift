@@ -22,6 +22,17 @@ protocol DeviceAuthLookup: Sendable {
     func userWithActiveDevice(clientId: String, userKey: String) async throws -> String?
 }
 
+extension DeviceAuthLookup {
+    /// The device `deviceId` of `client`, active: 3007 when unknown (or another client's), 3008 when revoked.
+    func requireActive(_ deviceId: String, client: Client) async throws -> DeviceAuthTarget {
+        guard let device = try await authTarget(deviceId: deviceId), device.clientId == client.id else {
+            throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
+        }
+        guard device.active else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
+        return device
+    }
+}
+
 extension SQLDeviceRepository: DeviceAuthLookup {
     func authTarget(deviceId: String) async throws -> DeviceAuthTarget? {
         let row = try await database.read { sql in

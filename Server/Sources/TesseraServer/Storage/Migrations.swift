@@ -370,6 +370,22 @@ enum Migrator {
             "ALTER TABLE auth_channels ADD COLUMN match_choices TEXT",
             "ALTER TABLE oidc_clients ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
         ]),
+        // Authenticator authentication (Authenticators/, issue 17 item 6): the single-use challenges an
+        // authenticator key signs to log in.
+        Migration(version: 10, name: "authenticator-challenges", statements: [
+            """
+            CREATE TABLE authenticator_challenges (
+                id TEXT PRIMARY KEY,
+                authenticator_id TEXT NOT NULL REFERENCES authenticators(id),
+                device_id TEXT NOT NULL,
+                challenge TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT
+            )
+            """,
+            "CREATE INDEX authenticator_challenges_expiry ON authenticator_challenges (expires_at)",
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -14,14 +14,14 @@ struct AuthenticatorPolicyTests {
     static let bundle = "com.example.policy"
 
     /// A registration body for `type` with a fresh key and a valid proof of possession.
-    static func registration(_ type: AuthenticatorType, deviceId: String, pin: String? = nil, password: String? = nil, fallback: Bool = false)
-        throws -> AuthenticatorRegistrationRequest
-    {
+    static func registration(
+        _ type: AuthenticatorType, deviceId: String, username: String = "polly", pin: String? = nil, password: String? = nil, fallback: Bool = false
+    ) throws -> AuthenticatorRegistrationRequest {
         let key = P256.Signing.PrivateKey()
         let publicKey = key.publicKey.x963Representation.base64EncodedString()
         let proof = try key.signature(for: AuthenticatorRegistrationRequest.proofBytes(deviceId: deviceId, aaid: type.aaid, publicKey: publicKey))
         return AuthenticatorRegistrationRequest(
-            aaid: type.aaid, publicKey: publicKey, keySignature: proof.derRepresentation.base64EncodedString(), pin: pin, password: password,
+            username: username, aaid: type.aaid, publicKey: publicKey, keySignature: proof.derRepresentation.base64EncodedString(), pin: pin, password: password,
             allowDevicePasscodeAsFallback: fallback
         )
     }
@@ -104,7 +104,7 @@ struct AuthenticatorPolicyTests {
                 let other = try await LiveServer.enrol(runtime, client, url, userKey: "polly2", bundleId: Self.bundle)
                 let otherId = try #require(try other.loadDeviceID())
                 let _: AuthenticatorInfo = try await other.call(
-                    "POST", "/v1/devices/authenticators", body: try Self.registration(.password, deviceId: otherId, password: "short"), signedBy: otherId
+                    "POST", "/v1/devices/authenticators", body: try Self.registration(.password, deviceId: otherId, username: "polly2", password: "short"), signedBy: otherId
                 )
             }
             policy.allowedAuthenticators = []

@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// Authentication with a registered authenticator (the operation the Nevis seed implies): the device
+/// asks for a single-use challenge for one of its active authenticators, the authenticator's key signs
+/// it on the device after its user verifier succeeded, and the server checks the signature against
+/// that authenticator's registered public key and issues a result token (the kind the node-quorum
+/// login gives) whose `amr` names the authenticator's method (``AuthenticatorType/amrMethod``) and
+/// `swk`: the server proves possession of a key it cannot attest is hardware-bound.
+struct AuthenticatorLoginService: Sendable {
+    let database: any Database
+    let repository: any AuthenticatorRepository
+    let devices: any DeviceRepository
+    let lookup: any DeviceAuthLookup
+    let tokens: ResultTokens
+    let random: RandomSource
+    let clock: WallClock
+    /// How long a challenge can be signed.
+    var challengeLifetime: Duration = .seconds(120)
+
+    /// A challenge for the device's active authenticator of `request.aaid`.
+    func challenge(_ request: AuthenticatorChallengeRequest, deviceId: String, client: Client) async throws -> AuthenticatorChallengeResponse {
+        guard let type = AuthenticatorType(aaid: request.aaid) else {
+            throw AppError.invalidField("aaid", "aaid must be one of \(AuthenticatorType.allCases.map(\.aaid).joined(separator: ", "))")
+        }
+        guard !request.username.isEmpty else {
+            throw AppError(.fieldMissing, .badRequest, "username is required: the user key of the device's user", field: "username")
+        }
+        try AppError.checkLengths([("username", request.username as String?, 200)])
+        _ = try await lookup.requireActive(deviceId, client: client)
+        let now = clock.now()
+        let challenge = AuthenticatorChallenge(
+            id: random.identifier(prefix: "ach_"), authenticator_id: "", device_id: deviceId, challenge: random.token(),
+            created_at: now, expires_at: now + challengeLifetime.millis
+        )
+        let repository = self.repository, devices = self.devices
+        let stored = try await database.transaction { sql in
+            try await AuthenticatorService.requireDeviceUser(request.username, deviceId: deviceId, devices: devices, in: sql)
+            guard let authenticator = try await repository.list(deviceId: deviceId, in: sql).first(where: { $0.type == type }) else {
+                throw AppError(.authenticatorUnknown, .notFound, "This device has no active \(type.rawValue) authenticator")
+            }
+            var stored = challenge
+            stored.authenticator_id = authenticator.id
+            try await repository.insertChallenge(stored, in: sql)
+            return stored
+        }
+        return AuthenticatorChallengeResponse(
+            challengeId: stored.id, authenticatorId: stored.authenticator_id, challenge: stored.challenge,
+            expiresIn: Int(challengeLifetime.components.seconds)
+        )
+    }
+
+    /// Checks the authenticator's signature over the challenge (used once) and issues the result token.
+    func authenticate(_ request: AuthenticatorAuthenticationRequest, deviceId: String, client: Client) async throws -> AuthResultResponse {
+        let device = try await lookup.requireActive(deviceId, client: client)
+        let now = clock.now()
+        let repository = self.repository
+        // The challenge is used up whatever the signature: a wrong one cannot be retried against it.
+        let found = try await database.transaction { sql -> (AuthenticatorChallenge, AuthenticatorInfo)? in
+            guard let challenge = try await repository.consumeChallenge(id: request.challengeId, deviceId: deviceId, now: now, in: sql),
+                  let authenticator = try await repository.list(deviceId: deviceId, in: sql).first(where: { $0.id == challenge.authenticator_id })
+            else { return nil }
+            return (challenge, authenticator)
+        }
+        guard let found else {
+            throw AppError(
+                .authenticatorChallengeInvalid, .unauthorized, "Unknown, used or expired challenge",
+                detail: "Ask for a new challenge (POST /v1/devices/authenticator-challenges)"
+            )
+        }
+        let (challenge, authenticator) = found
+        let statement = AuthenticatorAuthenticationRequest.statementBytes(
+            challengeId: challenge.id, deviceId: deviceId, authenticatorId: authenticator.id, challenge: challenge.challenge
+        )
+        guard let key = P256.Signing.PublicKey(x963Base64: authenticator.publicKey), let der = Data(base64Encoded: request.signature),
+              let signature = try? P256.Signing.ECDSASignature(derRepresentation: der), key.isValidSignature(signature, for: statement)
+        else {
+            throw AppError(.authenticatorSignatureInvalid, .unauthorized, "The authenticator's signature does not verify", field: "signature")
+        }
+        let token = try await tokens.issue(
+            userKey: device.userKey, clientKey: device.clientKey, clientId: device.clientKey, deviceId: deviceId, channelId: challenge.id,
+            amr: [authenticator.type.amrMethod, "swk"], nodes: []
+        )
+        return AuthResultResponse(token: token, expiresIn: Int(tokens.lifetime.components.seconds))
+    }
+
+}
