@@ -134,21 +134,11 @@ public final class Authentication: HTTPOperation, Sendable {
     /// (to the client's log when `onError` itself is missing).
     public func execute() {
         let parts = snapshot
-        do throws(OperationError) {
-            try Self.validate(parts, requiringCallbacks: true)
-        } catch {
-            client.log?("✗ authentication: \(error.description)")
-            if let onError = parts.onError { Task { onError(error) } }
-            return
-        }
-        guard let onSuccess = parts.onSuccess, let onError = parts.onError else { return }
-        Task {
-            do throws(OperationError) {
-                onSuccess(try await self.run(parts))
-            } catch {
-                onError(error)
-            }
-        }
+        OperationRunner.execute(
+            "authentication", client: client, onSuccess: parts.onSuccess, onError: parts.onError,
+            validate: { () throws(OperationError) in try Self.validate(parts, requiringCallbacks: true) },
+            body: { () async throws(OperationError) in try await self.run(parts) }
+        )
     }
 
     /// Runs the authentication and returns the result token; the callbacks are neither needed nor called.
@@ -163,13 +153,7 @@ public final class Authentication: HTTPOperation, Sendable {
     }
 
     private func run(_ parts: Parts) async throws(OperationError) -> AuthenticationResult {
-        do {
-            return try await authenticate(parts)
-        } catch {
-            let failure = OperationError(error)
-            client.log?("✗ authentication: \(failure.description)")
-            throw failure
-        }
+        try await OperationRunner.run("authentication", client: client) { try await authenticate(parts) }
     }
 
     private func authenticate(_ parts: Parts) async throws -> AuthenticationResult {

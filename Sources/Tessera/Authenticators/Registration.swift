@@ -178,21 +178,11 @@ public final class Registration: HTTPOperation, Sendable {
     /// and the error goes to the client's log (`onTotalLog`).
     public func execute() {
         let parts = snapshot
-        do throws(OperationError) {
-            try Self.validate(parts, requiringCallbacks: true)
-        } catch {
-            client.log?("✗ registration: \(error.description)")
-            if let onError = parts.onError { Task { onError(error) } }
-            return
-        }
-        guard let onSuccess = parts.onSuccess, let onError = parts.onError else { return }
-        Task {
-            do throws(OperationError) {
-                onSuccess(try await self.run(parts))
-            } catch {
-                onError(error)
-            }
-        }
+        OperationRunner.execute(
+            "registration", client: client, onSuccess: parts.onSuccess, onError: parts.onError,
+            validate: { () throws(OperationError) in try Self.validate(parts, requiringCallbacks: true) },
+            body: { () async throws(OperationError) in try await self.run(parts) }
+        )
     }
 
     /// Runs the registration and returns the registered authenticator. ``onSuccess(_:)-(()->Void)`` and
@@ -207,13 +197,7 @@ public final class Registration: HTTPOperation, Sendable {
     }
 
     private func run(_ parts: Parts) async throws(OperationError) -> AuthenticatorInfo {
-        do {
-            return try await register(parts)
-        } catch {
-            let failure = OperationError(error)
-            client.log?("✗ registration: \(failure.description)")
-            throw failure
-        }
+        try await OperationRunner.run("registration", client: client) { try await register(parts) }
     }
 
     private func register(_ parts: Parts) async throws -> AuthenticatorInfo {
