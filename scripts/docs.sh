@@ -13,7 +13,9 @@ LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
 STRICT=()
 if [ "${DOCS_STRICT:-}" = "1" ]; then STRICT=(--warnings-as-errors); fi
-swift package --allow-writing-to-directory "$OUT" generate-documentation --target Tessera \
+SCRATCH=()   # DOCS_SCRATCH_PATH: another build directory than .build
+if [ -n "${DOCS_SCRATCH_PATH:-}" ]; then SCRATCH=(--scratch-path "$DOCS_SCRATCH_PATH"); fi
+swift package ${SCRATCH[@]+"${SCRATCH[@]}"} --allow-writing-to-directory "$OUT" generate-documentation --target Tessera \
   --output-path "$OUT/Tessera.doccarchive" --transform-for-static-hosting ${STRICT[@]+"${STRICT[@]}"} 2>&1 | tee "$LOG"
 if grep -qE "(^|: )error: " "$LOG"; then
   echo "error: DocC reported errors (above)"
