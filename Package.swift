@@ -37,3 +37,9 @@ let package = Package(
         .testTarget(name: "TesseraSDKTests", dependencies: ["Tessera", "TesseraCore"]),
     ]
 )
+
+// The DocC plugin (`swift package generate-documentation`), only for building the documentation
+// (scripts/docs.sh sets TESSERA_DOCS=1): apps that depend on this package never resolve it.
+if Context.environment["TESSERA_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"))
+}

@@ -92,6 +92,7 @@ extension TesseraClient {
     /// server revokes the old device in the same step.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
+        try checkConfigured(appPackage: existingUserData.appPackage, clientKey: existingUserData.clientKey, in: "existingUserData")
         let verified = try await authenticateLocally(authType: existingUserData.authType, localAuthenticator: localAuthenticator, reason: reason)
         return try await requestRegisterDevice(existingUserData: existingUserData, verified: verified)
     }
@@ -102,15 +103,12 @@ extension TesseraClient {
     /// - Throws: ``TesseraError`` with ``ErrorCode/localAuthRequired`` when no such local authentication succeeded before.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData) async throws -> DeviceState {
-        try await requestRegisterDevice(existingUserData: existingUserData, verified: try takeLocalAuthentication(of: existingUserData.authType))
+        // A wrong appPackage or clientKey fails before the local authentication is used up.
+        try checkConfigured(appPackage: existingUserData.appPackage, clientKey: existingUserData.clientKey, in: "existingUserData")
+        return try await requestRegisterDevice(existingUserData: existingUserData, verified: try takeLocalAuthentication(of: existingUserData.authType))
     }
 
     private func requestRegisterDevice(existingUserData: ExistingUserData, verified: LocalAuthResult) async throws -> DeviceState {
-        for (field, value, configured) in [
-            ("appPackage", existingUserData.appPackage, configuration.bundleIdentifier), ("clientKey", existingUserData.clientKey, configuration.clientKey),
-        ] where value.map({ $0 != configured }) ?? false {
-            throw TesseraError(code: .fieldInvalid, message: "existingUserData.\(field) is not the one this TesseraClient is configured with")
-        }
         return try await enrolDevice(
             path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token, verified: verified
         ) { keys, secret in

@@ -2,8 +2,13 @@ import Crypto
 import Foundation
 import TesseraCore
 
-/// The seed's `BSA.SignUpData.UserData`. `appPackage` and `clientKey` come from the client's configuration.
+/// The seed's `BSA.SignUpData.UserData`. `appPackage` and `clientKey` come from the client's configuration;
+/// an app that fills them, as the seed says ("fill all fields"), must fill in the configured ones.
 public struct UserData: Sendable, Equatable {
+    /// The app's bundle identifier; when set it must be the SDK configuration's.
+    public var appPackage: String?
+    /// The client key; when set it must be the SDK configuration's.
+    public var clientKey: String?
     /// App version (for example 1.1.1).
     public var appVersion: String
     /// Push token (FCM/APNs), may be empty.
@@ -29,11 +34,13 @@ public struct UserData: Sendable, Equatable {
     /// Device information policy accepted.
     public var agreeDevice: Bool
 
-    /// Creates user data.
+    /// Creates user data (`appPackage` and `clientKey` may be left out: the configuration's are sent).
     public init(
-        appVersion: String, token: String, email: String, phoneNumber: String, userKey: String, name: String,
+        appPackage: String? = nil, clientKey: String? = nil, appVersion: String, token: String, email: String, phoneNumber: String, userKey: String, name: String,
         authType: LocalAuthType, os: OSType, disposeToken: String, agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
     ) {
+        self.appPackage = appPackage
+        self.clientKey = clientKey
         self.appVersion = appVersion
         self.token = token
         self.email = email
@@ -71,6 +78,7 @@ extension TesseraClient {
     /// - Throws: ``LocalAuthError`` when local authentication fails (nothing is sent), ``TesseraError`` with the server's code.
     @discardableResult
     public func requestSignUp(userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
+        try checkConfigured(appPackage: userData.appPackage, clientKey: userData.clientKey, in: "userData")
         let verified = try await authenticateLocally(authType: userData.authType, localAuthenticator: localAuthenticator, reason: reason)
         return try await requestSignUp(userData: userData, verified: verified)
     }
@@ -82,7 +90,9 @@ extension TesseraClient {
     ///   type succeeded before (nothing is sent), else as ``requestSignUp(userData:localAuthenticator:reason:)``.
     @discardableResult
     public func requestSignUp(userData: UserData) async throws -> DeviceState {
-        try await requestSignUp(userData: userData, verified: try takeLocalAuthentication(of: userData.authType))
+        // A wrong appPackage or clientKey fails before the local authentication is used up.
+        try checkConfigured(appPackage: userData.appPackage, clientKey: userData.clientKey, in: "userData")
+        return try await requestSignUp(userData: userData, verified: try takeLocalAuthentication(of: userData.authType))
     }
 
     private func requestSignUp(userData: UserData, verified: LocalAuthResult) async throws -> DeviceState {
@@ -96,6 +106,16 @@ extension TesseraClient {
                 userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
                 pin: secret.pin, password: secret.password
             )
+        }
+    }
+
+    /// Refuses an `appPackage` or `clientKey` the app filled in that is not this client's configuration's
+    /// (nothing is sent then): the server would take the configured ones.
+    func checkConfigured(appPackage: String?, clientKey: String?, in name: String) throws {
+        for (field, value, configured) in [
+            ("appPackage", appPackage, configuration.bundleIdentifier), ("clientKey", clientKey, configuration.clientKey),
+        ] where value.map({ $0 != configured }) ?? false {
+            throw TesseraError(code: .fieldInvalid, message: "\(name).\(field) is not the one this TesseraClient is configured with")
         }
     }
 
