@@ -8,8 +8,8 @@ import TesseraCore
 /// The BSA seed's own example code (bsa-user-registration, bsa-device-reregistration), adapted only where
 /// the migration guide (Sources/Tessera/Tessera.docc/MigratingFromBSA.md) says so: `BSA.APICaller` is a
 /// ``TesseraCallbacks``, `clientKey`/`bundleIdentifier` are in the configuration, enum cases are
-/// lowerCamelCase, `startSimpleAuth` is given its ``LocalAuthenticator``, and `disposeBag: disposeBag` is
-/// `.disposed(by: disposeBag)`. User registration runs in the seed's order on one device directory, then
+/// lowerCamelCase, `startSimpleAuth` is given its ``LocalAuthenticator``, and each call's returned handle is
+/// awaited (`.wait()`) so that the steps run in order. User registration runs in the seed's order on one device directory, then
 /// device re-registration in the seed's order on a new one.
 @Suite("Seeds: BSA user registration and device re-registration")
 struct BSASeedTests {
@@ -72,7 +72,7 @@ struct BSASeedTests {
                     screen?.log(text)
                 }, onCompleted: { [weak screen] in
                     screen?.record("completed")
-                }).disposed(by: screen.disposeBag).wait()
+                }, disposeBag: screen.disposeBag).wait()
             }
 
             // ii. OTP number request.
@@ -88,7 +88,7 @@ struct BSASeedTests {
                 screen?.log(text)
             }, onCompleted: { [weak screen] in
                 screen?.record("completed")
-            }).disposed(by: screen.disposeBag).wait()
+            }, disposeBag: screen.disposeBag).wait()
 
             // iii. OTP number validation: the dispose token is kept for sign-up.
             let signUpCode = try await LiveServer.latestCode(runtime, to: email)
@@ -108,7 +108,7 @@ struct BSASeedTests {
                 screen?.log(text)
             }, onCompleted: { [weak screen] in
                 screen?.record("completed")
-            }).disposed(by: screen.disposeBag).wait()
+            }, disposeBag: screen.disposeBag).wait()
 
             // iv. Check available ID.
             await api.checkUserKeyAvailable(userKey: "user1",
@@ -124,7 +124,7 @@ struct BSASeedTests {
                 screen?.log(text)
             }, onCompleted: { [weak screen] in
                 screen?.record("completed")
-            }).disposed(by: screen.disposeBag).wait()
+            }, disposeBag: screen.disposeBag).wait()
 
             // vi. Local authentication (no domain state is saved yet, so it is not checked).
             await api.startSimpleAuth(localAuthType: .biometric,
@@ -144,7 +144,7 @@ struct BSASeedTests {
                 case .authFailed: screen?.record("authentication failed")
                 default: screen?.record("other local auth error")
                 }
-            }).disposed(by: screen.disposeBag).wait()
+            }, disposeBag: screen.disposeBag).wait()
 
             // vii. Sign up with every field of the seed's UserData filled.
             let disposeToken = try #require(screen.data.withLock { $0.disposeToken })
@@ -167,7 +167,7 @@ struct BSASeedTests {
                 screen?.log(text)
             }, onCompleted: { [weak screen] in
                 screen?.record("completed")
-            }).disposed(by: screen.disposeBag).wait()
+            }, disposeBag: screen.disposeBag).wait()
 
             #expect(screen.events == [
                 "not duplicate", "completed", "not duplicate", "completed", "otp sent", "completed", "otp valid", "completed",
@@ -192,7 +192,7 @@ struct BSASeedTests {
             onNotDuplicateUser: { [weak screen] in screen?.record("not duplicate") },
             onDuplicateUser: { [weak screen] in screen?.record("duplicate") },
             onFailed: { [weak screen] rtCode, _ in screen?.record("failed \(rtCode)") },
-            onError: { [weak screen] error in screen?.record("error \(error)") }).disposed(by: screen.disposeBag).wait()
+            onError: { [weak screen] error in screen?.record("error \(error)") }, disposeBag: screen.disposeBag).wait()
             #expect(screen.events.last == "duplicate")
 
             // Device re-registration, on a new device (an empty device directory).
@@ -229,7 +229,7 @@ struct BSASeedTests {
                 newScreen?.log(text)
             }, onCompleted: { [weak newScreen] in
                 newScreen?.record("completed")
-            }).disposed(by: newScreen.disposeBag).wait()
+            }, disposeBag: newScreen.disposeBag).wait()
 
             // ii. OTP number validation: the seed's arguments, as at sign-up.
             let recoveryCode = try await LiveServer.latestCode(runtime, to: email)
@@ -249,7 +249,7 @@ struct BSASeedTests {
                 newScreen?.log(text)
             }, onCompleted: { [weak newScreen] in
                 newScreen?.record("completed")
-            }).disposed(by: newScreen.disposeBag).wait()
+            }, disposeBag: newScreen.disposeBag).wait()
 
             // iii. Local authentication with the type step i returned.
             let existing = try #require(newScreen.data.withLock { $0.existingUserData })
@@ -262,7 +262,7 @@ struct BSASeedTests {
                 newScreen?.record("local auth ok")
             }, onError: { [weak newScreen] errorCode in
                 newScreen?.record("local auth failed \(errorCode?.rawValue ?? "-")")
-            }).disposed(by: newScreen.disposeBag).wait()
+            }, disposeBag: newScreen.disposeBag).wait()
 
             // iv. Register new device with every field of ExistingUserData filled.
             await newAPI.requestRegisterDevice(existingUserData: existing,
@@ -276,7 +276,7 @@ struct BSASeedTests {
                 newScreen?.log(text)
             }, onCompleted: { [weak newScreen] in
                 newScreen?.record("completed")
-            }).disposed(by: newScreen.disposeBag).wait()
+            }, disposeBag: newScreen.disposeBag).wait()
 
             #expect(newScreen.events == [
                 "otp sent, last local auth BIOMETRIC", "completed", "otp valid", "completed", "local auth ok", "device registered", "completed",
@@ -314,8 +314,8 @@ struct BSASeedTests {
             await api.startSimpleAuth(
                 localAuthType: .biometric, reason: "Sign up", checkDomainStateChanged: false, usePasscodeWhenFailed: false,
                 localAuthenticator: prompt, onSuccess: { [weak screen] in screen?.record("local auth ok") },
-                onError: { [weak screen] in screen?.record("local auth failed \($0?.rawValue ?? "-")") }
-            ).disposed(by: screen.disposeBag).wait()
+                onError: { [weak screen] in screen?.record("local auth failed \($0?.rawValue ?? "-")") }, disposeBag: screen.disposeBag
+            ).wait()
             // Another app's values, then this app's: the first two never reach the server; the third does and,
             // its dispose token being made up, is refused there (2101), not locally for want of a prompt (9103).
             for (appPackage, clientKey) in [("com.other.app", client.clientKey), (Self.bundleId, "tck_other"), (Self.bundleId, client.clientKey)] {
@@ -326,8 +326,8 @@ struct BSASeedTests {
                 )
                 await api.requestSignUp(
                     userData: userData, onSuccess: { [weak screen] in screen?.record("signed up") },
-                    onFailed: { [weak screen] rtCode, _ in screen?.record("failed \(rtCode)") }, onError: { [weak screen] _ in screen?.record("error") }
-                ).disposed(by: screen.disposeBag).wait()
+                    onFailed: { [weak screen] rtCode, _ in screen?.record("failed \(rtCode)") }, onError: { [weak screen] _ in screen?.record("error") }, disposeBag: screen.disposeBag
+                ).wait()
             }
             let invalid = "failed \(ErrorCode.fieldInvalid.rawValue)"
             #expect(screen.events == ["local auth ok", invalid, invalid, "failed \(ErrorCode.disposeTokenInvalid.rawValue)"])
