@@ -273,4 +273,29 @@ struct TesseraClientAuthTests {
             #expect(answers.filter { $0 == .totpLocked }.count == 16)
         }
     }
+
+    @Test("64 parallel uses of one TOTP code: exactly one is accepted, the other 63 are refused as a reused step")
+    func totpReuseUnderConcurrency() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "ivan", bundleId: Self.bundle)
+            let code = try #require(try tessera.currentTOTPCode())
+            let answers = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        do {
+                            let answer = try await runtime.totp.verify(client: client, request: TOTPVerifyRequest(userKey: "ivan", code: code))
+                            return answer.valid ? "accepted" : "not valid"
+                        } catch let error as AppError {
+                            return "\(error.code)"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(answers.filter { $0 == "accepted" }.count == 1, "\(answers)")
+            #expect(answers.filter { $0 == "\(ErrorCode.totpStepReused)" }.count == 63, "\(answers)")
+        }
+    }
 }
