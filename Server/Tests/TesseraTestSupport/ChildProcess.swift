@@ -173,9 +173,16 @@ public final class ChildProcess: Sendable {
     /// Waits for the program to end on a thread of its own (never one of Swift concurrency's).
     @discardableResult
     public func exited() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.waitUntilExit()) }.start()
+        await Self.onOwnThread { self.waitUntilExit() }
+    }
+
+    /// Runs `body` on a new thread and waits for it without holding one of the few threads Swift
+    /// concurrency has (an in-process server the program talks to needs them).
+    public static func onOwnThread<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }.start()
         }
+        return try result.get()
     }
 
     /// Sends `signal` to the program (nothing once it has been reaped).
@@ -266,12 +273,8 @@ public final class ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
         input: Data? = nil, timeout: Double? = nil
     ) async throws -> (status: Int32, output: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try runBlocking(executable, arguments, environment: environment, directory: directory, input: input, timeout: timeout)
-                })
-            }.start()
+        try await onOwnThread {
+            try runBlocking(executable, arguments, environment: environment, directory: directory, input: input, timeout: timeout)
         }
     }
 }

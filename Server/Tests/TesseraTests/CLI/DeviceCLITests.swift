@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -20,27 +19,13 @@ struct DeviceCLITests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Runs a program to its end on a thread of its own: waiting for it must never block one of the
-    /// few threads Swift concurrency has, or the in-process server the program talks to would stall.
-    /// `directory` is the working directory (default: the test's); `environment` is added to the test's;
-    /// after `timeout` seconds the program is ended.
+    /// Runs a program to its end (``ChildProcess/run(_:_:environment:directory:input:timeout:)``, on a
+    /// thread of its own). `directory` is the working directory (default: the test's); `environment` is
+    /// added to the test's; after `timeout` seconds the program is ended.
     static func run(
         _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
     ) async throws -> (status: Int32, output: String) {
-        try await offThread { try runBlocking(executable, arguments, directory: directory, environment: environment, timeout: timeout) }
-    }
-
-    /// Runs `body` on a new thread and waits for it without holding a concurrency thread.
-    static func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
-
-    static func runBlocking(
-        _ executable: URL, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil
-    ) throws -> (status: Int32, output: String) {
-        try ChildProcess.runBlocking(
+        try await ChildProcess.run(
             executable.path, arguments,
             environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
             directory: directory, timeout: timeout

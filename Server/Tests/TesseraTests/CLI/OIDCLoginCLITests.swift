@@ -33,7 +33,7 @@ struct OIDCLoginCLITests {
     /// Starts the command and reads its output until it waits for the redirect.
     static func start(_ binary: URL, _ arguments: [String]) async throws -> Login {
         let process = try RelyingPartyCLITests.start(binary, ["rp", "oidc-login"] + arguments)
-        let printed = try await DeviceCLITests.offThread {
+        let printed = await ChildProcess.onOwnThread {
             var text = ""
             while !text.contains("waiting for the redirect") {
                 let chunk = ChildProcess.readSome(process.output!)

@@ -17,7 +17,7 @@ struct RelyingPartyCLITests {
 
     /// Waits for a started program's end; returns its status and everything it printed.
     static func finish(_ started: ChildProcess) async throws -> (status: Int32, output: String) {
-        try await DeviceCLITests.offThread {
+        await ChildProcess.onOwnThread {
             let output = String(decoding: ChildProcess.readAll(started.output!), as: UTF8.self)
             return (started.waitUntilExit(), output)
         }
