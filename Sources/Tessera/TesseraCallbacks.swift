@@ -7,7 +7,11 @@ import TesseraCore
 public final class TesseraCancellable: Sendable {
     private let task: Task<Void, Never>
 
-    init(_ task: Task<Void, Never>) { self.task = task }
+    /// A handle on `task`, handed to `bag` when one is given.
+    init(_ task: Task<Void, Never>, in bag: DisposeBag? = nil) {
+        self.task = task
+        bag?.insert(self)
+    }
 
     /// Cancels the call; no callback runs after this returns, except one already running.
     public func cancel() { task.cancel() }
@@ -75,7 +79,7 @@ public struct TesseraCallbacks: Sendable {
         _ name: String, onFailed: @escaping OnFailed, onError: @escaping OnError, onTotalLog: OnTotalLog?,
         onCompleted: OnCompleted?, disposeBag: DisposeBag?, _ body: @escaping @Sendable () async throws -> (@Sendable () -> Void)
     ) -> TesseraCancellable {
-        let call = TesseraCancellable(Task {
+        TesseraCancellable(Task {
             onTotalLog?("\(name) started")
             // Every step the client logs during this call reaches this call's onTotalLog too.
             await TesseraClient.$callLog.withValue(onTotalLog) {
@@ -98,9 +102,7 @@ public struct TesseraCallbacks: Sendable {
             }
             guard !Task.isCancelled else { return }
             onCompleted?()
-        })
-        if let disposeBag { call.disposed(by: disposeBag) }
-        return call
+        }, in: disposeBag)
     }
 
     /// The seed's `requestSendOTPNumber`.
@@ -179,7 +181,7 @@ public struct TesseraCallbacks: Sendable {
         localAuthenticator: any LocalAuthenticator, onSuccess: @escaping @Sendable () -> Void,
         onError: @escaping @Sendable (LocalAuthErrorCode?) -> Void, disposeBag: DisposeBag? = nil
     ) -> TesseraCancellable {
-        let call = TesseraCancellable(Task {
+        TesseraCancellable(Task {
             do {
                 try await client.startSimpleAuth(
                     localAuthType: localAuthType, reason: reason, checkDomainStateChanged: checkDomainStateChanged,
@@ -191,9 +193,7 @@ public struct TesseraCallbacks: Sendable {
                 guard !Task.isCancelled else { return }
                 onError((error as? LocalAuthError)?.code)
             }
-        })
-        if let disposeBag { call.disposed(by: disposeBag) }
-        return call
+        }, in: disposeBag)
     }
 
     /// The seed's `requestSignUp(userData:…)` after ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:onSuccess:onError:disposeBag:)``

@@ -22,12 +22,8 @@ struct AuthenticatorLoginService: Sendable {
 
     /// A challenge for the device's active authenticator of `request.aaid`.
     func challenge(_ request: AuthenticatorChallengeRequest, deviceId: String, client: Client) async throws -> AuthenticatorChallengeResponse {
-        guard let type = AuthenticatorType(aaid: request.aaid) else {
-            throw AppError.invalidField("aaid", "aaid must be one of \(AuthenticatorType.allCases.map(\.aaid).joined(separator: ", "))")
-        }
-        guard !request.username.isEmpty else {
-            throw AppError(.fieldMissing, .badRequest, "username is required: the user key of the device's user", field: "username")
-        }
+        let type = try AuthenticatorService.type(aaid: request.aaid)
+        _ = try AuthenticatorService.requiredUsername(request.username)
         try AppError.checkLengths([("username", request.username as String?, 200)])
         _ = try await lookup.requireActive(deviceId, client: client)
         let now = clock.now()

@@ -16,12 +16,8 @@ struct AuthenticatorService: Sendable {
     let clock: WallClock
 
     func register(_ request: AuthenticatorRegistrationRequest, deviceId: String, client: Client) async throws -> AuthenticatorInfo {
-        guard let type = AuthenticatorType(aaid: request.aaid) else {
-            throw AppError.invalidField("aaid", "aaid must be one of \(AuthenticatorType.allCases.map(\.aaid).joined(separator: ", "))")
-        }
-        guard let username = request.username, !username.isEmpty else {
-            throw AppError(.fieldMissing, .badRequest, "username is required: the user key of the device's user", field: "username")
-        }
+        let type = try Self.type(aaid: request.aaid)
+        let username = try Self.requiredUsername(request.username)
         let policy = try await policies.policy(clientId: client.id)
         guard policy.allowedAuthenticators.contains(type) else {
             throw AppError(.authenticatorNotAllowed, .forbidden, "This app does not allow \(type.rawValue) authenticators")
@@ -76,6 +72,22 @@ struct AuthenticatorService: Sendable {
             throw AppError(.authenticatorExists, .conflict, "This device has an active \(type.rawValue) authenticator already; delete it first")
         }
         return info
+    }
+
+    /// The authenticator type `aaid` names; a problem naming the field otherwise.
+    static func type(aaid: String) throws -> AuthenticatorType {
+        guard let type = AuthenticatorType(aaid: aaid) else {
+            throw AppError.invalidField("aaid", "aaid must be one of \(AuthenticatorType.allCases.map(\.aaid).joined(separator: ", "))")
+        }
+        return type
+    }
+
+    /// The request's `username`, which registration and authentication both require (1004 when missing or empty).
+    static func requiredUsername(_ username: String?) throws -> String {
+        guard let username, !username.isEmpty else {
+            throw AppError(.fieldMissing, .badRequest, "username is required: the user key of the device's user", field: "username")
+        }
+        return username
     }
 
     /// Refuses (7208) a `username` that is not the user key of the device's user: the seed's username
