@@ -15,18 +15,18 @@ public protocol Database: Sendable {
     /// The engine behind this database.
     var kind: DatabaseKind { get }
     /// Runs `body` with a database handle outside a transaction (single statements).
-    func withSQL<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body`, which only reads, on a connection that may be a reader beside the writer (SQLite
     /// in WAL mode keeps a few), so reads do not queue behind writes. It sees everything committed.
-    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Releases connections.
     func close() async
 }
 
 extension Database {
-    public func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T { try await withSQL(body) }
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T { try await withSQL(body) }
 }
 
 /// Milliseconds since 1970, the one time representation stored in the database.

@@ -72,7 +72,7 @@ public final class PostgresDatabase: Database {
         return database
     }
 
-    public func withSQL<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    public func withSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { connection in
                 try await body(connection.sql(queryLogLevel: nil))
@@ -82,7 +82,7 @@ public final class PostgresDatabase: Database {
         }
     }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { connection in
                 try await inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)

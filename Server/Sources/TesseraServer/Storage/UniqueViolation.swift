@@ -1,5 +1,5 @@
 import PostgresNIO
-import SQLiteNIO
+import TesseraHTTPKit
 
 /// Which unique constraint a failed insert broke, on either engine, so callers can answer with the
 /// right code instead of a 500. Returns the constraint or column text the engine reported.
@@ -8,7 +8,7 @@ enum UniqueViolation {
         if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" {
             return error.serverInfo?[.constraintName] ?? error.serverInfo?[.message] ?? ""
         }
-        if let error = error as? SQLiteError, error.reason == .constraint || error.reason == .constraintUniqueFailed || error.reason == .constraintPrimaryKeyFailed {
+        if let error = error as? SQLiteStatementError, error.isUniqueViolation {
             return error.message
         }
         return nil

@@ -23,15 +23,15 @@ final class RecordingDatabase: Database {
         return statements.withLock { $0 }
     }
 
-    func withSQL<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func withSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await inner.withSQL { sql in try await body(Recorder(database: sql, sink: self)) }
     }
 
-    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await inner.read { sql in try await body(Recorder(database: sql, sink: self)) }
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         record("BEGIN")
         defer { record("END") }
         return try await inner.transaction { sql in try await body(Recorder(database: sql, sink: self)) }

@@ -32,7 +32,7 @@ struct ReRegistrationSeedOrderTests {
             )
             #expect(localAuthType == .pin)
             // ii. OTP number validation, with the seed's arguments only: the SDK knows the code is a recovery code.
-            let code = try await LiveServer.latestCode(runtime, to: email)
+            let code = try await LiveServer.latestCode(runtime, to: email, count: 2)
             guard case .valid(let disposeToken) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else {
                 Issue.record("the recovery code was refused")
                 return

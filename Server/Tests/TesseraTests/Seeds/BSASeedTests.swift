@@ -232,7 +232,7 @@ struct BSASeedTests {
             }, disposeBag: newScreen.disposeBag).wait()
 
             // ii. OTP number validation: the seed's arguments, as at sign-up.
-            let recoveryCode = try await LiveServer.latestCode(runtime, to: email)
+            let recoveryCode = try await LiveServer.latestCode(runtime, to: email, count: 2)
             await newAPI.verifyOTPNumber(sendType: .email,
                                          sendTarget: email,
                                          otpNumber: recoveryCode,

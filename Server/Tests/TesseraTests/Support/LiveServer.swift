@@ -75,11 +75,14 @@ enum LiveServer {
     }
 
     /// The newest code the file outbox holds for `target`.
-    static func latestCode(_ runtime: TesseraRuntime, to target: String) async throws -> String {
+    /// The code in the newest message to `target`, once at least `count` messages went to it (pass 2
+    /// for a second code to the same address, so an earlier message is never taken for it).
+    static func latestCode(_ runtime: TesseraRuntime, to target: String, count: Int = 1) async throws -> String {
         // The background courier may hold the message under its lease for a moment: look until it is there.
         let code: String? = await eventually {
             await runtime.courier.drain()
-            guard let entry = try? FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).last(where: { $0.to == target }),
+            guard let entries = try? FileOutboxSender.read(path: runtime.configuration.fileOutboxPath).filter({ $0.to == target }),
+                  entries.count >= count, let entry = entries.last,
                   let match = entry.body.firstMatch(of: /\b(\d{6})\b/)
             else { return nil }
             return String(match.1)

@@ -1,0 +1,180 @@
+import SQLKit
+import Synchronization
+
+/// Group commit for SQLite's single writer connection: the writes of concurrent requests that
+/// queue up while one batch runs are run together in the next transaction, each in a savepoint of
+/// its own, and each request is answered only after that transaction's COMMIT returned. So a write
+/// that is acknowledged is in the database file (its WAL), and a batch costs one commit however many
+/// writes it holds.
+///
+/// One task at a time leads: it takes every queued write, runs them as one batch, and then hands the
+/// lead to the owner of the first write that queued meanwhile, so no request's task drains the
+/// queue for others for long. A write that fails (it throws) is rolled back to its savepoint alone;
+/// a failed COMMIT fails every write of the batch. A batch of one runs as the write would alone:
+/// statements autocommit, a transaction is `BEGIN IMMEDIATE` … `COMMIT`.
+final class GroupCommit: Sendable {
+    private struct State {
+        var pending: [any GroupCommitJob] = []
+        var leading = false
+    }
+
+    private let state = Mutex(State())
+    private let sql: any SQLDatabase
+
+    init(sql: any SQLDatabase) {
+        self.sql = sql
+    }
+
+    /// Runs `body` in the next batch; `transaction` makes it atomic when it runs alone too.
+    func run<T: Sendable>(transaction: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let job = GroupCommitWrite(transaction: transaction, body: body)
+        var leading = state.withLock { state in
+            state.pending.append(job)
+            defer { state.leading = true }
+            return !state.leading
+        }
+        while true {
+            if leading {
+                let batch = state.withLock { state in
+                    defer { state.pending = [] }
+                    return state.pending
+                }
+                await runBatch(batch)
+                let next = state.withLock { state -> (any GroupCommitJob)? in
+                    if state.pending.isEmpty { state.leading = false }
+                    return state.pending.first
+                }
+                next?.signal(.lead)
+                if let result = job.result { return try result.get() }
+                leading = false
+            }
+            switch await job.wait() {
+            case .lead: leading = true
+            case .done: return try job.outcome()
+            }
+        }
+    }
+
+    private func runBatch(_ batch: [any GroupCommitJob]) async {
+        guard batch.count > 1 else {
+            for job in batch {
+                await job.runAlone(sql)
+                job.signal(.done)
+            }
+            return
+        }
+        do {
+            try await sql.raw("BEGIN IMMEDIATE").run()
+        } catch {
+            for job in batch { job.fail(error); job.signal(.done) }
+            return
+        }
+        var failure: (any Error)?
+        for job in batch where failure == nil {
+            do {
+                try await sql.raw("SAVEPOINT write").run()
+                if !(await job.runInBatch(sql)) { try await sql.raw("ROLLBACK TO write").run() }
+                try await sql.raw("RELEASE write").run()
+            } catch {
+                failure = error   // the transaction is in an unknown state: none of the batch is kept
+            }
+        }
+        if failure == nil {
+            do { try await sql.raw("COMMIT").run() } catch { failure = error }
+        }
+        if let failure {
+            try? await sql.raw("ROLLBACK").run()
+            for job in batch { job.fail(failure) }
+        }
+        for job in batch { job.signal(.done) }
+    }
+}
+
+/// What a queued write is told: its batch committed (or failed), or it is to lead the next one.
+enum GroupCommitSignal: Sendable {
+    case done
+    case lead
+}
+
+/// A queued write, whatever its result type.
+protocol GroupCommitJob: Sendable {
+    /// Runs the write as it would run alone; keeps its result.
+    func runAlone(_ sql: any SQLDatabase) async
+    /// Runs the write inside the batch's transaction; false if it threw (roll back its savepoint).
+    func runInBatch(_ sql: any SQLDatabase) async -> Bool
+    /// Replaces the result with `error` (the batch did not commit).
+    func fail(_ error: any Error)
+    /// Wakes the write's task, now or as soon as it waits.
+    func signal(_ signal: GroupCommitSignal)
+}
+
+/// One write and its result, with the one-shot wake-up of the task that queued it.
+final class GroupCommitWrite<T: Sendable>: GroupCommitJob {
+    private struct State {
+        var result: Result<T, any Error>?
+        var signal: GroupCommitSignal?
+        var waiter: CheckedContinuation<GroupCommitSignal, Never>?
+    }
+
+    private let transaction: Bool
+    private let body: @Sendable (any SQLDatabase) async throws -> T
+    private let state = Mutex(State())
+
+    init(transaction: Bool, body: @escaping @Sendable (any SQLDatabase) async throws -> T) {
+        self.transaction = transaction
+        self.body = body
+    }
+
+    var result: Result<T, any Error>? { state.withLock { $0.result } }
+
+    func outcome() throws -> T {
+        guard let result else { throw GroupCommitLost() }
+        return try result.get()
+    }
+
+    func runAlone(_ sql: any SQLDatabase) async {
+        let body = self.body
+        let result: Result<T, any Error>
+        do {
+            result = .success(transaction ? try await inTransaction(sql, begin: "BEGIN IMMEDIATE", body) : try await body(sql))
+        } catch {
+            result = .failure(error)
+        }
+        state.withLock { $0.result = result }
+    }
+
+    func runInBatch(_ sql: any SQLDatabase) async -> Bool {
+        let result: Result<T, any Error>
+        do { result = .success(try await body(sql)) } catch { result = .failure(error) }
+        state.withLock { $0.result = result }
+        if case .success = result { return true }
+        return false
+    }
+
+    func fail(_ error: any Error) {
+        state.withLock { $0.result = .failure(error) }
+    }
+
+    func signal(_ signal: GroupCommitSignal) {
+        let waiter = state.withLock { state in
+            defer { state.waiter = nil }
+            if state.waiter == nil { state.signal = signal }
+            return state.waiter
+        }
+        waiter?.resume(returning: signal)
+    }
+
+    func wait() async -> GroupCommitSignal {
+        await withCheckedContinuation { continuation in
+            let signal = state.withLock { state in
+                defer { state.signal = nil }
+                if state.signal == nil { state.waiter = continuation }
+                return state.signal
+            }
+            if let signal { continuation.resume(returning: signal) }
+        }
+    }
+}
+
+/// A write finished without a result (cannot happen: every batch sets one).
+struct GroupCommitLost: Error {}

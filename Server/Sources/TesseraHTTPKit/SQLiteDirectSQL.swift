@@ -1,0 +1,81 @@
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
+import SQLiteKit
+
+/// SQLKit over one ``SQLiteDirectConnection``: queries are serialised with SQLite's dialect and
+/// their binds encoded as SQLiteKit does, then run in the calling task.
+struct SQLiteDirectSQL: SQLDatabase {
+    let connection: SQLiteDirectConnection
+    let logger: Logger
+    var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var queryLogLevel: Logger.Level? { nil }
+    private static let encoder = SQLiteDataEncoder()
+    private static let decoder = SQLiteDataDecoder()
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.completeWithTask { try await execute(sql: query, onRow) }
+        return promise.futureResult
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let (sql, rawBinds) = serialize(query)
+        let binds = try rawBinds.map { try Self.encoder.encode($0) }
+        let result = try await connection.run(sql, binds)
+        guard !result.rows.isEmpty else { return }
+        let index = SQLiteDirectRow.Index(result.columns)
+        for values in result.rows { onRow(SQLiteDirectRow(index: index, values: values, decoder: Self.decoder)) }
+    }
+
+    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await closure(self)
+    }
+}
+
+/// One row of a ``SQLiteDirectSQL`` result, read through SQLKit's `SQLRow`.
+struct SQLiteDirectRow: SQLRow {
+    /// Column names and their positions, shared by the rows of one result.
+    final class Index: Sendable {
+        let names: [String]
+        let positions: [String: Int]
+
+        init(_ names: [String]) {
+            self.names = names
+            positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    let index: Index
+    let values: [SQLiteData]
+    let decoder: SQLiteDataDecoder
+
+    var allColumns: [String] { index.names }
+
+    func contains(column: String) -> Bool { index.positions[column] != nil }
+
+    func decodeNil(column: String) throws -> Bool {
+        guard let position = index.positions[column] else { return true }
+        return values[position] == .null
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let position = index.positions[column] else {
+            throw DecodingError.keyNotFound(
+                SQLiteDirectColumn(column), .init(codingPath: [], debugDescription: "No column \(column) in the result")
+            )
+        }
+        return try decoder.decode(D.self, from: values[position])
+    }
+}
+
+/// A column name as a coding key, for the error of a missing column.
+private struct SQLiteDirectColumn: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
