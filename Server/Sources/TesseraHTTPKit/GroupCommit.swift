@@ -16,6 +16,7 @@ final class GroupCommit: Sendable {
     private struct State {
         var pending: [any GroupCommitJob] = []
         var leading = false
+        var batches = 0
     }
 
     private let state = Mutex(State())
@@ -36,7 +37,7 @@ final class GroupCommit: Sendable {
         while true {
             if leading {
                 let batch = state.withLock { state in
-                    defer { state.pending = [] }
+                    defer { state.pending = []; state.batches += 1 }
                     return state.pending
                 }
                 await runBatch(batch)
@@ -54,6 +55,9 @@ final class GroupCommit: Sendable {
             }
         }
     }
+
+    /// Writes queued for the next batch, and batches run so far (for tests and diagnostics).
+    var statistics: (queued: Int, batches: Int) { state.withLock { ($0.pending.count, $0.batches) } }
 
     private func runBatch(_ batch: [any GroupCommitJob]) async {
         guard batch.count > 1 else {

@@ -64,6 +64,9 @@ public final class SQLiteDatabase: Database {
         try await writer.run(transaction: true, body)
     }
 
+    /// The writer's queued writes and the batches it ran (see ``GroupCommit``).
+    var groupCommitStatistics: (queued: Int, batches: Int) { writer.statistics }
+
     public func close() async {
         for reader in readers { reader.connection.close() }
         connection.close()

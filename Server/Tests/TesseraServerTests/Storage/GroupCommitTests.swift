@@ -1,0 +1,89 @@
+import Foundation
+import SQLKit
+import Testing
+@testable import TesseraHTTPKit
+@testable import TesseraServer
+import TesseraTestSupport
+
+/// SQLite's writer batches the writes that queue while a batch runs (``GroupCommit``): one
+/// transaction for all of them, each in its own savepoint, each answered after the COMMIT.
+@Suite("Storage: group commit")
+struct GroupCommitTests {
+    /// A file database with a table `t (n INTEGER UNIQUE)`, removed afterwards.
+    private func withDatabase(_ body: (SQLiteDatabase) async throws -> Void) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = try await SQLiteDatabase.open(path: path, readers: 2, logger: TestDatabase.logger)
+        try await database.withSQL { try await $0.raw("CREATE TABLE t (n INTEGER UNIQUE)").run() }
+        try await body(database)
+        await database.close()
+    }
+
+    private func count(_ database: SQLiteDatabase) async throws -> [Int] {
+        try await database.read { try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) } }
+    }
+
+    @Test("writes queued behind a running batch commit together in the next one; a write that throws is rolled back alone")
+    func queuedWritesShareOneBatch() async throws {
+        try await withDatabase { database in
+            let before = database.groupCommitStatistics.batches
+            // The first write holds the writer until released, so the next ten queue behind it.
+            let (entered, signal) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await database.transaction { sql in
+                    try await sql.raw("INSERT INTO t (n) VALUES (0)").run()
+                    signal.yield()
+                    for await _ in released { break }
+                }
+            }
+            for await _ in entered { break }
+            let writes = (1...10).map { n in
+                Task { () throws -> Int in
+                    try await database.withSQL { sql in
+                        try await sql.raw("INSERT INTO t (n) VALUES (\(bind: n))").run()
+                        if n == 5 { throw Refused() }   // its insert must not survive
+                        return n
+                    }
+                }
+            }
+            let queued = await eventually { database.groupCommitStatistics.queued == 10 }
+            #expect(queued, "the ten writes did not queue behind the running batch")
+            #expect(try await count(database) == [], "nothing is visible before a COMMIT")
+            release.yield()
+            try await holder.value
+            var answered: [Int] = []
+            for write in writes {
+                do { answered.append(try await write.value) } catch is Refused {}
+            }
+            #expect(answered == [1, 2, 3, 4, 6, 7, 8, 9, 10])
+            #expect(try await count(database) == [0, 1, 2, 3, 4, 6, 7, 8, 9, 10])
+            // Two batches: the holder alone, then the ten together.
+            #expect(database.groupCommitStatistics.batches - before == 2)
+        }
+    }
+
+    @Test("a constraint failure inside a batch fails only its write; every answered write is committed and visible to the readers")
+    func constraintFailureInBatch() async throws {
+        try await withDatabase { database in
+            let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+                for n in 0..<64 {
+                    // Every value twice: one insert of each pair wins, the other breaks UNIQUE.
+                    group.addTask {
+                        let ok = (try? await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (\(bind: n / 2))").run() }) != nil
+                        return (n / 2, ok)
+                    }
+                }
+                var outcomes: [(Int, Bool)] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            let accepted = outcomes.filter(\.1).map(\.0).sorted()
+            #expect(accepted == Array(0..<32), "each value accepted exactly once")
+            let rows = try await count(database)
+            #expect(rows == Array(0..<32))
+        }
+    }
+
+    private struct Refused: Error {}
+}
