@@ -169,9 +169,8 @@ struct SQLDeviceRepository: DeviceRepository {
     func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret] {
         try await sql.raw(
             """
-            SELECT u.id AS user_id, d.id AS device_id, d.totp_secret_sealed FROM users u
-            JOIN devices d ON d.user_id = u.id AND d.status = 'active'
-            WHERE u.client_id = \(bind: clientId) AND u.user_key = \(bind: userKey)
+            SELECT d.user_id, d.id AS device_id, d.totp_secret_sealed FROM devices d
+            WHERE d.status = 'active' AND d.user_id = (SELECT u.id FROM users u WHERE u.client_id = \(bind: clientId) AND u.user_key = \(bind: userKey))
             """
         ).all().map {
             DeviceTOTPSecret(
