@@ -72,7 +72,8 @@ extension TesseraRuntime {
         return try HTTPServerBuilder.http1(tls: tls, additionalChannelHandlers: [MalformedRequestHandler(routes: routes)])
     }
 
-    /// The HTTP application with its background services (those above and the janitor); HTTPS when
+    /// The HTTP application with its background services (those above, the janitor and the audit
+    /// checkpoints, which tests on a manual clock start themselves); HTTPS when
     /// `tls.certificate` and `tls.key` are configured.
     public func makeApplication() throws -> some ApplicationProtocol {
         let router = makeRouter()
@@ -80,7 +81,7 @@ extension TesseraRuntime {
             router: router,
             server: try Self.httpServer(for: router, tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
-            services: backgroundServices + [janitor],
+            services: backgroundServices + [janitor, auditCheckpoints],
             logger: logger
         )
     }

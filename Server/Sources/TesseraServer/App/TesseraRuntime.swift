@@ -45,6 +45,8 @@ public final class TesseraRuntime: Sendable {
     let repositories: Repositories
     let admin: AdminAuthenticator
     let janitor: JanitorService
+    /// Signs a checkpoint of the audit log every `audit.checkpointInterval`.
+    let auditCheckpoints: AuditCheckpointService
     let logger: Logger
     let clock: WallClock
     private let httpClient: HTTPClient
@@ -75,7 +77,7 @@ public final class TesseraRuntime: Sendable {
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
         let pushRepository = SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random)
-        let stores = Repositories.sql(database: database, outbox: outbox, push: pushRepository)
+        let stores = Repositories.sql(database: database, outbox: outbox, push: pushRepository, clock: clock)
         repositories = stores
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
@@ -170,6 +172,9 @@ public final class TesseraRuntime: Sendable {
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, repositories: stores, clock: clock, logger: logger)
+        auditCheckpoints = AuditCheckpointService(
+            database: database, audit: stores.audit, key: keys.auditKey, clock: clock, interval: configuration.auditCheckpointInterval, logger: logger
+        )
 
         var demo: ClientWithSecret?
         if firstStartAdminToken != nil, configuration.createDemoClient {
