@@ -49,11 +49,13 @@ extension TesseraRuntime {
         ).addRoutes(to: relyingParty)
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
+            .add(middleware: AdminAuditMiddleware(database: database, audit: repositories.audit))
         AdminController(
             clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
             authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
         PushAdminController(push: pushAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        AuditController<TesseraRequestContext>(database: database, audit: repositories.audit, publicKey: keys.auditKey.publicKey).addRoutes(to: admin)
         let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
         openID.addRoutes(to: router)
         openID.addAdminRoutes(to: admin)

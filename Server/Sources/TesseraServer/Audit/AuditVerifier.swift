@@ -50,13 +50,16 @@ public struct AuditVerifier: Sendable {
     }
 
     /// Checks the end of the chain against `head` and each checkpoint against the rows and `publicKey`.
+    /// Read the head and the checkpoints before the rows: rows appended meanwhile are welcome, but
+    /// every row the head or a checkpoint names must be among those checked.
     /// - Returns: the first problem, or nil when the whole log verifies.
     public mutating func finish(head: AuditHead, checkpoints: [AuditCheckpoint], publicKey: AuditPublicKey) -> Problem? {
         if let problem { return problem }
+        // Rows may have been appended after the head was read: the head must be one of the rows.
         if head.seq > lastSeq {
             problem = Problem(seq: lastSeq + 1, message: "row \(lastSeq + 1): missing (the head is at \(head.seq), the rows end at \(lastSeq))")
-        } else if head.seq == lastSeq, head.hash != lastHash {
-            problem = Problem(seq: lastSeq, message: "row \(lastSeq): its hash differs from the chain head's")
+        } else if head.seq > 0, hashes[head.seq] != head.hash {
+            problem = Problem(seq: head.seq, message: "row \(head.seq): its hash differs from the chain head's")
         }
         if let problem { return problem }
         guard let raw = Data(base64Encoded: publicKey.publicKey), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
