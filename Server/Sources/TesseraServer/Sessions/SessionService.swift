@@ -94,8 +94,8 @@ public struct SessionService: Sendable {
     }
 
     /// Revokes a session; `userId` limits it to that user's (7105 otherwise). `actor` is who does it,
-    /// for the audit log (`admin`, or the acting session's ``Authenticated/auditActor``).
-    func revoke(id: String, userId: String?, by actor: String) async throws {
+    /// for the audit log: the admin unless told otherwise (a user's call passes its session's ``Authenticated/auditActor``).
+    func revoke(id: String, userId: String?, by actor: String = "admin") async throws {
         let repository = self.repository, audit = self.audit, now = clock.now()
         let revoked = try await database.transaction { sql in
             guard try await repository.revoke(id: id, userId: userId, now: now, in: sql) else { return false }
