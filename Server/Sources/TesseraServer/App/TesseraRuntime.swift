@@ -145,7 +145,7 @@ public final class TesseraRuntime: Sendable {
         try await tokens.load()
         authenticatorLogin = AuthenticatorLoginService(
             database: database, repository: stores.authenticators, devices: stores.devices, lookup: SQLDeviceRepository(database: database),
-            tokens: tokens, random: random, clock: clock
+            tokens: tokens, audit: stores.audit, random: random, clock: clock
         )
         auth = AuthDomain(
             database: database, devices: SQLDeviceRepository(database: database), nodes: nodes, tokens: tokens, sealKey: keys.tokenSealKey,

@@ -54,10 +54,18 @@ struct AuthChannelStore: Sendable {
         let update: SQLQueryString = "UPDATE auth_channels SET step = \(bind: target.rawValue), " + extra
             + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition
             + " RETURNING id, client_id, user_id, device_id"
-        guard let audit, let type else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
+        let details = details.merging(["channel": id]) { $1 }
+        guard let type else { return try await write(update, audited: nil) }
+        return try await write(update) { try Self.event(type, row: $0, details: details) }
+    }
+
+    /// Runs a conditional `UPDATE … RETURNING`; true if it matched. With `event` (and an audit log),
+    /// the matched row's audit event is appended in the same transaction.
+    private func write(_ update: SQLQueryString, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?) async throws -> Bool {
+        guard let audit, let event else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
         return try await database.transaction { sql in
             guard let row = try await sql.raw(update).first() else { return false }
-            try await audit.append(try Self.event(type, row: row, details: details.merging(["channel": id]) { $1 }), in: sql)
+            try await audit.append(try event(row), in: sql)
             return true
         }
     }
@@ -110,13 +118,8 @@ struct AuthChannelStore: Sendable {
             WHERE id = \(bind: id) AND outcome IN ('pending', 'in_progress')
             RETURNING id, client_id, user_id, device_id
             """
-        guard let audit else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
-        return try await database.transaction { sql in
-            guard let row = try await sql.raw(update).first() else { return false }
-            let details = ["channel": id, "outcome": outcome.rawValue, "code": String(code.rawValue)]
-            try await audit.append(try Self.event("login.failed", row: row, details: details, actor: "system"), in: sql)
-            return true
-        }
+        let details = ["channel": id, "outcome": outcome.rawValue, "code": String(code.rawValue)]
+        return try await write(update) { try Self.event("login.failed", row: $0, details: details, actor: "system") }
     }
 
     /// Marks open channels past their expiry as expired; returns their IDs.
