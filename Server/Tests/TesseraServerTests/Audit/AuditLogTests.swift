@@ -7,6 +7,7 @@ import SQLKit
 import Testing
 import Tessera
 import TesseraCore
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// The audit log on SQLite and PostgreSQL: what a sign-up, a login and a device revocation record
@@ -143,6 +144,36 @@ struct AuditLogTests {
             }
             let forged = try #require(try await Self.verify(runtime))
             #expect(forged.seq == 8 && forged.message.contains("bad signature"), "\(forged)")
+        }
+    }
+
+    @Test("the checkpoint service signs the head every audit.checkpointInterval on the injected clock, and only when the log grew")
+    func checkpointService() async throws {
+        let manual = ManualClock()
+        try await withTestRuntime(.sqlite, clock: manual.clock, configure: {
+            $0.auditCheckpointInterval = .seconds(60)
+            $0.embeddedNodes = 0
+        }) { runtime in
+            let audit = runtime.repositories.audit
+            let checkpoints: @Sendable () async throws -> [AuditCheckpoint] = { try await runtime.database.read { try await audit.checkpoints(in: $0) } }
+            try await runtime.database.transaction { try await audit.append(AuditEvent("test.event", actor: "system"), in: $0) }
+            let sleepers = manual.waitingSleepers
+            let service = Task { try await runtime.auditCheckpoints.run() }
+            #expect(await eventually { manual.waitingSleepers == sleepers + 1 })
+            #expect(try await checkpoints().isEmpty, "nothing before the first interval")
+            manual.advance(by: .seconds(60))
+            #expect(try await eventually { try await checkpoints().map(\.seq) == [1] })
+            // The log did not grow: the next interval writes nothing; after one more event, the next one does.
+            #expect(await eventually { manual.waitingSleepers == sleepers + 1 })
+            manual.advance(by: .seconds(60))
+            #expect(await eventually { manual.waitingSleepers == sleepers + 1 })
+            #expect(try await checkpoints().map(\.seq) == [1])
+            try await runtime.database.transaction { try await audit.append(AuditEvent("test.event", actor: "system"), in: $0) }
+            manual.advance(by: .seconds(60))
+            #expect(try await eventually { try await checkpoints().map(\.seq) == [1, 2] })
+            service.cancel()
+            _ = await service.result
+            #expect(try await Self.verify(runtime) == nil)
         }
     }
 
