@@ -125,7 +125,7 @@ let package = Package(
             name: "TesseraTestSupport",
             dependencies: [
                 "TesseraServer", "TesseraNode", .product(name: "Logging", package: "swift-log"),
-                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "TesseraCore", package: "Tessera"), .product(name: "SQLKit", package: "sql-kit"),
             ],
             path: "Tests/TesseraTestSupport"
         ),

@@ -41,6 +41,7 @@ OWNERS = {
     "Users": ["users"],
     "OIDC": ["oidc_clients", "oidc_requests", "oidc_codes", "oidc_tokens"],
     "Storage": ["rate_counters", "schema_migrations"],
+    "Audit": ["audit_log", "audit_head", "audit_checkpoints"],
 }
 
 # Folders whose files may name any table: the migrations and the shared storage plumbing.

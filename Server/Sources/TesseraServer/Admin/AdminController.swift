@@ -62,7 +62,7 @@ struct AdminController<Context: TesseraContext> {
             return try Response.json(try await sessions.list(userId: userId, currentId: nil))
         }
         group.delete("sessions/{sessionId}") { _, context in
-            try await sessions.revoke(id: try context.parameters.require("sessionId"), userId: nil)
+            try await sessions.revoke(id: try context.parameters.require("sessionId"), userId: nil, by: "admin")
             return Response(status: .noContent)
         }
         group.get("users/{userKey}/authenticators") { request, context in

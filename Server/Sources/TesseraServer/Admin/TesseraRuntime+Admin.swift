@@ -20,7 +20,7 @@ extension TesseraRuntime {
 
     /// Revokes a session.
     public func revokeSession(id: String) async throws {
-        try await sessions.revoke(id: id, userId: nil)
+        try await sessions.revoke(id: id, userId: nil, by: "admin")
     }
 
     /// A user's authenticators on active devices.

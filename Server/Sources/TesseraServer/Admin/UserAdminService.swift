@@ -36,6 +36,7 @@ public struct UserAdminService: Sendable {
     let database: any Database
     let users: any UserRepository
     let devices: any DeviceRepository
+    let audit: any AuditLog
     let clients: ClientService
     let nodeSync: NodeSyncService
     let clock: WallClock
@@ -72,12 +73,14 @@ public struct UserAdminService: Sendable {
     /// inactive, and every verifier node is told (signed receipts).
     public func revokeDevice(_ deviceId: String) async throws {
         let now = clock.now()
-        let devices = self.devices
+        let devices = self.devices, audit = self.audit
         let revoked = try await database.transaction { sql -> Bool in
             guard try await devices.exists(deviceId: deviceId, in: sql) else {
                 throw AppError(.deviceUnknown, .notFound, "No such device")
             }
-            return try await devices.revoke(deviceId: deviceId, now: now, in: sql)
+            guard try await devices.revoke(deviceId: deviceId, now: now, in: sql) else { return false }
+            try await audit.append(AuditEvent("device.revoked", actor: "admin", deviceId: deviceId, details: ["reason": "admin"]), in: sql)
+            return true
         }
         guard revoked else { throw AppError(.conflict, .conflict, "The device is already revoked") }
         await nodeSync.flush(deviceIds: [deviceId])

@@ -49,11 +49,13 @@ extension TesseraRuntime {
         ).addRoutes(to: relyingParty)
 
         let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
+            .add(middleware: AdminAuditMiddleware(database: database, audit: repositories.audit))
         AdminController(
             clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
             authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
         PushAdminController(push: pushAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        AuditController<TesseraRequestContext>(database: database, audit: repositories.audit, publicKey: keys.auditKey.publicKey).addRoutes(to: admin)
         let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
         openID.addRoutes(to: router)
         openID.addAdminRoutes(to: admin)
@@ -72,7 +74,8 @@ extension TesseraRuntime {
         return try HTTPServerBuilder.http1(tls: tls, additionalChannelHandlers: [MalformedRequestHandler(routes: routes)])
     }
 
-    /// The HTTP application with its background services (those above and the janitor); HTTPS when
+    /// The HTTP application with its background services (those above, the janitor and the audit
+    /// checkpoints, which tests on a manual clock start themselves); HTTPS when
     /// `tls.certificate` and `tls.key` are configured.
     public func makeApplication() throws -> some ApplicationProtocol {
         let router = makeRouter()
@@ -80,7 +83,7 @@ extension TesseraRuntime {
             router: router,
             server: try Self.httpServer(for: router, tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
-            services: backgroundServices + [janitor],
+            services: backgroundServices + [janitor, auditCheckpoints],
             logger: logger
         )
     }

@@ -18,14 +18,17 @@ struct Repositories: Sendable {
     var nodes: any NodeRepository
     var push: any PushRepository
     var oidc: any OIDCRepository
+    /// The hash-chained audit log (appended inside the changes' transactions).
+    var audit: any AuditLog
 
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
-    static func sql(database: any Database, outbox: Outbox, push: SQLPushRepository) -> Repositories {
+    static func sql(database: any Database, outbox: Outbox, push: SQLPushRepository, clock: WallClock) -> Repositories {
         let sessions = SQLSessionRepository()
         return Repositories(
             users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
             clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
-            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database)
+            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
+            audit: SQLAuditLog(kind: database.kind, clock: clock)
         )
     }
 }

@@ -84,6 +84,8 @@ public struct ServerConfiguration: Sendable {
     public var passwordPerIPHourlyLimit = 100
     /// scrypt cost (log2 N) for identity passwords; r = 8, p = 1.
     public var passwordScryptLogN = 15
+    /// How often a signed checkpoint of the audit log is written (`audit.checkpointInterval`, seconds).
+    public var auditCheckpointInterval: Duration = .seconds(300)
 
     public init() {}
 
@@ -240,5 +242,6 @@ public struct ServerConfiguration: Sendable {
         passwordLockout = try seconds("passwords.lockout", passwordLockout, range: 1...86400)
         passwordPerIPHourlyLimit = try count("passwords.perIpHourlyLimit", passwordPerIPHourlyLimit, range: 1...1_000_000)
         passwordScryptLogN = try count("passwords.scryptLogN", passwordScryptLogN, range: 10...20)
+        auditCheckpointInterval = try seconds("audit.checkpointInterval", auditCheckpointInterval, range: 10...86400)
     }
 }

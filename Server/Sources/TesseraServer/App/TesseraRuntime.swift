@@ -45,6 +45,8 @@ public final class TesseraRuntime: Sendable {
     let repositories: Repositories
     let admin: AdminAuthenticator
     let janitor: JanitorService
+    /// Signs a checkpoint of the audit log every `audit.checkpointInterval`.
+    let auditCheckpoints: AuditCheckpointService
     let logger: Logger
     let clock: WallClock
     private let httpClient: HTTPClient
@@ -75,7 +77,7 @@ public final class TesseraRuntime: Sendable {
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
         let pushRepository = SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random)
-        let stores = Repositories.sql(database: database, outbox: outbox, push: pushRepository)
+        let stores = Repositories.sql(database: database, outbox: outbox, push: pushRepository, clock: clock)
         repositories = stores
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
@@ -83,7 +85,7 @@ public final class TesseraRuntime: Sendable {
             pollInterval: configuration.courierPollInterval
         )
         otp = OTPService(
-            database: database, repository: stores.otp, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
+            database: database, repository: stores.otp, audit: stores.audit, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
             settings: configuration.otp, templates: configuration.templates, logger: logger
         )
         let pushDevices = SQLDeviceRepository(database: database)
@@ -104,32 +106,33 @@ public final class TesseraRuntime: Sendable {
         self.embeddedNodes = embeddedNodes
         nodeSync = NodeSyncService(repository: stores.nodes, devices: stores.devices, directory: nodes, clock: clock, logger: logger)
         sessions = SessionService(
-            database: database, repository: stores.sessions, users: stores.users, hasher: hasher, random: random, clock: clock,
+            database: database, repository: stores.sessions, users: stores.users, audit: stores.audit, hasher: hasher, random: random, clock: clock,
             lifetime: configuration.sessionLifetime, idleTimeout: configuration.sessionIdleTimeout,
             pendingLifetime: configuration.sessionPendingLifetime
         )
         policies = ClientPolicyStore(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
         let issuer = DeviceIssuer(devices: stores.devices, sessions: sessions, totpKey: keys.totpKey, random: random)
         signUp = SignUpService(
-            database: database, users: stores.users, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock, nodeSync: nodeSync
+            database: database, users: stores.users, audit: stores.audit, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock,
+            nodeSync: nodeSync
         )
         registration = DeviceRegistrationService(
-            database: database, users: stores.users, issuer: issuer, otp: otp, clock: clock, policies: policies,
+            database: database, users: stores.users, audit: stores.audit, issuer: issuer, otp: otp, clock: clock, policies: policies,
             identityChecksPerHour: configuration.identityChecksPerHour, nodeSync: nodeSync
         )
         let passwords = PasswordHasher(pepper: hasher, random: random, logN: configuration.passwordScryptLogN)
         flows = RegistrationFlowService(
-            database: database, repository: stores.flows, users: stores.users, otp: otp, sessions: sessions, passwords: passwords,
+            database: database, repository: stores.flows, users: stores.users, audit: stores.audit, otp: otp, sessions: sessions, passwords: passwords,
             policies: policies, random: random, clock: clock, lifetime: configuration.flowLifetime,
             perIPHourlyLimit: configuration.flowPerIPHourlyLimit
         )
         passwordLogin = PasswordLoginService(
-            database: database, users: stores.users, sessions: sessions, passwords: passwords, clock: clock,
+            database: database, users: stores.users, audit: stores.audit, sessions: sessions, passwords: passwords, clock: clock,
             maxFailures: configuration.passwordMaxFailures, lockout: configuration.passwordLockout,
             perIPHourlyLimit: configuration.passwordPerIPHourlyLimit
         )
         sessionDevices = SessionDeviceService(
-            database: database, issuer: issuer, sessions: sessions, policies: policies, clock: clock, nodeSync: nodeSync
+            database: database, issuer: issuer, audit: stores.audit, sessions: sessions, policies: policies, clock: clock, nodeSync: nodeSync
         )
         authenticators = AuthenticatorService(
             database: database, repository: stores.authenticators, devices: stores.devices, policies: policies, random: random, clock: clock
@@ -142,7 +145,7 @@ public final class TesseraRuntime: Sendable {
         try await tokens.load()
         authenticatorLogin = AuthenticatorLoginService(
             database: database, repository: stores.authenticators, devices: stores.devices, lookup: SQLDeviceRepository(database: database),
-            tokens: tokens, random: random, clock: clock
+            tokens: tokens, audit: stores.audit, random: random, clock: clock
         )
         auth = AuthDomain(
             database: database, devices: SQLDeviceRepository(database: database), nodes: nodes, tokens: tokens, sealKey: keys.tokenSealKey,
@@ -151,10 +154,10 @@ public final class TesseraRuntime: Sendable {
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
                 nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime
             ),
-            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push)
+            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit
         )
         totp = TOTPVerifier(
-            database: database, devices: stores.devices, users: stores.users, clients: stores.clients, totpKey: keys.totpKey, clock: clock,
+            database: database, devices: stores.devices, users: stores.users, clients: stores.clients, audit: stores.audit, totpKey: keys.totpKey, clock: clock,
             maxFailures: configuration.totpMaxFailures
         )
         introspection = Introspection(
@@ -162,7 +165,7 @@ public final class TesseraRuntime: Sendable {
             sessionIdleTimeout: configuration.sessionIdleTimeout
         )
         userAdmin = UserAdminService(
-            database: database, users: stores.users, devices: stores.devices, clients: clients, nodeSync: nodeSync, clock: clock
+            database: database, users: stores.users, devices: stores.devices, audit: stores.audit, clients: clients, nodeSync: nodeSync, clock: clock
         )
         oidc = OIDCService(
             repository: stores.oidc, database: database, clients: clients, users: stores.users, relyingParty: auth.relyingParty, relay: auth.relay, tokens: tokens,
@@ -170,6 +173,9 @@ public final class TesseraRuntime: Sendable {
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         janitor = JanitorService(database: database, repositories: stores, clock: clock, logger: logger)
+        auditCheckpoints = AuditCheckpointService(
+            database: database, audit: stores.audit, key: keys.auditKey, clock: clock, interval: configuration.auditCheckpointInterval, logger: logger
+        )
 
         var demo: ClientWithSecret?
         if firstStartAdminToken != nil, configuration.createDemoClient {

@@ -7,6 +7,9 @@ import TesseraCore
 /// racing on a channel cannot both move it.
 struct AuthChannelStore: Sendable {
     let database: any Database
+    /// Where the login steps are recorded (`login.started`, `login.attested`, `login.completed`,
+    /// `login.failed`), each in the transaction of its step; nil records nothing (the janitor's purge).
+    var audit: (any AuditLog)? = nil
 
     static let columns = """
         id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, token_sealed, \
@@ -45,12 +48,35 @@ struct AuthChannelStore: Sendable {
     /// also setting `extra`; false if the channel was not at `source` any more.
     private func move(
         _ id: String, from source: AuthChannelState, to target: AuthChannelState, now: Int64, setting extra: SQLQueryString,
-        when condition: SQLQueryString = "outcome = 'in_progress'"
+        when condition: SQLQueryString = "outcome = 'in_progress'", audited type: String? = nil, details: [String: String] = [:]
     ) async throws -> Bool {
         _ = try source.transition(to: target)
         let update: SQLQueryString = "UPDATE auth_channels SET step = \(bind: target.rawValue), " + extra
-            + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition + " RETURNING id"
-        return try await database.withSQL { sql in try await sql.raw(update).first() != nil }
+            + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition
+            + " RETURNING id, client_id, user_id, device_id"
+        let details = details.merging(["channel": id]) { $1 }
+        guard let type else { return try await write(update, audited: nil) }
+        return try await write(update) { try Self.event(type, row: $0, details: details) }
+    }
+
+    /// Runs a conditional `UPDATE … RETURNING`; true if it matched. With `event` (and an audit log),
+    /// the matched row's audit event is appended in the same transaction.
+    private func write(_ update: SQLQueryString, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?) async throws -> Bool {
+        guard let audit, let event else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
+        return try await database.transaction { sql in
+            guard let row = try await sql.raw(update).first() else { return false }
+            try await audit.append(try event(row), in: sql)
+            return true
+        }
+    }
+
+    /// The audit event of a channel's step, from the row its UPDATE returned; the channel's device acts.
+    private static func event(_ type: String, row: any SQLRow, details: [String: String], actor: String? = nil) throws -> AuditEvent {
+        let deviceId = try row.decode(column: "device_id", as: String?.self)
+        return AuditEvent(
+            type, actor: actor ?? deviceId.map(AuditEvent.device) ?? "system", clientId: try row.decode(column: "client_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self), deviceId: deviceId, details: details
+        )
     }
 
     /// `created` → `selected` for this device (an RP channel is bound to the device that picks it up).
@@ -58,7 +84,8 @@ struct AuthChannelStore: Sendable {
         try await move(
             id, from: .created, to: .selected, now: now,
             setting: "outcome = 'in_progress', device_id = \(bind: deviceId), verify_started_at = \(bind: now)",
-            when: "outcome IN ('pending', 'in_progress') AND (device_id IS NULL OR device_id = \(bind: deviceId))"
+            when: "outcome IN ('pending', 'in_progress') AND (device_id IS NULL OR device_id = \(bind: deviceId))",
+            audited: "login.started"
         )
     }
 
@@ -69,28 +96,30 @@ struct AuthChannelStore: Sendable {
 
     /// `verifying` → `attested`, with the nodes whose attestations made the quorum.
     func markAttested(_ id: String, nodes: [String], now: Int64) async throws -> Bool {
-        try await move(id, from: .verifying, to: .attested, now: now, setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ","))")
+        try await move(
+            id, from: .verifying, to: .attested, now: now, setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ","))",
+            audited: "login.attested", details: ["nodes": nodes.joined(separator: ",")]
+        )
     }
 
     /// `attested` → `completed`, keeping the sealed token for a relying party's long-poll.
     func complete(_ id: String, tokenSealed: String?, now: Int64) async throws -> Bool {
         try await move(
             id, from: .attested, to: .completed, now: now,
-            setting: "outcome = 'completed', ended_at = \(bind: now), token_sealed = \(bind: tokenSealed)"
+            setting: "outcome = 'completed', ended_at = \(bind: now), token_sealed = \(bind: tokenSealed)",
+            audited: "login.completed"
         )
     }
 
     /// Ends an open channel with `outcome`; false if it had already ended.
     func finish(_ id: String, outcome: AuthOutcome, code: ErrorCode, now: Int64) async throws -> Bool {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                UPDATE auth_channels SET outcome = \(bind: outcome.rawValue), code = \(bind: code.rawValue), ended_at = \(bind: now)
-                WHERE id = \(bind: id) AND outcome IN ('pending', 'in_progress')
-                RETURNING id
-                """
-            ).first() != nil
-        }
+        let update: SQLQueryString = """
+            UPDATE auth_channels SET outcome = \(bind: outcome.rawValue), code = \(bind: code.rawValue), ended_at = \(bind: now)
+            WHERE id = \(bind: id) AND outcome IN ('pending', 'in_progress')
+            RETURNING id, client_id, user_id, device_id
+            """
+        let details = ["channel": id, "outcome": outcome.rawValue, "code": String(code.rawValue)]
+        return try await write(update) { try Self.event("login.failed", row: $0, details: details, actor: "system") }
     }
 
     /// Marks open channels past their expiry as expired; returns their IDs.

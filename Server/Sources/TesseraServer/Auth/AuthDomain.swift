@@ -26,9 +26,10 @@ struct AuthDomain: Sendable {
     ///   - push: Wakes the user's devices when a relying party asks (nil: they poll).
     init(
         database: any Database, devices: any DeviceAuthLookup, nodes: any AttestingNodes, tokens: ResultTokens, sealKey: SymmetricKey,
-        random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil
+        random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil,
+        audit: (any AuditLog)? = nil
     ) {
-        let store = AuthChannelStore(database: database)
+        let store = AuthChannelStore(database: database, audit: audit)
         let hub = AuthEventHub()
         let channels = AuthChannels(store: store, hub: hub, random: random, clock: clock, lifetime: settings.channelLifetime)
         let sealer = SealedResultToken(key: sealKey)

@@ -15,6 +15,8 @@ struct AuthenticatorLoginService: Sendable {
     let devices: any DeviceRepository
     let lookup: any DeviceAuthLookup
     let tokens: ResultTokens
+    /// Records each log-in (`login.completed`, `login.failed` for a bad signature) with the authenticator's id.
+    let audit: any AuditLog
     let random: RandomSource
     let clock: WallClock
     /// How long a challenge can be signed.
@@ -73,13 +75,26 @@ struct AuthenticatorLoginService: Sendable {
         guard let key = P256.Signing.PublicKey(x963Base64: authenticator.publicKey), let der = Data(base64Encoded: request.signature),
               let signature = try? P256.Signing.ECDSASignature(derRepresentation: der), key.isValidSignature(signature, for: statement)
         else {
-            throw AppError(.authenticatorSignatureInvalid, .unauthorized, "The authenticator's signature does not verify", field: "signature")
+            let refusal = AppError(.authenticatorSignatureInvalid, .unauthorized, "The authenticator's signature does not verify", field: "signature")
+            try await record("login.failed", deviceId: deviceId, authenticator: authenticator, extra: ["code": String(refusal.code.rawValue)])
+            throw refusal
         }
         let token = try await tokens.issue(
             userKey: device.userKey, clientKey: device.clientKey, clientId: device.clientKey, deviceId: deviceId, channelId: challenge.id,
             amr: [authenticator.type.amrMethod, "swk"], nodes: []
         )
+        try await record("login.completed", deviceId: deviceId, authenticator: authenticator)
         return AuthResultResponse(token: token, expiresIn: Int(tokens.lifetime.components.seconds))
+    }
+
+    /// Appends a log-in event (the challenge was consumed in its own transaction before the signature was checked).
+    private func record(_ type: String, deviceId: String, authenticator: AuthenticatorInfo, extra: [String: String] = [:]) async throws {
+        let audit = self.audit
+        let event = AuditEvent(
+            type, actor: AuditEvent.device(deviceId), deviceId: deviceId,
+            details: ["authenticator": authenticator.id, "method": authenticator.type.amrMethod].merging(extra) { $1 }
+        )
+        try await database.transaction { sql in try await audit.append(event, in: sql) }
     }
 
 }

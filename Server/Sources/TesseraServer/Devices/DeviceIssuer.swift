@@ -13,6 +13,7 @@ struct DeviceIssuer: Sendable {
 
     struct Issued: Sendable {
         var deviceId: String
+        var sessionId: String
         var totpSecret: String
         var sessionToken: String
         var sessionExpiresIn: Int
@@ -30,7 +31,20 @@ struct DeviceIssuer: Sendable {
     func issue(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> Issued {
         let (deviceId, totpSecret) = try await insertDevice(device, userId: userId, clientId: clientId, now: now, in: sql)
         let session = try await sessions.create(userId: userId, deviceId: deviceId, now: now, in: sql)
-        return Issued(deviceId: deviceId, totpSecret: totpSecret, sessionToken: session.token, sessionExpiresIn: session.expiresIn)
+        return Issued(
+            deviceId: deviceId, sessionId: session.id, totpSecret: totpSecret, sessionToken: session.token, sessionExpiresIn: session.expiresIn
+        )
+    }
+
+    /// The audit events of an issue: the device enrolled and its session created (by the new device),
+    /// after the devices the same change revoked.
+    static func auditEvents(_ issued: Issued, revoked: [String] = [], userId: String, clientId: String) -> [AuditEvent] {
+        let actor = AuditEvent.device(issued.deviceId)
+        return revoked.map { AuditEvent("device.revoked", actor: actor, clientId: clientId, userId: userId, deviceId: $0, details: ["reason": "replaced"]) }
+            + [
+                AuditEvent("device.enrolled", actor: actor, clientId: clientId, userId: userId, deviceId: issued.deviceId),
+                AuditEvent("session.created", actor: actor, clientId: clientId, userId: userId, deviceId: issued.deviceId, sessionId: issued.sessionId),
+            ]
     }
 
     /// Inserts the device alone (its TOTP secret sealed) inside the caller's transaction; returns its id

@@ -9,6 +9,7 @@ import TesseraCore
 public struct DeviceRegistrationService: Sendable {
     let database: any Database
     let users: any UserRepository
+    let audit: any AuditLog
     let issuer: DeviceIssuer
     let otp: OTPService
     let clock: WallClock
@@ -55,7 +56,7 @@ public struct DeviceRegistrationService: Sendable {
         try policy.enforceLocalSecret(authType: request.authType, pin: request.pin, password: request.password)
         let now = clock.now()
         let keep = policy.devicesPerUser - 1
-        let users = self.users, issuer = self.issuer, otp = self.otp
+        let users = self.users, issuer = self.issuer, otp = self.otp, audit = self.audit
         let device = DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token
@@ -76,7 +77,9 @@ public struct DeviceRegistrationService: Sendable {
                 )
             }
             let revoked = try await issuer.devices.revokeActive(userId: user.id, keepNewest: keep, now: now, in: sql)
-            return (try await issuer.issue(device, userId: user.id, clientId: client.id, now: now, in: sql), revoked)
+            let issued = try await issuer.issue(device, userId: user.id, clientId: client.id, now: now, in: sql)
+            try await audit.append(DeviceIssuer.auditEvents(issued, revoked: revoked, userId: user.id, clientId: client.id), in: sql)
+            return (issued, revoked)
         }
         await nodeSync?.flush(deviceIds: [issued.0.deviceId] + issued.1)
         return SignUpResponse(

@@ -13,6 +13,7 @@ struct RegistrationFlowService: Sendable {
     let database: any Database
     let repository: any RegistrationFlowRepository
     let users: any UserRepository
+    let audit: any AuditLog
     let otp: OTPService
     let sessions: SessionService
     let passwords: PasswordHasher
@@ -125,7 +126,7 @@ struct RegistrationFlowService: Sendable {
             id: userId, clientId: client.id, userKey: userId, name: "\(first) \(last)", email: email, phone: phone,
             localAuthType: passwordHash == nil ? "NONE" : "PASSWORD", createdAt: now, passwordHash: passwordHash
         )
-        let repository = self.repository, users = self.users, otp = self.otp, sessions = self.sessions
+        let repository = self.repository, users = self.users, otp = self.otp, sessions = self.sessions, audit = self.audit
         let session: SessionService.Created
         do {
             session = try await database.transaction { sql in
@@ -137,7 +138,13 @@ struct RegistrationFlowService: Sendable {
                     throw AppError(.flowPhoneMismatch, .conflict, "The phone number differs from the verified one")
                 }
                 try await users.insert(user, in: sql)
-                return try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
+                let session = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
+                let actor = "session:\(session.id)"
+                try await audit.append([
+                    AuditEvent("user.signed_up", actor: actor, clientId: client.id, userId: userId, details: ["verified": "sms", "flow": flowId]),
+                    AuditEvent("session.created", actor: actor, clientId: client.id, userId: userId, sessionId: session.id, details: ["method": "flow"]),
+                ], in: sql)
+                return session
             }
         } catch let error as AppError where error.code == .flowStepOutOfOrder {
             throw try await refusal(client: client, flowId: flowId, step: "finishing")

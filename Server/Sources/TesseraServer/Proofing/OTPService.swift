@@ -7,6 +7,7 @@ import TesseraCore
 public struct OTPService: Sendable {
     let database: any Database
     let repository: any OTPRepository
+    let audit: any AuditLog
     let counters = RateCounters()
     let outbox: any OutboxRepository
     let courier: CourierService
@@ -47,7 +48,7 @@ public struct OTPService: Sendable {
             id: random.identifier(prefix: "msg_"), channel: channel, recipient: target, subject: rendered.subject, body: rendered.body
         )
         let now = clock.now()
-        let settings = self.settings, repository = self.repository, counters = self.counters, outbox = self.outbox
+        let settings = self.settings, repository = self.repository, counters = self.counters, outbox = self.outbox, audit = self.audit
         let codeHash = hasher.hash(challengeId + ":" + code, domain: Self.codeDomain)
         try await database.transaction { sql in
             let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
@@ -78,6 +79,13 @@ public struct OTPService: Sendable {
                 id: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: now + settings.codeLifetime.millis, in: sql
             )
             try await outbox.enqueue(message, in: sql)
+            try await audit.append(
+                AuditEvent(
+                    "otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id,
+                    details: ["challenge": challengeId, "channel": channel.rawValue, "purpose": purpose.rawValue]
+                ),
+                in: sql
+            )
         }
         courier.wake()
         logger.info("otp queued", metadata: ["challenge": .string(challengeId), "channel": .string(channel.rawValue)])
@@ -105,14 +113,24 @@ public struct OTPService: Sendable {
         }
         let binding = OTPBinding(clientId: client.id, channel: channel, target: target, purpose: purpose)
         let now = clock.now()
-        let settings = self.settings, repository = self.repository, hasher = self.hasher, random = self.random
+        let settings = self.settings, repository = self.repository, hasher = self.hasher, random = self.random, audit = self.audit
+        @Sendable func event(_ type: String, _ id: String, _ extra: [String: String] = [:]) -> AuditEvent {
+            AuditEvent(
+                type, actor: AuditEvent.client(client.clientKey), clientId: client.id,
+                details: ["challenge": id, "channel": channel.rawValue, "purpose": purpose.rawValue].merging(extra) { $1 }
+            )
+        }
         let outcome: Attempt = try await database.transaction { sql in
             guard let id = try await repository.latestOpenChallenge(binding, in: sql) else { return .refused(nil) }
             guard let claimed = try await repository.claimAttempt(id: id, now: now, maxAttempts: settings.maxAttempts, in: sql) else {
                 return .refused(try await repository.state(id: id, in: sql))
             }
             guard hasher.verify(id + ":" + code, domain: Self.codeDomain, against: claimed.codeHash) else {
-                return .wrong(settings.maxAttempts - claimed.attempts)
+                let remaining = settings.maxAttempts - claimed.attempts
+                let failed = event("otp.failed", id, ["remaining": String(remaining)])
+                // The wrong code that used the last try locks the challenge.
+                try await audit.append(remaining > 0 ? [failed] : [failed, event("otp.locked", id)], in: sql)
+                return .wrong(remaining)
             }
             guard try await repository.consume(id: id, now: now, in: sql) else { return .refused(nil) }
             let token = random.token(prefix: "tdt_")
@@ -120,6 +138,7 @@ public struct OTPService: Sendable {
                 hash: hasher.hash(token, domain: Self.disposeDomain), binding: binding, now: now,
                 expiresAt: now + settings.disposeTokenLifetime.millis, in: sql
             )
+            try await audit.append(event("otp.verified", id), in: sql)
             return .matched(token)
         }
         switch outcome {

@@ -19,6 +19,8 @@ struct TOTPVerifier: Sendable {
     let devices: any DeviceRepository
     let users: any UserRepository
     let clients: any ClientRepository
+    /// Failures and locks are audited (successes are not: that is the relying party's hot path).
+    let audit: any AuditLog
     let totpKey: SymmetricKey
     let clock: WallClock
     let maxFailures: Int
@@ -49,8 +51,9 @@ struct TOTPVerifier: Sendable {
         }
         guard let matched else {
             // One conditional write counts the failure; none is counted (or answered) past the limit.
-            let failures = try await database.withSQL { sql in
-                try await sql.raw(
+            let audit = self.audit
+            let failures = try await database.transaction { sql in
+                let failures = try await sql.raw(
                     """
                     INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
                     ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
@@ -58,6 +61,15 @@ struct TOTPVerifier: Sendable {
                     RETURNING failures
                     """
                 ).first()?.decode(column: "failures", as: Int.self)
+                if let failures {
+                    let failed = AuditEvent(
+                        "totp.failed", actor: AuditEvent.client(client.clientKey), clientId: client.id, userId: userId,
+                        details: ["remaining": String(max - failures)]
+                    )
+                    let locked = AuditEvent("totp.locked", actor: "system", clientId: client.id, userId: userId)
+                    try await audit.append(failures < max ? [failed] : [failed, locked], in: sql)
+                }
+                return failures
             }
             guard let failures else { throw Self.locked }
             throw AppError(

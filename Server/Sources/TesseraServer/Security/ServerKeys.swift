@@ -20,6 +20,8 @@ public struct ServerKeys: Sendable {
     public let pushKey: SymmetricKey
     /// P-256 key the server signs its calls to verifier nodes with.
     public let nodeControlKey: P256.Signing.PrivateKey
+    /// Ed25519 key that signs the audit log's checkpoints (its public half is served to verifiers).
+    public let auditKey: Curve25519.Signing.PrivateKey
 
     public var hasher: SecretHasher { SecretHasher(key: hashKey) }
 
@@ -54,9 +56,11 @@ public struct ServerKeys: Sendable {
             return SymmetricKey(data: opened)
         }
         let control = try await key("node-control-key").withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: Data($0)) }
+        let audit = try await key("audit-key").withUnsafeBytes { try Curve25519.Signing.PrivateKey(rawRepresentation: Data($0)) }
         return ServerKeys(
             hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"), totpKey: try await key("totp-key"),
-            tokenSealKey: try await key("token-seal-key"), pushKey: try await key("push-key"), nodeControlKey: control
+            tokenSealKey: try await key("token-seal-key"), pushKey: try await key("push-key"), nodeControlKey: control,
+            auditKey: audit
         )
     }
 

@@ -10,6 +10,7 @@ import TesseraCore
 struct PasswordLoginService: Sendable {
     let database: any Database
     let users: any UserRepository
+    let audit: any AuditLog
     let counters = RateCounters()
     let sessions: SessionService
     let passwords: PasswordHasher
@@ -42,7 +43,7 @@ struct PasswordLoginService: Sendable {
             }
         }
         let maxTries = maxFailures, lockoutMillis = lockout.millis
-        let users = self.users
+        let users = self.users, audit = self.audit
         let claim: Claim = try await database.transaction { sql in
             guard let state = try await users.passwordState(clientId: client.id, channel: channel, target: target, in: sql), state.hasPassword
             else { return .none }
@@ -71,7 +72,13 @@ struct PasswordLoginService: Sendable {
             guard try await passwords.verify(password, against: hash) else {
                 if failures >= maxTries {
                     let until = now + lockout.millis
-                    try await database.withSQL { try await users.lockPassword(userId: userId, until: until, in: $0) }
+                    try await database.transaction { sql in
+                        try await users.lockPassword(userId: userId, until: until, in: sql)
+                        try await audit.append(
+                            AuditEvent("password.locked", actor: "system", clientId: client.id, userId: userId, details: ["failures": String(failures)]),
+                            in: sql
+                        )
+                    }
                 }
                 throw Self.invalid
             }
@@ -79,7 +86,15 @@ struct PasswordLoginService: Sendable {
             let (created, identity) = try await database.transaction { sql in
                 try await users.resetPasswordFailures(userId: userId, in: sql)
                 let created = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
-                return (created, try await users.identity(userId: userId, in: sql))
+                let identity = try await users.identity(userId: userId, in: sql)
+                try await audit.append(
+                    AuditEvent(
+                        "session.created", actor: "session:\(created.id)", clientId: client.id, userId: userId, sessionId: created.id,
+                        details: ["method": "password"]
+                    ),
+                    in: sql
+                )
+                return (created, identity)
             }
             return SessionGrant(sessionToken: created.token, sessionExpiresIn: created.expiresIn, identity: identity)
         }

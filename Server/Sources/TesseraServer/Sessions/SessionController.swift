@@ -29,7 +29,8 @@ struct SessionController<Context: TesseraContext> {
             return try Response.json(try await devices.register(body, session: session, client: try context.requireClient()), status: .created)
         }
         pending.delete("session") { _, context in
-            try await sessions.revoke(id: try context.requireSession().id, userId: nil)
+            let session = try context.requireSession()
+            try await sessions.revoke(id: session.id, userId: nil, by: session.auditActor)
             return Response(status: .noContent)
         }
         live.get("session") { _, context in
@@ -40,7 +41,8 @@ struct SessionController<Context: TesseraContext> {
             return try Response.json(try await sessions.list(userId: session.userId, currentId: session.id))
         }
         live.delete("sessions/{sessionId}") { _, context in
-            try await sessions.revoke(id: try context.parameters.require("sessionId"), userId: try context.requireSession().userId)
+            let session = try context.requireSession()
+            try await sessions.revoke(id: try context.parameters.require("sessionId"), userId: session.userId, by: session.auditActor)
             return Response(status: .noContent)
         }
     }

@@ -10,6 +10,7 @@ import TesseraCore
 struct SessionDeviceService: Sendable {
     let database: any Database
     let issuer: DeviceIssuer
+    let audit: any AuditLog
     let sessions: SessionService
     let policies: ClientPolicyStore
     let clock: WallClock
@@ -24,13 +25,20 @@ struct SessionDeviceService: Sendable {
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.pushToken
         )
-        let now = clock.now(), issuer = self.issuer, repository = sessions.repository
+        let now = clock.now(), issuer = self.issuer, repository = sessions.repository, audit = self.audit
         let (deviceId, secret, revoked) = try await database.transaction { sql in
             let revoked = try await issuer.devices.revokeActive(userId: session.userId, keepNewest: keep, now: now, in: sql)
             let (deviceId, secret) = try await issuer.insertDevice(device, userId: session.userId, clientId: client.id, now: now, in: sql)
             guard try await repository.bindDevice(tokenHash: session.tokenHash, deviceId: deviceId, in: sql) else {
                 throw AppError(.conflict, .conflict, "This session has a device key already")
             }
+            let actor = AuditEvent.device(deviceId)
+            try await audit.append(
+                revoked.map {
+                    AuditEvent("device.revoked", actor: actor, clientId: client.id, userId: session.userId, deviceId: $0, details: ["reason": "replaced"])
+                } + [AuditEvent("device.enrolled", actor: actor, clientId: client.id, userId: session.userId, deviceId: deviceId, sessionId: session.id)],
+                in: sql
+            )
             return (deviceId, secret, revoked)
         }
         await nodeSync?.flush(deviceIds: [deviceId] + revoked)

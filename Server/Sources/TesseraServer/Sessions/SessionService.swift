@@ -7,6 +7,7 @@ public struct SessionService: Sendable {
     let database: any Database
     let repository: any SessionRepository
     let users: any UserRepository
+    let audit: any AuditLog
     let hasher: SecretHasher
     let random: RandomSource
     let clock: WallClock
@@ -31,6 +32,9 @@ public struct SessionService: Sendable {
         public var userId: String
         public var deviceId: String?
         var tokenHash: String
+
+        /// Who acts in the audit log when this session makes a change: its device, else the session itself.
+        var auditActor: String { deviceId.map(AuditEvent.device) ?? "session:\(id)" }
     }
 
     /// Creates a session inside the caller's transaction.
@@ -89,11 +93,15 @@ public struct SessionService: Sendable {
         }
     }
 
-    /// Revokes a session; `userId` limits it to that user's (7105 otherwise).
-    func revoke(id: String, userId: String?) async throws {
-        let repository = self.repository, now = clock.now()
-        guard try await database.withSQL({ try await repository.revoke(id: id, userId: userId, now: now, in: $0) }) else {
-            throw AppError(.sessionUnknown, .notFound, "No such live session")
+    /// Revokes a session; `userId` limits it to that user's (7105 otherwise). `actor` is who does it,
+    /// for the audit log: the admin unless told otherwise (a user's call passes its session's ``Authenticated/auditActor``).
+    func revoke(id: String, userId: String?, by actor: String = "admin") async throws {
+        let repository = self.repository, audit = self.audit, now = clock.now()
+        let revoked = try await database.transaction { sql in
+            guard try await repository.revoke(id: id, userId: userId, now: now, in: sql) else { return false }
+            try await audit.append(AuditEvent("session.revoked", actor: actor, userId: userId, sessionId: id), in: sql)
+            return true
         }
+        guard revoked else { throw AppError(.sessionUnknown, .notFound, "No such live session") }
     }
 }

@@ -386,6 +386,39 @@ enum Migrator {
             """,
             "CREATE INDEX authenticator_challenges_expiry ON authenticator_challenges (expires_at)",
         ]),
+        // The audit log (Audit/, issue 15 item 2): hash-chained rows, the chain's head (one row, locked
+        // by each append) and the signed checkpoints. docs/audit-log.md describes the chain.
+        Migration(version: 11, name: "audit log", statements: [
+            """
+            CREATE TABLE audit_log (
+                seq BIGINT PRIMARY KEY,
+                time BIGINT NOT NULL,
+                type TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                client_id TEXT,
+                user_id TEXT,
+                device_id TEXT,
+                session_id TEXT,
+                details TEXT NOT NULL,
+                prev_hash TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX audit_log_type ON audit_log (type, seq)",
+            "CREATE INDEX audit_log_time ON audit_log (time)",
+            "CREATE TABLE audit_head (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL, hash TEXT NOT NULL)",
+            "INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '0000000000000000000000000000000000000000000000000000000000000000')",
+            """
+            CREATE TABLE audit_checkpoints (
+                seq BIGINT NOT NULL,
+                hash TEXT NOT NULL,
+                time BIGINT NOT NULL,
+                key_id TEXT NOT NULL,
+                signature TEXT NOT NULL,
+                PRIMARY KEY (seq, key_id)
+            )
+            """,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

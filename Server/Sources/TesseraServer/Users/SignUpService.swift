@@ -9,6 +9,7 @@ import TesseraCore
 public struct SignUpService: Sendable {
     let database: any Database
     let users: any UserRepository
+    let audit: any AuditLog
     let issuer: DeviceIssuer
     let otp: OTPService
     /// The client's policy, which a PIN or password set at sign-up must keep.
@@ -77,7 +78,7 @@ public struct SignUpService: Sendable {
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token
         )
-        let users = self.users, issuer = self.issuer, otp = self.otp
+        let users = self.users, issuer = self.issuer, otp = self.otp, audit = self.audit
         let issued: DeviceIssuer.Issued
         do {
             issued = try await database.transaction { sql in
@@ -86,7 +87,13 @@ public struct SignUpService: Sendable {
                     throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another address or number")
                 }
                 try await users.insert(user, in: sql)
-                return try await issuer.issue(device, userId: userId, clientId: client.id, now: now, in: sql)
+                let issued = try await issuer.issue(device, userId: userId, clientId: client.id, now: now, in: sql)
+                let signedUp = AuditEvent(
+                    "user.signed_up", actor: AuditEvent.device(issued.deviceId), clientId: client.id, userId: userId,
+                    details: ["verified": verified.channel.rawValue]
+                )
+                try await audit.append([signedUp] + DeviceIssuer.auditEvents(issued, userId: userId, clientId: client.id), in: sql)
+                return issued
             }
         } catch {
             throw Self.duplicateError(for: error)

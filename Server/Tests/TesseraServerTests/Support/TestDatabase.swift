@@ -34,33 +34,11 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// Removes a database made by ``freshPostgresURL()`` (closing what still uses it). A failure is
-    /// printed, never thrown: `.ci/run` counts what is left and fails then.
-    static func drop(_ url: String) async {
-        guard let base = postgresURL, let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("tessera_t_") else { return }
-        do {
-            let admin = try await PostgresDatabase.open(url: base, logger: logger)
-            try? await admin.withSQL { sql in try await sql.raw("DROP DATABASE IF EXISTS \(unsafeRaw: String(name)) WITH (FORCE)").run() }
-            await admin.close()
-        } catch {
-            print("[postgres] could not drop \(name): \(error)")
-        }
-    }
+    /// Removes a database made by ``freshPostgresURL()`` (``TestPostgres/drop(_:logger:)``).
+    static func drop(_ url: String) async { await TestPostgres.drop(url, logger: logger) }
 
-    /// The URL of a new, empty PostgreSQL database on the test server.
-    static func freshPostgresURL() async throws -> String {
-        guard let url = postgresURL, var components = URLComponents(string: url) else {
-            throw ConfigurationError("TESSERA_TEST_DATABASE_URL not set")
-        }
-        let name = "tessera_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        let admin = try await PostgresDatabase.open(url: url, logger: logger)
-        try await admin.withSQL { sql in try await sql.raw("CREATE DATABASE \(unsafeRaw: name)").run() }
-        await admin.close()
-        components.path = "/" + name
-        print("[postgres] test database \(name)")
-        guard let fresh = components.string else { throw ConfigurationError("cannot build a URL for \(name)") }
-        return fresh
-    }
+    /// The URL of a new, empty PostgreSQL database on the test server (``TestPostgres/freshURL(logger:)``).
+    static func freshPostgresURL() async throws -> String { try await TestPostgres.freshURL(logger: logger) }
 }
 
 /// A runtime on a fresh database and a temporary data directory, closed afterwards.

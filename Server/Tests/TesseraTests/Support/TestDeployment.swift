@@ -24,8 +24,20 @@ enum TestDeployment {
         dataDirectory: String? = nil, adminToken: String? = nil,
         _ body: @escaping @Sendable (_ dataDir: String, _ admin: [String], _ url: URL) async throws -> Void
     ) async throws {
+        try await serveRuntime(dataDirectory: dataDirectory, adminToken: adminToken) { runtime, admin, url in
+            try await body(runtime.configuration.dataDirectory, admin, url)
+        }
+    }
+
+    /// ``serve(dataDirectory:adminToken:_:)`` handing `body` the running server's runtime; with
+    /// `databaseURL`, the deployment is on that PostgreSQL database.
+    static func serveRuntime(
+        dataDirectory: String? = nil, adminToken: String? = nil, databaseURL: String? = nil,
+        _ body: @escaping @Sendable (_ runtime: TesseraRuntime, _ admin: [String], _ url: URL) async throws -> Void
+    ) async throws {
         var configuration = Self.configuration()
         if let dataDirectory { configuration.dataDirectory = dataDirectory }
+        configuration.databaseURL = databaseURL
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: LiveServer.logger, runsNodes: false)
         let token = adminToken ?? runtime.firstStart?.adminToken ?? ""
         let app = Application(
@@ -33,11 +45,10 @@ enum TestDeployment {
             logger: LiveServer.logger
         )
         do {
-            let dataDir = configuration.dataDirectory
             try await app.test(.live) { http in
                 let port = try #require(http.port)
                 let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-                try await body(dataDir, ["--server", url.absoluteString, "--admin-token", token], url)
+                try await body(runtime, ["--server", url.absoluteString, "--admin-token", token], url)
             }
         } catch {
             await runtime.shutdown()

@@ -1,0 +1,41 @@
+import SQLKit
+
+/// What to list from the audit log (`GET /v1/admin/audit`).
+struct AuditQuery: Sendable {
+    /// Rows after this sequence number.
+    var after: Int64 = 0
+    /// Only this event type.
+    var type: String?
+    /// Only rows naming this ID as client, user, device or session.
+    var subject: String?
+    /// Only rows appended at or after this time (ms).
+    var since: Int64?
+    var limit = 100
+}
+
+/// The audit log, the one owner of `audit_log`, `audit_head` and `audit_checkpoints`: an
+/// append-only, hash-chained record of security events. A service appends inside the transaction
+/// that makes the change, as its last statement before the commit, so the head row's lock (which
+/// serialises appends across instances) is held as briefly as possible.
+protocol AuditLog: Sendable {
+    /// Appends `events` in order (one locking read of the head, one INSERT, one UPDATE of the head),
+    /// inside the caller's transaction, stamped with the injected clock.
+    func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws
+    /// Rows in sequence order.
+    func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry]
+    /// The last row's sequence number and hash.
+    func head(in sql: any SQLDatabase) async throws -> AuditHead
+    /// Stores a checkpoint; a second one for the same row and key is ignored.
+    func insert(_ checkpoint: AuditCheckpoint, in sql: any SQLDatabase) async throws
+    /// The newest checkpoint's sequence number (nil when there is none).
+    func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64?
+    /// Every checkpoint, in sequence order.
+    func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint]
+}
+
+extension AuditLog {
+    /// Appends one event inside the caller's transaction.
+    func append(_ event: AuditEvent, in sql: any SQLDatabase) async throws {
+        try await append([event], in: sql)
+    }
+}
