@@ -25,6 +25,7 @@ public enum ConfigurationKeys {
         "sessions.lifetime", "sessions.idleTimeout", "sessions.pendingLifetime",
         "passwords.maxFailures", "passwords.lockout", "passwords.perIpHourlyLimit", "passwords.scryptLogN",
         "push.caFile",
+        "metrics.listen", "metrics.token", "log.format",
     ]
 
     /// `TESSERA_…` variables that are not configuration keys but are read elsewhere (the CLI's own

@@ -47,6 +47,8 @@ public final class TesseraRuntime: Sendable {
     let janitor: JanitorService
     let logger: Logger
     let clock: WallClock
+    /// This server's metrics (its own registry; `/metrics` on the metrics listener renders it).
+    public let metrics: ServerMetrics
     private let httpClient: HTTPClient
     /// HTTP/2 to the push providers (with `push.caFile` among its trust roots when set).
     private let pushHTTPClient: HTTPClient
@@ -72,6 +74,8 @@ public final class TesseraRuntime: Sendable {
         self.httpClient = httpClient
         self.pushHTTPClient = pushHTTPClient
         let hasher = keys.hasher
+        let metrics = ServerMetrics()
+        self.metrics = metrics
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
         let pushRepository = SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random)
@@ -80,7 +84,7 @@ public final class TesseraRuntime: Sendable {
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
             outbox: stores.outbox, senders: Self.messageSenders(configuration, httpClient: httpClient, logger: logger), logger: logger,
-            pollInterval: configuration.courierPollInterval
+            pollInterval: configuration.courierPollInterval, metrics: metrics
         )
         otp = OTPService(
             database: database, repository: stores.otp, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
@@ -90,7 +94,7 @@ public final class TesseraRuntime: Sendable {
         push = PushService(
             repository: stores.push, devices: pushDevices, apns: APNsClient(httpClient: pushHTTPClient, clock: clock),
             fcm: FCMClient(httpClient: pushHTTPClient, clock: clock), unifiedPush: UnifiedPushClient(httpClient: pushHTTPClient, clock: clock),
-            clock: clock, logger: logger, pollInterval: configuration.courierPollInterval
+            clock: clock, logger: logger, pollInterval: configuration.courierPollInterval, metrics: metrics
         )
         nodes = NodeDirectory(
             repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
@@ -151,7 +155,7 @@ public final class TesseraRuntime: Sendable {
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
                 nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime
             ),
-            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push)
+            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), metrics: metrics
         )
         totp = TOTPVerifier(
             database: database, devices: stores.devices, users: stores.users, clients: stores.clients, totpKey: keys.totpKey, clock: clock,
