@@ -23,6 +23,10 @@ final class HTTPMetrics: Sendable {
 
     /// The route label of a request no route matched.
     static let unmatchedRoute = "unmatched"
+    /// The methods labelled by name; any other (the parser accepts a few dozen) is `OTHER`, so a
+    /// client cannot make new series by inventing methods, as it cannot by inventing paths.
+    static let knownMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .patch, .options]
+    static let otherMethod = HTTPRequest.Method("OTHER") ?? .get
 
     private let factory: any MetricsFactory
     private let series = Mutex<[Key: Series]>([:])
@@ -31,7 +35,7 @@ final class HTTPMetrics: Sendable {
 
     /// Counts one answered request.
     func record(method: HTTPRequest.Method, route: String?, status: Int, duration: Duration) {
-        let key = Key(method: method, route: route ?? Self.unmatchedRoute, status: status)
+        let key = Key(method: Self.knownMethods.contains(method) ? method : Self.otherMethod, route: route ?? Self.unmatchedRoute, status: status)
         let found = series.withLock { $0[key] } ?? made(key)
         found.requests.increment()
         found.duration.record(duration: duration)
