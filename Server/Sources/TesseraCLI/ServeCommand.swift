@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import TesseraServer
 
@@ -24,9 +25,17 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { overrides["host"] = .string(host) }
         if let port { overrides["port"] = .int(port) }
         let configuration = try await options.configuration(overrides: overrides)
+        if configuration.logFormat == .json {
+            // Once per process, before the first logger is made: every line of this process is one JSON object.
+            LoggingSystem.bootstrap { label in JSONLogHandler.standardError(label: label, metadataProvider: nil) }
+        }
         let logger = makeLogger(level: configuration.logLevel)
         // Nothing (data directory, master key, database) is created for a server that cannot listen.
         try await ListenAddressCheck.check(host: configuration.host, port: configuration.port)
+        if let metrics = configuration.metricsListen {
+            try await ListenAddressCheck.check(host: metrics.host, port: metrics.port)
+            logger.notice("metrics listener: GET http://\(metrics.host):\(metrics.port)/metrics", metadata: ["token": .string(configuration.metricsToken == nil ? "none" : "required")])
+        }
         let launcher = ChildNodeLauncher(executable: ChildNodeLauncher.currentExecutable(), logLevel: configuration.logLevel)
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger, nodeLauncher: launcher)
         if let first = runtime.firstStart {

@@ -9,6 +9,7 @@ extension TesseraRuntime {
     public func makeRouter() -> Router<TesseraRequestContext> {
         let router = Router(context: TesseraRequestContext.self)
         let routes = RouteTable()
+        router.middlewares.add(HTTPMetricsMiddleware(metrics: metrics.http))
         router.middlewares.add(ClientAddressMiddleware(resolver: configuration.clientAddressResolver))
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
@@ -63,6 +64,17 @@ extension TesseraRuntime {
         return router
     }
 
+    /// The metrics listener's router: `GET /metrics` only (``MetricsController``), with problems for errors.
+    public func makeMetricsRouter() -> Router<TesseraRequestContext> {
+        let router = Router(context: TesseraRequestContext.self)
+        let routes = RouteTable()
+        router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
+        MetricsController<TesseraRequestContext>(metrics: metrics, courier: courier, clock: clock, token: configuration.metricsToken)
+            .addRoutes(to: router)
+        routes.fill(from: router.routes)
+        return router
+    }
+
     /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay, push.
     public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push] }
 
@@ -79,11 +91,19 @@ extension TesseraRuntime {
     /// `tls.certificate` and `tls.key` are configured.
     public func makeApplication() throws -> some ApplicationProtocol {
         let router = makeRouter()
+        var services = backgroundServices + [janitor, auditCheckpoints]
+        if let listen = configuration.metricsListen {
+            // Its own plain-HTTP listener (metrics.listen), so /metrics never shares the public address.
+            services.append(Application(
+                router: makeMetricsRouter(), configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "Tessera"),
+                logger: logger
+            ))
+        }
         return Application(
             router: router,
             server: try Self.httpServer(for: router, tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera"),
-            services: backgroundServices + [janitor, auditCheckpoints],
+            services: services,
             logger: logger
         )
     }

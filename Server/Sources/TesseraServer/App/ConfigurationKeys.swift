@@ -26,6 +26,7 @@ public enum ConfigurationKeys {
         "passwords.maxFailures", "passwords.lockout", "passwords.perIpHourlyLimit", "passwords.scryptLogN",
         "push.caFile",
         "audit.checkpointInterval",
+        "metrics.listen", "metrics.token", "log.format",
     ]
 
     /// `TESSERA_…` variables that are not configuration keys but are read elsewhere (the CLI's own

@@ -44,6 +44,12 @@ public struct ServerConfiguration: Sendable {
     public var sms: HTTPSMSSender.Settings?
     public var courierPollInterval: Duration = .seconds(1)
     public var logLevel: Logger.Level = .info
+    /// How `tessera serve` writes log lines (`log.format`: `text`, or `json`: one JSON object a line).
+    public var logFormat: LogFormat = .text
+    /// Where `/metrics` is served (`metrics.listen`, `host:port`); nil (the default): no metrics listener.
+    public var metricsListen: MetricsListen?
+    /// The bearer token `/metrics` asks for (`metrics.token`); nil: none (only allowed on a loopback address).
+    public var metricsToken: String?
     /// The `iss` of result tokens (default `http(s)://<host>:<port>`).
     public var issuer: String?
     /// Verifier nodes started with this server as `tessera node` child processes on loopback
@@ -150,6 +156,22 @@ public struct ServerConfiguration: Sendable {
         if let level = config.string(forKey: "log.level") {
             guard let parsed = Logger.Level(rawValue: level) else { throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical") }
             logLevel = parsed
+        }
+        guard let format = LogFormat(rawValue: config.string(forKey: "log.format", default: logFormat.rawValue)) else {
+            throw ConfigurationError("log.format must be text or json")
+        }
+        logFormat = format
+        metricsToken = config.string(forKey: "metrics.token", isSecret: true)
+        if let listen = config.string(forKey: "metrics.listen") {
+            guard let parsed = MetricsListen(listen) else {
+                throw ConfigurationError("metrics.listen must be host:port (for example 127.0.0.1:9464), not \(listen)")
+            }
+            if metricsToken?.isEmpty ?? true, !parsed.isLoopback {
+                throw ConfigurationError("metrics.listen on \(parsed.host), not a loopback address, needs metrics.token")
+            }
+            metricsListen = parsed
+        } else if metricsToken != nil {
+            throw ConfigurationError("metrics.token needs metrics.listen (the metrics listener is off without it)")
         }
 
         func seconds(_ key: String, _ current: Duration, range: ClosedRange<Int>) throws -> Duration {

@@ -49,6 +49,8 @@ public final class TesseraRuntime: Sendable {
     let auditCheckpoints: AuditCheckpointService
     let logger: Logger
     let clock: WallClock
+    /// This server's metrics (its own registry; `/metrics` on the metrics listener renders it).
+    public let metrics: ServerMetrics
     private let httpClient: HTTPClient
     /// HTTP/2 to the push providers (with `push.caFile` among its trust roots when set).
     private let pushHTTPClient: HTTPClient
@@ -74,6 +76,8 @@ public final class TesseraRuntime: Sendable {
         self.httpClient = httpClient
         self.pushHTTPClient = pushHTTPClient
         let hasher = keys.hasher
+        let metrics = ServerMetrics()
+        self.metrics = metrics
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
         let pushRepository = SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random)
@@ -82,7 +86,7 @@ public final class TesseraRuntime: Sendable {
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
             outbox: stores.outbox, senders: Self.messageSenders(configuration, httpClient: httpClient, logger: logger), logger: logger,
-            pollInterval: configuration.courierPollInterval
+            pollInterval: configuration.courierPollInterval, metrics: metrics
         )
         otp = OTPService(
             database: database, repository: stores.otp, audit: stores.audit, outbox: stores.outbox, courier: courier, hasher: hasher, random: random, clock: clock,
@@ -92,7 +96,7 @@ public final class TesseraRuntime: Sendable {
         push = PushService(
             repository: stores.push, devices: pushDevices, apns: APNsClient(httpClient: pushHTTPClient, clock: clock),
             fcm: FCMClient(httpClient: pushHTTPClient, clock: clock), unifiedPush: UnifiedPushClient(httpClient: pushHTTPClient, clock: clock),
-            clock: clock, logger: logger, pollInterval: configuration.courierPollInterval
+            clock: clock, logger: logger, pollInterval: configuration.courierPollInterval, metrics: metrics
         )
         nodes = NodeDirectory(
             repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
@@ -154,7 +158,7 @@ public final class TesseraRuntime: Sendable {
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
                 nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime
             ),
-            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit
+            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit, metrics: metrics
         )
         totp = TOTPVerifier(
             database: database, devices: stores.devices, users: stores.users, clients: stores.clients, audit: stores.audit, totpKey: keys.totpKey, clock: clock,

@@ -11,6 +11,8 @@ struct AuthChannels: Sendable {
     let random: RandomSource
     let clock: WallClock
     let lifetime: Duration
+    /// Counts the channels that end, by outcome (`tessera_logins_total`).
+    let metrics: ServerMetrics?
 
     /// Creates and announces a new channel (`CreateChannel`). `alongside` writes what must exist
     /// exactly when the channel does (a relying-party request's pushes) in the same transaction.
@@ -83,6 +85,7 @@ struct AuthChannels: Sendable {
     /// Ends an open channel as failed with `code` and tells its listeners (no-op if it had ended).
     func fail(_ channelId: String, code: ErrorCode, now: Int64) async throws {
         if try await store.finish(channelId, outcome: .failed, code: code, now: now) {
+            metrics?.login(.failed)
             hub.publish(channelId, AuthEvent(outcome: .failed, code: code.rawValue, at: now))
         }
     }
@@ -93,6 +96,7 @@ struct AuthChannels: Sendable {
         if let refusal = channel.refusal(now: now) { throw refusal }
         let code: ErrorCode = outcome == .declined ? .authDeclined : .authChannelCancelled
         guard try await store.finish(channel.id, outcome: outcome, code: code, now: now) else { try await refuse(channel.id, now: now) }
+        metrics?.login(outcome)
         hub.publish(channel.id, AuthEvent(outcome: outcome, code: code.rawValue, at: now))
     }
 
@@ -100,6 +104,7 @@ struct AuthChannels: Sendable {
     func expireDue() async throws {
         let now = clock.now()
         for id in try await store.expireDue(now: now) {
+            metrics?.login(.expired)
             hub.publish(id, AuthEvent(outcome: .expired, code: ErrorCode.authChannelExpired.rawValue, at: now))
         }
     }

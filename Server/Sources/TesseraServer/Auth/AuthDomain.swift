@@ -24,21 +24,23 @@ struct AuthDomain: Sendable {
     ///   - nodes: Where the verifier nodes come from.
     ///   - sealKey: Seals result tokens kept for the relying party's long-poll.
     ///   - push: Wakes the user's devices when a relying party asks (nil: they poll).
+    ///   - metrics: Counts logins by outcome and node attestations (nil: not counted).
     init(
         database: any Database, devices: any DeviceAuthLookup, nodes: any AttestingNodes, tokens: ResultTokens, sealKey: SymmetricKey,
         random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil,
-        audit: (any AuditLog)? = nil
+        audit: (any AuditLog)? = nil, metrics: ServerMetrics? = nil
     ) {
         let store = AuthChannelStore(database: database, audit: audit)
         let hub = AuthEventHub()
-        let channels = AuthChannels(store: store, hub: hub, random: random, clock: clock, lifetime: settings.channelLifetime)
+        let channels = AuthChannels(store: store, hub: hub, random: random, clock: clock, lifetime: settings.channelLifetime, metrics: metrics)
         let sealer = SealedResultToken(key: sealKey)
         self.hub = hub
         self.channels = channels
         device = DeviceAuthFlow(
             channels: channels, devices: devices, nodes: nodes, tokens: tokens, sealer: sealer,
             nodesPerAuthentication: settings.nodesPerAuthentication,
-            nodeQuorum: NodeQuorum(nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock), logger: logger
+            nodeQuorum: NodeQuorum(nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock, metrics: metrics),
+            logger: logger
         )
         relyingParty = RelyingPartyAuthFlow(channels: channels, devices: devices, sealer: sealer, push: push)
         relay = AuthEventRelay(store: store, hub: hub, clock: clock, logger: logger)

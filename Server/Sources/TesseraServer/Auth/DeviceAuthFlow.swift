@@ -136,6 +136,7 @@ struct DeviceAuthFlow: Sendable {
         )
         let sealed = channel.initiator == .relyingParty ? try sealer.seal(token, channelId: channelId) : nil
         guard try await store.complete(channelId, tokenSealed: sealed, now: now) else { try await channels.refuse(channelId, now: now) }
+        channels.metrics?.login(.completed)
         channels.hub.publish(channelId, AuthEvent(outcome: .completed, at: now))
         return AuthResultResponse(token: token, expiresIn: Int(tokens.lifetime.components.seconds))
     }

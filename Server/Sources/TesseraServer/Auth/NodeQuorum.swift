@@ -10,6 +10,8 @@ struct NodeQuorum: Sendable {
     /// How long one node may take, on the injected clock.
     let timeout: Duration
     let clock: WallClock
+    /// Records each node's attestation latency and failures (nil: not recorded).
+    var metrics: ServerMetrics? = nil
 
     /// The nodes that attested, and why the others did not.
     struct Outcome: Sendable {
@@ -64,6 +66,19 @@ struct NodeQuorum: Sendable {
 
     /// One node's attestation, checked against its key; `sent` is called as its call starts.
     private func ask(_ node: NodeDirectory.Node, _ request: NodeAttestRequest, sent: @escaping @Sendable () -> Void) async
+        -> Result<String, NodeCallError>
+    {
+        let id = node.entry.nodeId
+        let start = ContinuousClock.now
+        let result = await verifiedAttestation(node, request, sent: sent)
+        // A call cancelled because the quorum was reached without it is neither a failure nor a latency.
+        if case .failure = result, Task.isCancelled { return result }
+        metrics?.nodeAttestation(nodeId: id, duration: start.duration(to: .now), failed: (try? result.get()) == nil)
+        return result
+    }
+
+    /// The call and the check of ``ask(_:_:sent:)``.
+    private func verifiedAttestation(_ node: NodeDirectory.Node, _ request: NodeAttestRequest, sent: @escaping @Sendable () -> Void) async
         -> Result<String, NodeCallError>
     {
         let id = node.entry.nodeId, timeout = self.timeout

@@ -11,13 +11,19 @@ public final class CourierService: Service, Sendable {
     let senders: [OTPChannel: any MessageSender]
     let logger: Logger
     let pollInterval: Duration
+    /// Counts deliveries and failures by channel (nil: not counted).
+    let metrics: ServerMetrics?
     let batchSize = 32
     /// This worker's name on the leases it holds (random per process).
     let claimant = "courier-" + UUID().uuidString
     private let wakeup = WorkerWakeup()
 
-    init(outbox: any OutboxRepository, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1)) {
+    init(
+        outbox: any OutboxRepository, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1),
+        metrics: ServerMetrics? = nil
+    ) {
         self.outbox = outbox
+        self.metrics = metrics
         self.senders = senders
         self.logger = logger
         self.pollInterval = pollInterval
@@ -25,6 +31,13 @@ public final class CourierService: Service, Sendable {
 
     /// Whether a channel has a way to deliver.
     func canDeliver(_ channel: OTPChannel) -> Bool { senders[channel] != nil }
+
+    /// Sets the queue gauges from the outbox (called when `/metrics` is scraped).
+    func recordQueue(now: Int64) async throws {
+        guard let metrics else { return }
+        let pending = try await outbox.pending()
+        metrics.courierQueue(depth: pending.count, oldestAge: .milliseconds(pending.oldestCreatedAt.map { max(0, now - $0) } ?? 0))
+    }
 
     /// Asks the worker to look at the outbox now.
     func wake() { wakeup.wake() }
@@ -51,14 +64,17 @@ public final class CourierService: Service, Sendable {
         logger[metadataKey: "message"] = .string(message.id)
         logger[metadataKey: "channel"] = .string(message.channel.rawValue)
         guard let sender = senders[message.channel] else {
+            metrics?.otpDelivery(channel: message.channel, delivered: false)
             try? await outbox.markFailed(id: message.id, attempts: attempts, error: "no sender for channel")
             return false
         }
         do {
             try await sender.send(message)
+            metrics?.otpDelivery(channel: message.channel, delivered: true)
             logger.info("message delivered", metadata: ["attempt": .stringConvertible(attempts)])
             return true
         } catch {
+            metrics?.otpDelivery(channel: message.channel, delivered: false)
             logger.warning("delivery failed", metadata: ["attempt": .stringConvertible(attempts), "error": .string(String(describing: error))])
             try? await outbox.markFailed(id: message.id, attempts: attempts, error: String(describing: error))
             return false

@@ -109,6 +109,13 @@ struct Outbox: Sendable {
         }
     }
 
+    func pending() async throws -> (count: Int, oldestCreatedAt: Int64?) {
+        try await database.withSQL { sql in
+            let row = try await sql.raw("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE status = 'pending'").first()
+            return (try row?.decode(column: "n", as: Int.self) ?? 0, try row?.decode(column: "oldest", as: Int64?.self))
+        }
+    }
+
     func purge(sentBefore cutoff: Int64) async throws {
         try await database.withSQL { sql in
             try await sql.raw("DELETE FROM outbox WHERE status <> 'pending' AND created_at < \(bind: cutoff)").run()

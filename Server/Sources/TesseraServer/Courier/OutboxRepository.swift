@@ -18,6 +18,8 @@ protocol OutboxRepository: Sendable {
     /// Schedules another try after a backoff, or gives the message up after its last attempt.
     func markFailed(id: String, attempts: Int, error: String) async throws
     func counts() async throws -> Outbox.Counts
+    /// The messages waiting for delivery and when the oldest was queued (milliseconds; nil when none wait).
+    func pending() async throws -> (count: Int, oldestCreatedAt: Int64?)
     /// Deletes settled messages created before `cutoff`.
     func purge(sentBefore cutoff: Int64) async throws
     /// Runs `body` (the sending of a claimed batch) while renewing the batch's leases for `claimant`.

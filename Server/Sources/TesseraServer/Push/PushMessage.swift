@@ -35,6 +35,16 @@ enum PushOutcome: Sendable, Equatable {
         default: return .rejected("\(status) \(reason)")
         }
     }
+
+    /// The `outcome` label of `tessera_push_deliveries_total`.
+    var metricsOutcome: ServerMetrics.PushResult {
+        switch self {
+        case .delivered: .delivered
+        case .tokenInvalid: .tokenInvalid
+        case .retry: .retry
+        case .rejected: .rejected
+        }
+    }
 }
 
 /// The compact JWT form: `base64url(header).base64url(claims)`, to be signed.

@@ -18,6 +18,8 @@ public final class PushService: Service, Sendable {
     let clock: WallClock
     let logger: Logger
     let pollInterval: Duration
+    /// Counts deliveries by provider and outcome (nil: not counted).
+    let metrics: ServerMetrics?
     let batchSize = 32
     /// This worker's name on the leases it holds (random per process).
     let claimant = "push-" + UUID().uuidString
@@ -25,8 +27,9 @@ public final class PushService: Service, Sendable {
 
     init(
         repository: any PushRepository, devices: any DevicePushTokens, apns: APNsClient, fcm: FCMClient, unifiedPush: UnifiedPushClient,
-        clock: WallClock, logger: Logger, pollInterval: Duration
+        clock: WallClock, logger: Logger, pollInterval: Duration, metrics: ServerMetrics? = nil
     ) {
+        self.metrics = metrics
         self.repository = repository
         self.devices = devices
         self.apns = apns
@@ -63,16 +66,19 @@ public final class PushService: Service, Sendable {
         var logger = logger
         logger[metadataKey: "push"] = .string(delivery.id)
         logger[metadataKey: "request"] = .string(delivery.channelId)
+        var provider: PushProvider?
         do {
             guard delivery.expiresAt > clock.now() else { return .dropped }
             guard let token = try await devices.pushToken(deviceId: delivery.deviceId) else { return .dropped }
             guard let settings = try await repository.settings(clientId: delivery.clientId) else { return .dropped }
+            provider = settings.provider
             let message = PushMessage(requestId: delivery.channelId, deviceToken: token, expiresAt: delivery.expiresAt)
             let outcome = switch settings.provider {
             case .apns: try await apns.send(message, settings: settings)
             case .fcm: try await fcm.send(message, settings: settings)
             case .unifiedpush: try await unifiedPush.send(message, settings: settings)
             }
+            metrics?.pushDelivery(provider: settings.provider, outcome: outcome.metricsOutcome)
             switch outcome {
             case .delivered:
                 logger.info("push delivered", metadata: ["attempt": .stringConvertible(delivery.attempts)])
@@ -91,6 +97,7 @@ public final class PushService: Service, Sendable {
                 return nil
             }
         } catch {
+            if let provider { metrics?.pushDelivery(provider: provider, outcome: .error) }
             logger.warning("push failed", metadata: ["attempt": .stringConvertible(delivery.attempts), "error": .string(String(describing: error))])
             try? await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: String(describing: error), retryAfter: nil)
             return nil
