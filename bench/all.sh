@@ -11,6 +11,7 @@
 #   5. bench/ALL.md (one table per scenario, the goals of issue 14 checked) and bench/charts/*.svg.
 # Results: bench/results/<UTC>-all/ (one JSONL per scenario, the sub-runs' raw files beside them).
 #   env: DURATION=20 CONCS="16 64" BIN=… BENCH=… (prebuilt; else built) POSTGRES=1 PG_OTP=1 (OTP sends on PostgreSQL)
+#        BENCH_PGDATA=/tmp/tessera-bench-pgdata BENCH_PGPORT=54339 (the bench's own PostgreSQL)
 #        PEERS="privacyidea glewlwyd" STARTS=5 TOKENS=200 TOTP_USERS=<4000 × DURATION> PEERS_DIR=../shared/peers
 #   Quick check of the script: DURATION=3 CONCS=16 bash bench/all.sh
 set -euo pipefail
@@ -87,10 +88,13 @@ startup() {  # label, extra serve arguments…
 startup default                       # zero-config: three embedded verifier nodes as child processes
 startup no-embedded-nodes --nodes-embedded 0
 
-PGURL=postgres://postgres:secret@127.0.0.1:54329
+# A PostgreSQL of the bench's own (.ci/postgres.sh with its own data directory and port: the default
+# instance on 54329 may belong to a test run of someone else, and the bench stops its own at the end).
+export PGDATA=${BENCH_PGDATA:-/tmp/tessera-bench-pgdata} PGPORT=${BENCH_PGPORT:-54339}
+PGURL=postgres://postgres:secret@127.0.0.1:$PGPORT
 pg_db() {  # a fresh database for one script
   local name=tessera_all_$1_$(date +%s)
-  PGPASSWORD=secret psql -h 127.0.0.1 -p 54329 -U postgres -qc "CREATE DATABASE $name" >/dev/null
+  PGPASSWORD=secret psql -h 127.0.0.1 -p "$PGPORT" -U postgres -qc "CREATE DATABASE $name" >/dev/null
   echo "$PGURL/$name"
 }
 DBS=sqlite
@@ -115,7 +119,7 @@ for DB in $DBS; do
     grep '^{' "$OUT/tessera-$DB-otp.log" || true
   fi
 done
-[ "$POSTGRES" = 1 ] && bash .ci/postgres.sh stop
+if [[ $DBS == *postgres* ]]; then bash .ci/postgres.sh stop; fi
 
 for P in $PEERS; do
   R=""
