@@ -33,13 +33,14 @@ extension BenchCommand {
                 )
                 return (client, try Self.sessionToken(in: store.directory))
             }
+            try (clients.map(\.1).joined(separator: "\n") + "\n").write(toFile: sessionTokens, atomically: true, encoding: .utf8)
+            print("minted \(clients.count) session tokens")
             try await Task.sleep(for: .seconds(1))  // node sync runs right after each sign-up
             let results = try await inBatches(count: count, width: load.concurrency) { index in
                 try await clients[index].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
             }
             try (results.joined(separator: "\n") + "\n").write(toFile: resultTokens, atomically: true, encoding: .utf8)
-            try (clients.map(\.1).joined(separator: "\n") + "\n").write(toFile: sessionTokens, atomically: true, encoding: .utf8)
-            print("minted \(results.count) result tokens and \(clients.count) session tokens")
+            print("minted \(results.count) result tokens")
         }
 
         /// The session token a ``FileKeyStore`` keeps: `session.sealed` (AES-GCM, combined) under `session.key`.
