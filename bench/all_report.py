@@ -173,6 +173,7 @@ lines = [f"# All scenarios in one run ({out.name})", "",
          "(the machine is shared: figures are indicative, one run)",
          f"- `DURATION={meta['duration_s']} CONCS=\"{meta['concs']}\" bash bench/all.sh`; release build, loopback, load generator "
          "on the same machine, each server alone while measured; CPU per operation from /proc (server apart from the load generator)",
+         *([f"- note: {n}" for n in (out / "notes.txt").read_text().splitlines() if n.strip()] if (out / "notes.txt").exists() else []),
          "", "## Goals of issue 14 (c=64, SQLite)", "", "| | goal | figure |", "|---|---|---|", *goals]
 for name, rows in scen.items():
     if not rows:
@@ -246,6 +247,7 @@ if start in body and end in body:
              f"{meta['date_utc']} UTC, {meta['cores']} cores ({meta['cpu']}, kernel {meta['kernel']}), load average at start "
              f"{meta['loadavg_start']}; one run of `bench/all.sh` (DURATION={meta['duration_s']} s), figures indicative on a shared "
              "machine. Tables, CPU per operation and the goals of issue 14: [bench/ALL.md](bench/ALL.md).", "",
+             *([f"Note: {n}" for n in (out / "notes.txt").read_text().splitlines() if n.strip()] + [""] if (out / "notes.txt").exists() else []),
              "| | goal | figure |", "|---|---|---|", *goals, ""]
     block += [f"![{TITLES[n]}](bench/charts/{n}.svg)" for n, rows in scen.items() if n != "ceiling" and rows]
     block.append(end)

@@ -38,16 +38,8 @@ start_tessera "$OUT/tessera.log" "$PORT" --data-dir "$DATA" "${DB_ARGS[@]}" --no
   --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000
 PIDS+=($TPID)
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
-SERVER_KEY=$("$BIN" admin node server-key "${ADMIN_DB[@]}")
-NODE_PIDS=()
-for i in 1 2 3; do
-  NPORT=$((PORT + 100 + i))
-  "$BIN" node --data-dir "$OUT/node$i" --port "$NPORT" --server-key "$SERVER_KEY" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!); PIDS+=($!)
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NPORT/healthz" >/dev/null && break; sleep 0.1; done
-  PUB=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
-  "$BIN" admin node add "${ADMIN_DB[@]}" --server "http://127.0.0.1:$PORT" --admin-token "$ADMIN_TOKEN" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
-done
-sleep 6   # the server re-reads its node list every 5 s
+start_nodes "${ADMIN_DB[@]}"
+PIDS+=("${NODE_PIDS[@]}")
 
 : > "$OUT/login.jsonl"
 RUN=0

@@ -19,15 +19,19 @@ mkdir -p "$OUT"
 source bench/lib.sh
 build_release
 DB_ARGS=(); [ -n "${DATABASE_URL:-}" ] && DB_ARGS=(--database-url "$DATABASE_URL")
-start_tessera "$OUT/introspect-tessera.log" "$PORT" --data-dir "$OUT/introspect-data" "${DB_ARGS[@]}" \
+# three node processes as in auth.sh (the logins with embedded nodes timed out on PostgreSQL)
+start_tessera "$OUT/introspect-tessera.log" "$PORT" --data-dir "$OUT/introspect-data" "${DB_ARGS[@]}" --nodes-embedded 0 \
   --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000
+NODE_PIDS=()
 stop_server() {  # SIGTERM, then SIGKILL if it has not ended within 15 s (a hung server must not hold up the run)
   kill "$TPID" 2>/dev/null || return 0
   for _ in $(seq 150); do kill -0 "$TPID" 2>/dev/null || return 0; sleep 0.1; done
   echo "server did not stop within 15 s: SIGKILL"; kill -9 "$TPID" 2>/dev/null || true
 }
-trap stop_server EXIT
+stop_all() { for p in "${NODE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; stop_server; }
+trap stop_all EXIT
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "server not ready"; exit 1; }
+start_nodes --data-dir "$OUT/introspect-data" "${DB_ARGS[@]}"
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/introspect-tessera.log")
 echo "== minting $TOKENS result tokens and $TOKENS session tokens"
 # session tokens are written after the sign-ups, result tokens after the logins: a failure of the logins

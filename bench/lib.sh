@@ -49,3 +49,20 @@ wrk_json() {
     | tee -a "$out" || echo "wrk gave no result at c=$conc (see ${out%.jsonl}.txt)"
   rm -f "$tmp"
 }
+
+# start_nodes ADMIN_ARGS…: three `tessera node` processes on PORT+101…103 (data in OUT/node1…3), each
+# registered with the server started by start_tessera (ADMIN_ARGS: its --data-dir and --database-url);
+# waits until the server has re-read its node list. Sets NODE_PIDS.
+start_nodes() {
+  local server_key i nport pub
+  server_key=$("$BIN" admin node server-key "$@")
+  NODE_PIDS=()
+  for i in 1 2 3; do
+    nport=$((PORT + 100 + i))
+    "$BIN" node --data-dir "$OUT/node$i" --port "$nport" --server-key "$server_key" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!)
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$nport/healthz" >/dev/null && break; sleep 0.1; done
+    pub=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
+    "$BIN" admin node add "$@" --server "http://127.0.0.1:$PORT" --admin-token "$ADMIN_TOKEN" --url "http://127.0.0.1:$nport" --public-key "$pub" --name "node$i" | head -1
+  done
+  sleep 6   # the server re-reads its node list every 5 s
+}
