@@ -9,6 +9,7 @@
 # Each server runs alone while it is measured. Writes bench/results/<UTC>-auth/ and bench/AUTH.md.
 #   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) TOTP_USERS=25000 PORT=8097
 #        DATABASE_URL=postgres://… runs Tessera on PostgreSQL instead of SQLite (LOGIN=0 skips the logins)
+#        OUT=<dir> (results directory) REPORT=0 (leave bench/AUTH.md alone) BIN=… BENCH=… (prebuilt binaries)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,7 +19,7 @@ PEER=${PEER:-1}
 PORT=${PORT:-8097}
 TOTP_USERS=${TOTP_USERS:-25000}   # per run: each user is verified twice (this step, the next)
 PEER_DIR=${PEER_DIR:-$ROOT/../shared/peers/privacyidea}
-OUT=$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-auth
+OUT=${OUT:-$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-auth}
 mkdir -p "$OUT"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
@@ -37,18 +38,8 @@ start_tessera "$OUT/tessera.log" "$PORT" --data-dir "$DATA" "${DB_ARGS[@]}" --no
   --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000
 PIDS+=($TPID)
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
-SERVER_KEY=$("$BIN" admin node server-key "${ADMIN_DB[@]}")
-NODE_PIDS=()
-for i in 1 2 3; do
-  NPORT=$((PORT + 100 + i))
-  "$BIN" node --data-dir "$OUT/node$i" --port "$NPORT" --server-key "$SERVER_KEY" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!); PIDS+=($!)
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NPORT/healthz" >/dev/null && break; sleep 0.1; done
-  PUB=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
-  "$BIN" admin node add "${ADMIN_DB[@]}" --server "http://127.0.0.1:$PORT" --admin-token "$ADMIN_TOKEN" --url "http://127.0.0.1:$NPORT" --public-key "$PUB" --name "node$i" | head -1
-done
-sleep 6   # the server re-reads its node list every 5 s
-cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 /proc/$p/stat); s=$((s + a + b)); done; echo $s; }
-HZ=$(getconf CLK_TCK)
+start_nodes "${ADMIN_DB[@]}"
+PIDS+=("${NODE_PIDS[@]}")
 
 : > "$OUT/login.jsonl"
 RUN=0
@@ -56,11 +47,11 @@ for C in $CONCS; do
   [ "${LOGIN:-1}" = 1 ] || break
   RUN=$((RUN + 1))
   echo "== login ceremonies c=$C"
-  c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
+  s0=$(cpu_ticks $TPID); c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
   line=$(timeout $((DURATION + 120)) "$BENCH" login --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$DATA" \
     --concurrency "$C" --duration "$DURATION" --prefix "l$RUN" --run-number "$RUN" | sed -n 's/^RESULT //p')
-  c1=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t1=$(date +%s.%N)
-  echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);print(json.dumps(d))" \
+  s1=$(cpu_ticks $TPID); c1=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t1=$(date +%s.%N)
+  echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);d['server_cores']=round(($s1-$s0)/$HZ/($t1-$t0),3);print(json.dumps(d))" \
     | tee -a "$OUT/login.jsonl"
 done
 
@@ -76,12 +67,8 @@ for C in $CONCS; do
   # fresh codes (this step and the next, each user once per step) right before the run
   "$BENCH" totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" "${ADMIN_DB[@]}"
   FIRST=$((FIRST + TOTP_USERS))
-  c0=$(cpu_ticks $TPID); t0=$(date +%s.%N)
-  BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH RESULT_FILE=$OUT/wrk_totp_c$C.json \
-    timeout $((DURATION + 60)) wrk -t1 -c"$C" -d"${DURATION}s" --timeout 30s -s "$WRK_LUA" "http://127.0.0.1:$PORT" > "$OUT/wrk_totp_c$C.txt" 2>&1
-  c1=$(cpu_ticks $TPID); t1=$(date +%s.%N)
-  python3 -c "import json;d=json.loads(open('$OUT/wrk_totp_c$C.json').read().strip().splitlines()[-1]);d.update(conc=$C,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),2));print(json.dumps(d))" \
-    | tee -a "$OUT/totp.jsonl"
+  BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH \
+    wrk_json "$OUT/totp.jsonl" "$C" "$TPID" -- -s "$WRK_LUA" "http://127.0.0.1:$PORT"
 done
 RSS=$(awk '/^VmHWM/{print int($2/1024)}' /proc/$TPID/status)
 cleanup; PIDS=()
@@ -95,5 +82,4 @@ if [ "$PEER" = 1 ]; then
 fi
 
 python3 bench/auth_report.py "$OUT" "$RSS" | tee "$OUT/summary.md"
-cp "$OUT/summary.md" bench/AUTH.md
-echo "results in $OUT; bench/AUTH.md updated"
+if [ "${REPORT:-1}" = 1 ]; then cp "$OUT/summary.md" bench/AUTH.md; echo "results in $OUT; bench/AUTH.md updated"; fi

@@ -2,7 +2,12 @@
 
 # Builds `tessera` and the bench-only `tessera-bench` (release, into .build-release) and sets BIN and
 # BENCH. BUILD=debug uses the debug build in .build instead (quick checks of the scripts; not for figures).
+# With both BIN and BENCH set in the environment (prebuilt binaries), nothing is built.
 build_release() {
+  if [ -n "${BIN:-}" ] && [ -n "${BENCH:-}" ]; then
+    echo "== using prebuilt BIN=$BIN BENCH=$BENCH"
+    return
+  fi
   if [ "${BUILD:-release}" = debug ]; then
     echo "== building debug (BUILD=debug: figures are not comparable)"
     swift build --package-path Server --product tessera 2>&1 | tail -1
@@ -24,4 +29,40 @@ start_tessera() {
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
   KEY=$(awk '/client key:/{print $3}' "$log")
   ADMIN_TOKEN=$(awk '/admin token:/{print $3}' "$log")
+}
+
+# cpu_ticks PID…: user + system clock ticks used so far by these processes (/proc/<pid>/stat).
+cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 "/proc/$p/stat"); s=$((s + a + b)); done; echo $s; }
+HZ=$(getconf CLK_TCK)
+
+# wrk_json OUT_JSONL CONC PIDS -- wrk arguments…: runs `wrk -t1` for DURATION s at CONC connections
+# with the given script (which writes its JSON result line to RESULT_FILE) and URL, and appends that
+# line to OUT_JSONL with conc and the cores the processes PIDS (comma-separated) used during the run.
+# wrk's own output goes to OUT_JSONL with .txt instead of .jsonl.
+wrk_json() {
+  local out=$1 conc=$2 pids=$3 c0 c1 t0 t1 tmp; shift 4
+  tmp=$(mktemp)
+  c0=$(cpu_ticks ${pids//,/ }); t0=$(date +%s.%N)
+  RESULT_FILE=$tmp timeout $((DURATION + 60)) wrk -t1 -c"$conc" -d"${DURATION}s" --timeout 30s "$@" >> "${out%.jsonl}.txt" 2>&1 || true
+  c1=$(cpu_ticks ${pids//,/ }); t1=$(date +%s.%N)
+  python3 -c "import json;d=json.loads(open('$tmp').read().strip().splitlines()[-1]);d.update(conc=$conc,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),3));print(json.dumps(d))" \
+    | tee -a "$out" || echo "wrk gave no result at c=$conc (see ${out%.jsonl}.txt)"
+  rm -f "$tmp"
+}
+
+# start_nodes ADMIN_ARGS…: three `tessera node` processes on PORT+101…103 (data in OUT/node1…3), each
+# registered with the server started by start_tessera (ADMIN_ARGS: its --data-dir and --database-url);
+# waits until the server has re-read its node list. Sets NODE_PIDS.
+start_nodes() {
+  local server_key i nport pub
+  server_key=$("$BIN" admin node server-key "$@")
+  NODE_PIDS=()
+  for i in 1 2 3; do
+    nport=$((PORT + 100 + i))
+    "$BIN" node --data-dir "$OUT/node$i" --port "$nport" --server-key "$server_key" --log-level error > "$OUT/node$i.log" 2>&1 & NODE_PIDS+=($!)
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$nport/healthz" >/dev/null && break; sleep 0.1; done
+    pub=$("$BIN" node identity --data-dir "$OUT/node$i" | awk '/public key:/{print $3}')
+    "$BIN" admin node add "$@" --server "http://127.0.0.1:$PORT" --admin-token "$ADMIN_TOKEN" --url "http://127.0.0.1:$nport" --public-key "$pub" --name "node$i" | head -1
+  done
+  sleep 6   # the server re-reads its node list every 5 s
 }

@@ -2,7 +2,9 @@
 # OTP e-mail send benchmark: Tessera (release build, SQLite, real SMTP sink) side by side with
 # privacyIDEA 3.14's /validate/triggerchallenge (../shared/peers/privacyidea), on loopback only.
 # Every accepted send must reach the SMTP sink; the script waits for the outbox to drain and counts.
-#   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) PORT=8099 SMTP_PORT=2626
+#   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) PORT=8099 SMTP_PORT=2626 WRK_THREADS=2
+#        DATABASE_URL=postgres://… (Tessera on PostgreSQL) OUT=<dir> REPORT=0 (leave bench/RESULTS.md alone)
+#        BIN=… BENCH=… (prebuilt binaries, no build)
 # Writes bench/results/<UTC>/ and rewrites bench/RESULTS.md. Not a CI test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,15 +16,16 @@ PORT=${PORT:-8099}
 SMTP_PORT=${SMTP_PORT:-2626}
 PEER_DIR=${PEER_DIR:-$ROOT/../shared/peers/privacyidea}
 TS=$(date -u +%Y%m%dT%H%M%SZ)
-OUT=$ROOT/bench/results/$TS
+OUT=${OUT:-$ROOT/bench/results/$TS}
+WRK_THREADS=${WRK_THREADS:-2}
 mkdir -p "$OUT"
 
 command -v wrk >/dev/null && /usr/bin/python3 -c "import aiosmtpd" 2>/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk python3-aiosmtpd >/dev/null; }
 
-echo "== building release"
-swift build -c release --package-path Server --product tessera --scratch-path .build-release 2>&1 | tail -1
-BIN=$ROOT/.build-release/release/tessera
+source bench/lib.sh
+build_release
+DB_ARGS=(); [ -n "${DATABASE_URL:-}" ] && DB_ARGS=(--database-url "$DATABASE_URL")
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -31,7 +34,7 @@ trap cleanup EXIT
 echo "== starting SMTP sink and Tessera"
 /usr/bin/python3 bench/smtp_sink.py "$SMTP_PORT" "$OUT/sink.count" > "$OUT/sink.log" 2>&1 & PIDS+=($!)
 DATA=$OUT/data
-"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning \
+"$BIN" serve --data-dir "$DATA" "${DB_ARGS[@]}" --port "$PORT" --log-level warning \
   --smtp-host 127.0.0.1 --smtp-port "$SMTP_PORT" --smtp-security none --smtp-from bench@tessera.local \
   --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 --courier-poll-interval-ms 200 \
   > "$OUT/tessera.log" 2>&1 & TPID=$!; PIDS+=($TPID)
@@ -54,19 +57,19 @@ ACCEPTED_TOTAL=$(sed -n 's/^RESULT //p' "$OUT/warmup.txt" | python3 -c 'import j
 for C in $CONCS; do
   echo "== Tessera c=$C"
   before=$(sink_count)
-  t0=$(date +%s.%N)
-  CLIENT_KEY=$CLIENT_KEY RUN="c$C" timeout $((DURATION + 60)) wrk -t2 -c"$C" -d"${DURATION}s" --latency \
+  t0=$(date +%s.%N); c0=$(cpu_ticks $TPID)
+  CLIENT_KEY=$CLIENT_KEY RUN="c$C" timeout $((DURATION + 60)) wrk -t"$WRK_THREADS" -c"$C" -d"${DURATION}s" --latency \
     -s bench/otp_send.lua "http://127.0.0.1:$PORT" > "$OUT/wrk_c$C.txt" 2>&1
   line=$(sed -n 's/^RESULT //p' "$OUT/wrk_c$C.txt")
   accepted=$(echo "$line" | python3 -c 'import json,sys;print(json.load(sys.stdin)["accepted"])')
   ACCEPTED_TOTAL=$((ACCEPTED_TOTAL + accepted))
   # wait until every accepted send of this run reached the sink (bounded)
   for _ in $(seq 3000); do [ "$(sink_count)" -ge "$ACCEPTED_TOTAL" ] && break; sleep 0.1; done
-  t1=$(date +%s.%N)
+  t1=$(date +%s.%N); c1=$(cpu_ticks $TPID)
   delivered=$(( $(sink_count) - before ))
   echo "$line" | python3 -c "
 import json,sys
-d=json.load(sys.stdin); d.update(conc=$C, delivered=$delivered, end_to_end_s=round($t1-$t0,2))
+d=json.load(sys.stdin); d.update(conc=$C, delivered=$delivered, end_to_end_s=round($t1-$t0,2), server_cpu_s=round(($c1-$c0)/$HZ,2))
 print(json.dumps(d))" | tee -a "$OUT/tessera.jsonl"
 done
 PEAK_RSS=$(rss $TPID VmHWM)
@@ -86,5 +89,4 @@ if [ "$PEER" = 1 ]; then
 fi
 
 python3 bench/report.py "$OUT" | tee "$OUT/summary.md"
-cp "$OUT/summary.md" bench/RESULTS.md
-echo "results in $OUT; bench/RESULTS.md updated"
+if [ "${REPORT:-1}" = 1 ]; then cp "$OUT/summary.md" bench/RESULTS.md; echo "results in $OUT; bench/RESULTS.md updated"; fi

@@ -1,0 +1,254 @@
+"""bench/all.sh's report: one JSONL per scenario in the results directory (every system side by side,
+normalised), bench/ALL.md (one table per scenario, the goals of issue 14 checked from the figures),
+bench/charts/<scenario>.svg (throughput and p99 against concurrency) and the README's block between
+the bench-all markers.   usage: python bench/all_report.py bench/results/<UTC>-all
+"""
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+bench = Path(__file__).resolve().parent
+root = bench.parent
+meta = json.loads((out / "meta.json").read_text())
+
+
+def jsonl(path):
+    path = out / path
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip().startswith("{")] if path.exists() else []
+
+
+def row(system, r, good, rate=None, cpu_s=None, **extra):
+    """A normalised row: good answers per second, p50/p99, CPU ms per good operation."""
+    dur = r.get("duration_s") or 1
+    rate = good / dur if rate is None else rate
+    if cpu_s is None:
+        cores = r.get("server_cores", r.get("server_cpu_cores"))
+        cpu_s = None if cores is None else cores * dur
+    cpu_ms = None if cpu_s is None or not good else 1000 * cpu_s / good
+    return dict(dict(system=system, conc=r["conc"], rate=rate, p50_ms=r.get("p50_ms"), p99_ms=r.get("p99_ms"), good=good,
+                     total=r.get("requests", good), cpu_ms_per_op=cpu_ms), **extra)
+
+
+SYSTEMS = {"sqlite": "Tessera SQLite", "postgres": "Tessera PostgreSQL"}
+scen = {k: [] for k in ("ceiling", "totp", "introspect_result", "introspect_session", "login", "otp_email")}
+for r in jsonl("ceiling-wrk.jsonl"):
+    scen["ceiling"].append(row("ceiling (Tessera /healthz)", r, r["ok"]))
+for db, name in SYSTEMS.items():
+    for r in jsonl(f"tessera-{db}-auth/totp.jsonl"):
+        scen["totp"].append(row(name, r, r["ok"]))
+    for r in jsonl(f"tessera-{db}-auth/login.jsonl"):
+        dur = r["duration_s"]
+        scen["login"].append(row(name, dict(r, requests=r["ceremonies"] + r["failed"]), r["ceremonies"], rate=r["rate"],
+                                 cpu_s=r.get("server_cores", 0) * dur,
+                                 nodes_cpu_ms_per_op=1000 * (r["server_and_nodes_cores"] - r.get("server_cores", 0)) * dur / max(r["ceremonies"], 1)))
+    for kind in ("result", "session"):
+        for r in jsonl(f"tessera-{db}-introspect/introspect_{kind}.jsonl"):
+            scen[f"introspect_{kind}"].append(row(name, r, r["ok"]))
+    for r in jsonl(f"tessera-{db}-otp/tessera.jsonl"):
+        scen["otp_email"].append(row(name, r, r["accepted"], rate=r["rps"], cpu_s=r.get("server_cpu_s"),
+                                     delivered=r["delivered"]))
+for r in jsonl("privacyidea/results.jsonl"):
+    if r["scenario"] == "ok":
+        scen["totp"].append(row("privacyIDEA 3.14", r, r["ok"]))
+    elif r["scenario"] == "trigger":
+        scen["otp_email"].append(row("privacyIDEA 3.14", r, r["ok"]))
+for r in jsonl("glewlwyd/results.jsonl"):
+    s = r["scenario"]
+    if s == "totp":
+        scen["totp"].append(row("Glewlwyd 2.7.5 (WAL)", r, r["ok"]))
+    elif s == "trigger":
+        scen["otp_email"].append(row("Glewlwyd 2.7.5 (WAL)", r, r["ok"], delivered=r.get("mails")))
+    elif s.startswith("introspect_"):
+        how = "client Basic" if s.endswith("basic") else "Bearer"
+        for kind in ("result", "session"):
+            scen[f"introspect_{kind}"].append(row(f"Glewlwyd 2.7.5 ({how})", r, r["ok"]))
+startup = jsonl("startup.jsonl")
+ceiling = {r["conc"]: r["rate"] for r in scen["ceiling"]}
+for rows in scen.values():
+    for r in rows:
+        r["ceiling_fraction"] = r["rate"] / ceiling[r["conc"]] if ceiling.get(r["conc"]) else None
+for name, rows in scen.items():
+    (out / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+TITLES = {
+    "ceiling": "HTTP ceiling: `GET /healthz` of Tessera",
+    "totp": "TOTP verification for a relying party",
+    "introspect_result": "Introspection of ES256 result tokens",
+    "introspect_session": "Introspection of session tokens (`tss_…`)",
+    "login": "Node-quorum login ceremonies (three `tessera node` processes)",
+    "otp_email": "OTP e-mail sends, delivered at an SMTP sink",
+}
+NOTES = {
+    "ceiling": "wrk, 1 thread, `bench/post.lua`; the same wrk and thread count as every scenario below.",
+    "totp": "Tessera: `POST /v1/rp/totp/verify`, HTTP Basic, every code correct and unused (`bench/auth.sh`, the privacyIDEA "
+            "kit's wrk script); privacyIDEA: `/validate/check` with correct TOTP codes; Glewlwyd: `POST /api/auth/` TOTP "
+            "scheme, `SQLITE_JOURNAL=wal`. Good = valid / ACCEPT / HTTP 200.",
+    "introspect_result": "Tessera: `POST /v1/rp/introspect` (RFC 7662 form body, HTTP Basic client auth) cycling through "
+                         "tokens minted by `tessera-bench tokens` (a login each); good = `\"active\":true`. Glewlwyd: its "
+                         "introspection of `client_credentials` access tokens, by client Basic auth (PBKDF2 of the client "
+                         "password each time) and by Bearer token.",
+    "introspect_session": "Tessera: as above with the sessions granted at sign-up (`tss_…`, looked up by keyed hash, "
+                          "revocation and idle checks). Glewlwyd's figures are the same runs as in the result-token table "
+                          "(its access tokens are looked up by hash too).",
+    "login": "`tessera-bench login`: the SDK's full flow (open channel, progress stream, start with the nodes' quorum 2 of 3, "
+             "user-verification signature, result token). CPU per ceremony is the server's alone; the nodes' is in its own column. "
+             "The fraction of the ceiling compares ceremonies (4 HTTP exchanges from the client each) with single requests.",
+    "otp_email": "Tessera: `POST /v1/otp/send` (`bench/otp-send.sh`, wrk 1 thread), the run waits until every accepted send "
+                 "reached the sink; CPU per send includes the courier's delivery. privacyIDEA: `/validate/triggerchallenge` "
+                 "(admin JWT, mail sent inline); Glewlwyd: `POST /api/auth/scheme/trigger/` (mail sent inline). "
+                 "\"delivered\" = messages at the sink.",
+}
+
+
+def fmt(v, digits=0, suffix=""):
+    if v is None:
+        return "–"
+    if isinstance(v, float) and digits == 0 and abs(v) < 100:
+        digits = 1 if abs(v) >= 10 else 2
+    return f"{v:,.{digits}f}{suffix}"
+
+
+def at(rows, system_prefix, conc=64):
+    """The row of the first system starting with system_prefix at conc (or the largest concurrency run)."""
+    mine = [r for r in rows if r["system"].startswith(system_prefix)]
+    exact = [r for r in mine if r["conc"] == conc]
+    return exact[0] if exact else (max(mine, key=lambda r: r["conc"]) if mine else None)
+
+
+def check(ok, text, figure):
+    return f"| {'✅' if ok else '❌'} | {text} | {figure} |"
+
+
+goals = []
+t, c = at(scen["totp"], "Tessera SQLite"), None
+if t:
+    goals.append(check(t["ceiling_fraction"] and t["ceiling_fraction"] >= 0.45 and t["p99_ms"] < 15,
+                       "TOTP verification ≥ 45 % of the ceiling, p99 < 15 ms",
+                       f'{fmt(t["rate"])}/s = {fmt(100 * (t["ceiling_fraction"] or 0), 1)} % at c={t["conc"]}, p99 {fmt(t["p99_ms"], 1)} ms'))
+    for peer, factor in (("Glewlwyd", 20), ("privacyIDEA", 250)):
+        p = at([r for r in scen["totp"] if r["conc"] == t["conc"]], peer)
+        goals.append(check(bool(p and p["rate"] and t["rate"] / p["rate"] >= factor), f"TOTP ≥ {factor}× {peer} (same run)",
+                           f'{fmt(t["rate"] / p["rate"], 0)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
+i = at(scen["introspect_result"], "Tessera SQLite")
+if i:
+    goals.append(check(i["ceiling_fraction"] and i["ceiling_fraction"] >= 0.60 and i["p99_ms"] < 10,
+                       "Introspection of a result token ≥ 60 % of the ceiling, p99 < 10 ms",
+                       f'{fmt(i["rate"])}/s = {fmt(100 * (i["ceiling_fraction"] or 0), 1)} % at c={i["conc"]}, p99 {fmt(i["p99_ms"], 1)} ms'))
+lg = at(scen["login"], "Tessera SQLite")
+if lg:
+    goals.append(check(lg["rate"] >= 400 and lg["p99_ms"] < 200, "Login ceremonies ≥ 400/s, p99 < 200 ms",
+                       f'{fmt(lg["rate"])}/s at c={lg["conc"]}, p99 {fmt(lg["p99_ms"], 1)} ms'))
+    goals.append(check(lg["cpu_ms_per_op"] is not None and lg["cpu_ms_per_op"] <= 2.5, "Server CPU ≤ 2.5 ms per ceremony",
+                       f'{fmt(lg["cpu_ms_per_op"], 2)} ms (nodes {fmt(lg["nodes_cpu_ms_per_op"], 2)} ms)'))
+o = at(scen["otp_email"], "Tessera SQLite")
+if o:
+    goals.append(check(o["rate"] >= 1500 and o["delivered"] >= o["good"], "OTP e-mail sends ≥ 1,500/s, every one delivered",
+                       f'{fmt(o["rate"])}/s at c={o["conc"]}, {o["delivered"]:,} delivered of {o["good"]:,} accepted'))
+    p = at([r for r in scen["otp_email"] if r["conc"] == o["conc"]], "Glewlwyd")
+    goals.append(check(bool(p and p["rate"] and o["rate"] / p["rate"] >= 5), "OTP e-mail ≥ 5× Glewlwyd's e-mail trigger",
+                       f'{fmt(o["rate"] / p["rate"], 1)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
+def startup_of(label):
+    tries = [s for s in startup if s.get("serve", "default") == label]
+    if not tries:
+        return None
+    return dict(tries=tries, rss=statistics.median(s["idle_rss_mib"] for s in tries),
+                ready=statistics.median(s["ready_ms"] for s in tries), kids=statistics.median(s["children_rss_mib"] for s in tries))
+
+
+for label, text in (("default", "zero-config `tessera serve`"), ("no-embedded-nodes", "`tessera serve --nodes-embedded 0`")):
+    st = startup_of(label)
+    if not st:
+        continue
+    kids = f" (its {st['tries'][0]['children']} embedded node processes {st['kids']:.0f} MiB more)" if st["tries"][0]["children"] else ""
+    goals.append(check(st["rss"] <= 40, f"Idle RSS ≤ 40 MiB: {text}", f"{st['rss']:.0f} MiB{kids}"))
+    goals.append(check(st["ready"] <= 300, f"Start to ready ≤ 300 ms on an existing data directory: {text}",
+                       f"median {st['ready']:.0f} ms of {len(st['tries'])} ({', '.join(str(s['ready_ms']) for s in st['tries'])})"))
+
+lines = [f"# All scenarios in one run ({out.name})", "",
+         f"- date: {meta['date_utc']} UTC; commit {meta['commit']} ({meta['version']})",
+         f"- machine: {meta['cores']} cores, {meta['cpu']}, kernel {meta['kernel']}; load average at start {meta['loadavg_start']} "
+         "(the machine is shared: figures are indicative, one run)",
+         f"- `DURATION={meta['duration_s']} CONCS=\"{meta['concs']}\" bash bench/all.sh`; release build, loopback, load generator "
+         "on the same machine, each server alone while measured; CPU per operation from /proc (server apart from the load generator)",
+         *([f"- note: {n}" for n in (out / "notes.txt").read_text().splitlines() if n.strip()] if (out / "notes.txt").exists() else []),
+         "", "## Goals of issue 14 (c=64, SQLite)", "", "| | goal | figure |", "|---|---|---|", *goals]
+for name, rows in scen.items():
+    if not rows:
+        continue
+    lines += ["", f"## {TITLES[name]}", "", NOTES[name], ""] + ([] if name == "ceiling" else [f"![{TITLES[name]}](charts/{name}.svg)", ""])
+    extra = " delivered |" if name == "otp_email" else (" nodes CPU ms/op |" if name == "login" else "")
+    lines += ["| system | conc | good/s | p50 ms | p99 ms | good / total | of ceiling | server CPU ms/op |" + extra,
+              "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if extra else "")]
+    for r in sorted(rows, key=lambda r: (r["conc"], list(dict.fromkeys(x["system"] for x in rows)).index(r["system"]))):
+        cells = [r["system"], str(r["conc"]), fmt(r["rate"]), fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), f'{r["good"]:,} / {r["total"]:,}',
+                 fmt(None if r["ceiling_fraction"] is None else 100 * r["ceiling_fraction"], 1, " %"), fmt(r["cpu_ms_per_op"], 3)]
+        if name == "otp_email":
+            cells.append("–" if r.get("delivered") is None else f'{r["delivered"]:,}')
+        if name == "login":
+            cells.append(fmt(r.get("nodes_cpu_ms_per_op"), 2))
+        lines.append("| " + " | ".join(cells) + " |")
+if startup:
+    lines += ["", "## Start to ready and idle RSS of `tessera serve` (existing data directory)", "",
+              "Time from exec to the first answer of `/healthz` (polled every 5 ms), RSS 3 s later.", "",
+              "| serve | try | ready ms | idle RSS MiB | embedded nodes' RSS MiB |", "|---|---:|---:|---:|---:|"]
+    lines += [f'| {s.get("serve", "default")} | {s["try"]} | {s["ready_ms"]} | {s["idle_rss_mib"]} | {s["children_rss_mib"]} |' for s in startup]
+text = "\n".join(lines) + "\n"
+(out / "ALL.md").write_text(text)
+(bench / "ALL.md").write_text(text)
+print(text)
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib missing: no charts")
+    sys.exit(0)
+matplotlib.rcParams["svg.hashsalt"] = "tessera-bench"  # stable ids in the SVG
+charts = bench / "charts"
+charts.mkdir(exist_ok=True)
+for name, rows in scen.items():
+    if name == "ceiling" or not rows:
+        continue
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    for s in systems:
+        pts = sorted((r["conc"], r["rate"], r["p99_ms"]) for r in rows if r["system"] == s)
+        a1.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=s)
+        a2.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", label=s)
+    cpts = sorted((r["conc"], r["rate"]) for r in scen["ceiling"])
+    if cpts:
+        a1.plot([p[0] for p in cpts], [p[1] for p in cpts], "k--", marker="x", label="ceiling (/healthz)")
+    for a, label in ((a1, "good answers / s"), (a2, "p99 latency, ms")):
+        a.set_xlabel("concurrency (connections)")
+        a.set_ylabel(label)
+        a.set_yscale("log")
+        a.set_xscale("log", base=2)
+        a.set_xticks(sorted({r["conc"] for r in rows}))
+        a.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        a.grid(True, which="both", alpha=0.3)
+    a1.legend(fontsize=8)
+    fig.suptitle(f"{TITLES[name].replace('`', '')} — {meta['date_utc'][:10]}, {meta['cores']} cores {meta['cpu']}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(charts / f"{name}.svg", metadata={"Date": None})
+    if os.environ.get("PNG_TOO"):  # for looking at the charts where no SVG viewer is at hand
+        fig.savefig(out / f"{name}.png", dpi=80)
+    plt.close(fig)
+
+# README: the block between the markers in the Performance section
+readme = root / "README.md"
+start, end = "<!-- bench-all:start -->", "<!-- bench-all:end -->"
+body = readme.read_text()
+if start in body and end in body:
+    block = [start, "### All scenarios in one run (`bench/all.sh`)", "",
+             f"{meta['date_utc']} UTC, {meta['cores']} cores ({meta['cpu']}, kernel {meta['kernel']}), load average at start "
+             f"{meta['loadavg_start']}; one run of `bench/all.sh` (DURATION={meta['duration_s']} s), figures indicative on a shared "
+             "machine. Tables, CPU per operation and the goals of issue 14: [bench/ALL.md](bench/ALL.md).", "",
+             *([f"Note: {n}" for n in (out / "notes.txt").read_text().splitlines() if n.strip()] + [""] if (out / "notes.txt").exists() else []),
+             "| | goal | figure |", "|---|---|---|", *goals, ""]
+    block += [f"![{TITLES[n]}](bench/charts/{n}.svg)" for n, rows in scen.items() if n != "ceiling" and rows]
+    block.append(end)
+    readme.write_text(body[:body.index(start)] + "\n".join(block) + body[body.index(end) + len(end):])
