@@ -39,8 +39,9 @@ struct NodeQuorum: Sendable {
             var sent = 0, answered = 0, announced = false
             var outcome = Outcome(attested: [], failures: [])
             if selected.isEmpty {
+                // No node to ask: nothing will answer, so the outcome (no attestation) is final now.
                 try await requestsSent()
-                announced = true
+                return outcome
             }
             for await step in progress {
                 switch step {

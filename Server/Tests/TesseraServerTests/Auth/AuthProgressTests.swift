@@ -126,6 +126,21 @@ struct AuthProgressTests {
         return AuthStartRequest(challengeSignature: try key.signature(for: statement).rawRepresentation.base64EncodedString())
     }
 
+    @Test("no verifier node registered: start fails at once with 5004 (it waited forever before)", .timeLimit(.minutes(2)), arguments: TestDatabase.kinds)
+    func noNodesFailsAtOnce(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let (_, logInput) = AsyncStream<AuthEvent>.makeStream()
+            let setup = try await Self.setUp(runtime, clock: runtime.clock, log: logInput, timeout: .seconds(3600))
+            let flow = runtime.auth.device
+            let channel = try await flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
+            let start = try Self.challengeSignature(setup.deviceKey, channel: channel, deviceId: setup.deviceId)
+            let error = await #expect(throws: AppError.self) {
+                try await flow.start(channelId: channel.channelId, deviceId: setup.deviceId, client: setup.client, request: start)
+            }
+            #expect(error?.code == .authQuorumNotReached)
+        }
+    }
+
     @Test("nodes selected, then every request sent, then the quorum once enough attestations verified", arguments: TestDatabase.kinds)
     func progressFollowsTheSteps(kind: TestDatabase) async throws {
         let manual = ManualClock(start: WallClock.system.now())
