@@ -29,31 +29,25 @@ final class GroupCommit: Sendable {
     /// Runs `body` in the next batch; `transaction` makes it atomic when it runs alone too.
     func run<T: Sendable>(transaction: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let job = GroupCommitWrite(transaction: transaction, body: body)
-        var leading = state.withLock { state in
+        let leads = state.withLock { state in
             state.pending.append(job)
             defer { state.leading = true }
             return !state.leading
         }
-        while true {
-            if leading {
-                let batch = state.withLock { state in
-                    defer { state.pending = []; state.batches += 1 }
-                    return state.pending
-                }
-                await runBatch(batch)
-                let next = state.withLock { state -> (any GroupCommitJob)? in
-                    if state.pending.isEmpty { state.leading = false }
-                    return state.pending.first
-                }
-                next?.signal(.lead)
-                if let result = job.result { return try result.get() }
-                leading = false
-            }
-            switch await job.wait() {
-            case .lead: leading = true
-            case .done: return try job.outcome()
-            }
+        // A write waits once: its batch committed, or it is handed the lead and runs the next batch,
+        // which holds its own write (it is the first queued one).
+        if !leads, await job.wait() == .done { return try job.outcome() }
+        let batch = state.withLock { state in
+            defer { state.pending = []; state.batches += 1 }
+            return state.pending
         }
+        await runBatch(batch)
+        let next = state.withLock { state -> (any GroupCommitJob)? in
+            if state.pending.isEmpty { state.leading = false }
+            return state.pending.first
+        }
+        next?.signal(.lead)
+        return try job.outcome()
     }
 
     /// Writes queued for the next batch, and batches run so far (for tests and diagnostics).
@@ -129,10 +123,8 @@ final class GroupCommitWrite<T: Sendable>: GroupCommitJob {
         self.body = body
     }
 
-    var result: Result<T, any Error>? { state.withLock { $0.result } }
-
     func outcome() throws -> T {
-        guard let result else { throw GroupCommitLost() }
+        guard let result = state.withLock({ $0.result }) else { throw GroupCommitLost() }
         return try result.get()
     }
 
