@@ -34,6 +34,7 @@ struct AuditAdminCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Fetch the whole log, recompute its hash chain locally and check every checkpoint's signature; name the first bad row.",
             discussion: "Prints OK with the number of rows and exits 0, or names the first bad row (its sequence number and what is wrong) and exits 1."
         )
@@ -60,6 +61,7 @@ struct AuditAdminCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the log's rows to standard output, one JSON object a line (each row as the admin API lists it).",
             discussion: "--since takes a time (ISO 8601, e.g. 2026-11-24T00:00:00Z) or a sequence number (rows from that one on)."
         )

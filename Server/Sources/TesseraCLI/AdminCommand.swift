@@ -21,7 +21,7 @@ struct ClientCommand: AsyncParsableCommand {
     )
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a client; prints its key and secret (the secret only now).")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a client; prints its key and secret (the secret only now).")
         @Option(help: "Display name.") var name: String
         @Option(name: .customLong("bundle-id"), help: "Allowed bundle identifier (repeat for more).") var bundleIds: [String]
         @Flag(help: "Print JSON.") var json = false
@@ -42,7 +42,7 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List clients.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List clients.")
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
@@ -56,7 +56,7 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disable a client: its app calls are refused.")
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable a client: its app calls are refused.")
         @Argument(help: "Client key.") var clientKey: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
@@ -66,7 +66,7 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     struct Enable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Enable a client again.")
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a client again.")
         @Argument(help: "Client key.") var clientKey: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
@@ -76,7 +76,7 @@ struct ClientCommand: AsyncParsableCommand {
     }
 
     struct RotateSecret: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace a client's secret; the old one stops working.")
+        static let configuration = CommandConfiguration(commandName: "rotate-secret", abstract: "Replace a client's secret; the old one stops working.")
         @Argument(help: "Client key.") var clientKey: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
@@ -92,7 +92,7 @@ struct UserAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "user", abstract: "Users of a client.", subcommands: [List.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a client's users and their devices.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a client's users and their devices.")
         @Option(help: "Client key.") var clientKey: String
         @Option(help: "Users per page.") var limit = 50
         @Option(help: "Start after this user key (the previous page's nextCursor).") var after: String?
@@ -118,6 +118,7 @@ struct DeviceAdminCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a device: its calls are refused, its tokens introspect inactive, every node is told."
         )
         @Argument(help: "Device ID.") var deviceId: String
@@ -134,6 +135,7 @@ struct TokenCommand: AsyncParsableCommand {
 
     struct Reset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Generate a new admin token (the old one stops working); works on the storage, also while the server is stopped."
         )
         @OptionGroup var options: ServerOptions

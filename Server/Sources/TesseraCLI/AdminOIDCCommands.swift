@@ -17,7 +17,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a client's OpenID Connect settings.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a client's OpenID Connect settings.")
         @Argument(help: "Client key.") var clientKey: String
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions

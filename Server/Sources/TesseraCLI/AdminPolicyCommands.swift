@@ -60,7 +60,7 @@ struct SessionAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "session", abstract: "Sessions of users.", subcommands: [List.self, Revoke.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a user's sessions (never their tokens).")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a user's sessions (never their tokens).")
         @Option(help: "Client key.") var clientKey: String
         @Option(help: "User key (the identity id for flow sign-ups).") var userKey: String
         @Flag(help: "Print JSON.") var json = false
@@ -78,7 +78,7 @@ struct SessionAdminCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a session: its next call gets 401 and the SDK logs out.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a session: its next call gets 401 and the SDK logs out.")
         @Argument(help: "Session id (ses_…).") var sessionId: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
@@ -95,7 +95,7 @@ struct AuthenticatorAdminCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a user's authenticators on active devices.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a user's authenticators on active devices.")
         @Option(help: "Client key.") var clientKey: String
         @Option(help: "User key.") var userKey: String
         @Flag(help: "Print JSON.") var json = false
@@ -111,7 +111,7 @@ struct AuthenticatorAdminCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete an authenticator.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an authenticator.")
         @Argument(help: "Authenticator id (atr_…).") var authenticatorId: String
         @OptionGroup var options: AdminOptions
         func run() async throws {

@@ -99,7 +99,7 @@ struct ClientPushCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a client's push settings (never the key).")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a client's push settings (never the key).")
         @Argument(help: "Client key.") var clientKey: String
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
@@ -110,7 +110,7 @@ struct ClientPushCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a client's push settings (its devices poll).")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a client's push settings (its devices poll).")
         @Argument(help: "Client key.") var clientKey: String
         @OptionGroup var options: AdminOptions
 

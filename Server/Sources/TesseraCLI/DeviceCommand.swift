@@ -123,7 +123,7 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Signup: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign up: OTP to the e-mail address, PIN, signed sign-up.")
+        static let configuration = CommandConfiguration(commandName: "signup", abstract: "Sign up: OTP to the e-mail address, PIN, signed sign-up.")
         @OptionGroup var options: DeviceOptions
         @Option(help: "E-mail address (the OTP goes there).") var email: String
         @Option(help: "Phone number, E.164.") var phone: String
@@ -163,7 +163,7 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Recover: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move an account to this device (the old device is revoked).")
+        static let configuration = CommandConfiguration(commandName: "recover", abstract: "Move an account to this device (the old device is revoked).")
         @OptionGroup var options: DeviceOptions
         @Option(help: "Registered e-mail address.") var email: String
         @Option(help: "User ID.") var userKey: String
@@ -202,6 +202,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Authenticate: node verification (each status printed as it happens), PIN, result token."
         )
         @OptionGroup var options: DeviceOptions
@@ -214,6 +215,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "approve",
             abstract: "Handle a relying party's pending request: show who asks, approve with the PIN, or decline. Polls, or waits for a push with --push-listen."
         )
         @OptionGroup var options: DeviceOptions
@@ -276,7 +278,7 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show this device's state (no secrets) and ask the server who it is.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show this device's state (no secrets) and ask the server who it is.")
         @OptionGroup var options: DeviceOptions
 
         func run() async throws {

@@ -64,6 +64,7 @@ extension DeviceCommand {
 
     struct Sessions: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sessions",
             abstract: "List this identity's sessions, revoke one (--revoke), or log out (--logout)."
         )
         @OptionGroup var options: DeviceOptions

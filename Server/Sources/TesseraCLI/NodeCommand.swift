@@ -13,7 +13,7 @@ struct NodeCommand: AsyncParsableCommand {
     )
 
     struct Run: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Serve (default).")
+        static let configuration = CommandConfiguration(commandName: "run", abstract: "Serve (default).")
         @Option(help: "Directory holding the node's key and registry.") var dataDir = "./.tessera-node"
         @Option(help: "Address to listen on.") var host = "127.0.0.1"
         @Option(help: "Port to listen on.") var port = 8181
@@ -63,7 +63,7 @@ struct NodeCommand: AsyncParsableCommand {
     }
 
     struct Identity: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the node's ID and public key (creating the key if needed).")
+        static let configuration = CommandConfiguration(commandName: "identity", abstract: "Print the node's ID and public key (creating the key if needed).")
         @Option(help: "Directory holding the node's key and registry.") var dataDir = "./.tessera-node"
 
         func run() async throws {
@@ -82,7 +82,7 @@ struct NodeAdminCommand: AsyncParsableCommand {
     )
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register a `tessera node`; every active device is sent to it.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Register a `tessera node`; every active device is sent to it.")
         @Option(help: "The node's URL, http(s)://host:port.") var url: String
         @Option(help: "The node's public key, as `tessera node` prints it.") var publicKey: String
         @Option(help: "A name.") var name: String?
@@ -98,7 +98,7 @@ struct NodeAdminCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List nodes.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List nodes.")
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
@@ -114,13 +114,13 @@ struct NodeAdminCommand: AsyncParsableCommand {
     }
 
     struct ServerKey: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the key every node must be given with --server-key (read from the storage; the server may be stopped).")
+        static let configuration = CommandConfiguration(commandName: "server-key", abstract: "Print the key every node must be given with --server-key (read from the storage; the server may be stopped).")
         @OptionGroup var options: ServerOptions
         func run() async throws { print(try await withDeploymentStorage(options) { $0.nodeControlPublicKey }) }
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop asking a node.")
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Stop asking a node.")
         @Argument(help: "Node ID.") var nodeId: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
@@ -130,7 +130,7 @@ struct NodeAdminCommand: AsyncParsableCommand {
     }
 
     struct Enable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ask a node again (every active device is sent to it).")
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Ask a node again (every active device is sent to it).")
         @Argument(help: "Node ID.") var nodeId: String
         @OptionGroup var options: AdminOptions
         func run() async throws {
@@ -146,6 +146,7 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rotate",
             abstract: "Sign new result tokens with a new key; the previous key stays in the JWKS so its tokens still verify."
         )
         @OptionGroup var options: AdminOptions
@@ -161,7 +162,7 @@ struct TOTPAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "totp", abstract: "TOTP lock-outs.", subcommands: [Reset.self])
 
     struct Reset: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Clear a user's failed TOTP verifications.")
+        static let configuration = CommandConfiguration(commandName: "reset", abstract: "Clear a user's failed TOTP verifications.")
         @Option(help: "Client key of the app.") var clientKey: String
         @Option(help: "User key.") var userKey: String
         @OptionGroup var options: AdminOptions

@@ -14,6 +14,7 @@ struct RelyingPartyCommand: AsyncParsableCommand {
 
     struct Authenticate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "authenticate",
             abstract: "Ask a user's device to authenticate, wait for the outcome, verify the result token through the JWKS and print its claims."
         )
         @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"

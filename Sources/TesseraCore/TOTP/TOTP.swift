@@ -33,9 +33,20 @@ public struct TOTP: Sendable, Equatable {
 
     /// The code for a time step (RFC 4226 HOTP with the step as counter).
     public func code(forStep step: Int64) -> String {
+        code(forStep: step, keyed: HMAC<Insecure.SHA1>(key: SymmetricKey(data: secret)))
+    }
+
+    /// The codes for several time steps (a verifier's window), keying the HMAC once for all of them.
+    public func codes(forSteps steps: ClosedRange<Int64>) -> [String] {
+        let keyed = HMAC<Insecure.SHA1>(key: SymmetricKey(data: secret))
+        return steps.map { code(forStep: $0, keyed: keyed) }
+    }
+
+    private func code(forStep step: Int64, keyed: HMAC<Insecure.SHA1>) -> String {
         var counter = UInt64(bitPattern: step).bigEndian
-        let message = withUnsafeBytes(of: &counter) { Array($0) }
-        let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
+        var hmac = keyed
+        hmac.update(data: withUnsafeBytes(of: &counter) { Array($0) })
+        let mac = Array(hmac.finalize())
         let offset = Int(mac[mac.count - 1] & 0x0f)
         let binary = (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16)
             | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])

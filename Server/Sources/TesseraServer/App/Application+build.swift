@@ -94,10 +94,11 @@ extension TesseraRuntime {
         var services = backgroundServices + [janitor, auditCheckpoints]
         if let listen = configuration.metricsListen {
             // Its own plain-HTTP listener (metrics.listen), so /metrics never shares the public address.
-            services.append(Application(
+            let metricsServer = Application(
                 router: makeMetricsRouter(), configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "Tessera"),
                 logger: logger
-            ))
+            )
+            services.append(NamedService(description: "MetricsListener", service: metricsServer))
         }
         return Application(
             router: router,

@@ -28,7 +28,7 @@ public struct TesseraRequestContext: TesseraContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
-        self.requestId = RandomSource.system.identifier()
+        self.requestId = RequestIdentifier.next()
         self.client = nil
         self.deviceId = nil
         self.session = nil

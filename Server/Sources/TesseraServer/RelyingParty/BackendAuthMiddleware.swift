@@ -9,10 +9,7 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
     let clients: ClientService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
-              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
-        else {
+        guard let header = request.headers[.authorization], let pair = Self.basicCredentials(header), let colon = pair.firstIndex(of: ":") else {
             var response = AppError(
                 .clientSecretInvalid, .unauthorized, "Client credentials required",
                 detail: "Send Authorization: Basic base64(clientKey:clientSecret)"
@@ -26,5 +23,21 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
         var context = context
         context.client = try await clients.authenticateBackend(clientKey: clientKey, secret: secret)
         return try await next(request, context)
+    }
+
+    /// The decoded `user:password` of a `Basic` header (scheme case-insensitive, blanks around the
+    /// credentials ignored), or nil. Plain byte work: Foundation's `trimmingCharacters` and
+    /// `lowercased()` were 3 % of a TOTP verification's CPU.
+    static func basicCredentials(_ header: String) -> String? {
+        var bytes = Substring(header).utf8[...]
+        let scheme = "basic".utf8
+        guard bytes.count > scheme.count + 1, zip(bytes.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
+              bytes.dropFirst(scheme.count).first == 0x20
+        else { return nil }
+        bytes = bytes.dropFirst(scheme.count + 1)
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        guard let decoded = Data(base64Encoded: Data(bytes)) else { return nil }
+        return String(data: decoded, encoding: .utf8)
     }
 }

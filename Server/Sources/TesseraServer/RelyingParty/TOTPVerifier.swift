@@ -43,9 +43,9 @@ struct TOTPVerifier: Sendable {
                   let box = try? AES.GCM.SealedBox(combined: combined),
                   let secret = try? AES.GCM.open(box, using: totpKey, authenticating: Data(deviceId.utf8))
             else { continue }
-            let totp = TOTP(secret: Array(secret))
-            for step in (current - 1)...(current + 1)
-            where constantTimeEquals(Array(totp.code(forStep: step).utf8), Array(request.code.utf8)) {
+            let window = (current - 1)...(current + 1)
+            for (step, code) in zip(window, TOTP(secret: Array(secret)).codes(forSteps: window))
+            where constantTimeEquals(Array(code.utf8), Array(request.code.utf8)) {
                 matched = (step, deviceId)
             }
         }

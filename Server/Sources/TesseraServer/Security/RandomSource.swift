@@ -9,10 +9,17 @@ public struct RandomSource: Sendable {
 
     public init(bytes: @escaping @Sendable (Int) -> [UInt8]) { self.bytes = bytes }
 
-    /// The system CSPRNG (`SystemRandomNumberGenerator`, getrandom(2) on Linux).
+    /// The system CSPRNG (`SystemRandomNumberGenerator`: getrandom(2) on Linux), drawn eight bytes
+    /// per call: drawing a byte at a time made a system call per byte, 16 for an identifier.
     public static let system = RandomSource { count in
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) }
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
     }
 
     /// A token of `byteCount` random bytes, base64url without padding, with an optional prefix.

@@ -6,13 +6,14 @@ import Foundation
 /// HMAC-SHA-256 under a server key that lives only in the sealed key store, with a domain label per
 /// kind of secret so a hash of one kind can never be replayed as another. Comparison is constant time.
 public struct SecretHasher: Sendable {
-    private let key: SymmetricKey
+    /// The HMAC with its key already absorbed: each hash starts from a copy of it.
+    private let keyed: HMAC<SHA256>
 
-    public init(key: SymmetricKey) { self.key = key }
+    public init(key: SymmetricKey) { self.keyed = HMAC<SHA256>(key: key) }
 
     /// The keyed hash of `secret` for `domain`, hex-encoded.
     public func hash(_ secret: String, domain: String) -> String {
-        var hmac = HMAC<SHA256>(key: key)
+        var hmac = keyed
         hmac.update(data: Array(domain.utf8))
         hmac.update(data: [0])
         hmac.update(data: Array(secret.utf8))

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraServer
+
+/// The small parts that the hot paths now do by hand instead of through Foundation or a system call
+/// per byte: they must answer exactly as before.
+@Suite("Hot-path parts")
+struct HotPathPartsTests {
+    static func header(_ scheme: String, _ pair: String, pad: String = "") -> String {
+        "\(scheme) \(pad)\(Data(pair.utf8).base64EncodedString())\(pad)"
+    }
+
+    @Test("Basic credentials: any case of the scheme, blanks around them ignored, anything else refused")
+    func basicCredentials() {
+        #expect(BackendAuthMiddleware<TesseraRequestContext>.basicCredentials(Self.header("Basic", "tck_a:tcs_b")) == "tck_a:tcs_b")
+        #expect(BackendAuthMiddleware<TesseraRequestContext>.basicCredentials(Self.header("bAsIc", "k:s", pad: " \t ")) == "k:s")
+        for refused in [
+            "Basic", "Basic ", "Bearer " + Data("k:s".utf8).base64EncodedString(), "Basicx" + Data("k:s".utf8).base64EncodedString(),
+            "Basic !!!not-base64", "Basic " + Data([0xFF, 0xFE]).base64EncodedString(), "Digest k:s",
+        ] {
+            #expect(BackendAuthMiddleware<TesseraRequestContext>.basicCredentials(refused) == nil, "\(refused)")
+        }
+    }
+
+    @Test("The system random source gives the asked number of bytes, different each time")
+    func systemRandom() {
+        for count in [0, 1, 7, 8, 9, 16, 33] { #expect(RandomSource.system.bytes(count).count == count) }
+        let drawn = Set((0..<64).map { _ in RandomSource.system.bytes(16) })
+        #expect(drawn.count == 64)
+        // Every byte value turns up in 64 KiB (a byte drawn badly, e.g. always 0 past the eighth, would not).
+        let many = RandomSource.system.bytes(65_536)
+        #expect(Set(many).count == 256)
+        #expect(Set(many.enumerated().filter { $0.offset % 8 == 7 }.map(\.element)).count > 200)
+    }
+
+    @Test("Request ids are unique and share this process's prefix")
+    func requestIds() {
+        let ids = (0..<1000).map { _ in RequestIdentifier.next() }
+        #expect(Set(ids).count == ids.count)
+        let prefixes = Set(ids.map { $0.split(separator: ".").first.map(String.init) ?? "" })
+        #expect(prefixes.count == 1)
+        #expect(prefixes.first?.count == 8)
+    }
+
+    @Test("TOTP codes for a window equal the codes step by step (RFC 6238 vectors)")
+    func totpWindow() {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8), digits: 8)
+        // RFC 6238 appendix B, SHA-1: T = 59 s is step 1; 1111111109 s is step 37037036.
+        #expect(totp.codes(forSteps: 1...1) == ["94287082"])
+        #expect(totp.codes(forSteps: 37_037_035...37_037_037) == (37_037_035...37_037_037).map { totp.code(forStep: $0) })
+        #expect(totp.codes(forSteps: 37_037_036...37_037_036) == ["07081804"])
+    }
+}
