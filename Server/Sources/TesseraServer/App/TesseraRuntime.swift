@@ -368,20 +368,32 @@ extension TesseraRuntime {
         let base = configuration.embeddedNodesDirectory
         try files.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let serverKey = keys.nodeControlKey.publicKey.x963Representation.base64EncodedString()
-        var started: [EmbeddedNode] = []
-        do {
-            for index in 1...configuration.embeddedNodes {
-                let directory = (base as NSString).appendingPathComponent("embedded-\(index)")
-                let old = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index)")
-                if files.fileExists(atPath: old), !files.fileExists(atPath: directory) {
-                    try files.moveItem(atPath: old, toPath: directory)
-                    logger.notice("embedded node moved out of the data directory", metadata: ["from": .string(old), "to": .string(directory)])
-                }
-                started.append(try await launcher.launch(EmbeddedNodeRequest(index: index, directory: directory, serverKey: serverKey)))
+        // Moved first (file operations), then started together: each start waits for its node's
+        // ready line, and one after the other they tripled the time to ready.
+        var requests: [EmbeddedNodeRequest] = []
+        for index in 1...configuration.embeddedNodes {
+            let directory = (base as NSString).appendingPathComponent("embedded-\(index)")
+            let old = (configuration.dataDirectory as NSString).appendingPathComponent("nodes/embedded-\(index)")
+            if files.fileExists(atPath: old), !files.fileExists(atPath: directory) {
+                try files.moveItem(atPath: old, toPath: directory)
+                logger.notice("embedded node moved out of the data directory", metadata: ["from": .string(old), "to": .string(directory)])
             }
-        } catch {
+            requests.append(EmbeddedNodeRequest(index: index, directory: directory, serverKey: serverKey))
+        }
+        let outcomes = await withTaskGroup(of: (Int, Result<EmbeddedNode, any Error>).self) { group in
+            for request in requests {
+                group.addTask {
+                    do { return (request.index, .success(try await launcher.launch(request))) } catch { return (request.index, .failure(error)) }
+                }
+            }
+            var outcomes: [(Int, Result<EmbeddedNode, any Error>)] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        let started = outcomes.compactMap { try? $0.get() }
+        if let failure = outcomes.first(where: { (try? $0.get()) == nil }) {
             for node in started { await node.stop() }
-            throw error
+            _ = try failure.get()
         }
         return started
     }
