@@ -37,9 +37,7 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
 
     /// The problem document as JSON bytes.
     public func problemBody(requestId: String?) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return ByteBuffer(bytes: (try? encoder.encode(problem(requestId: requestId))) ?? Data())
+        ByteBuffer(bytes: (try? Response.jsonEncoder.encode(problem(requestId: requestId))) ?? Data())
     }
 
     /// The problem as an HTTP answer (`application/problem+json`, `Retry-After` when set).

@@ -30,10 +30,13 @@ extension Request {
 extension AppError {
     /// Decodes a JSON document, turning every way it can be wrong into its problem (see
     /// ``Request/decodeJSON(_:limit:)``).
+    /// One decoder for every request body (default options; decoding is thread-safe).
+    static let sharedDecoder = JSONDecoder()
+
     public static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let value: T
         do {
-            value = try JSONDecoder().decode(T.self, from: data)
+            value = try sharedDecoder.decode(T.self, from: data)
         } catch let error as DecodingError {
             throw AppError(decoding: error)
         }
@@ -100,11 +103,16 @@ extension AppError {
 }
 
 extension Response {
-    /// A JSON answer with the given status.
-    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    /// One encoder for every answer (its options never change; encoding is thread-safe), rather than one made per answer.
+    static let jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
+        return encoder
+    }()
+
+    /// A JSON answer with the given status.
+    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try Self.jsonEncoder.encode(value)
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))

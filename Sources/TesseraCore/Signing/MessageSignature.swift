@@ -152,7 +152,7 @@ public enum MessageSignature {
                 guard value.count >= 2, value.hasSuffix("\"") else { throw ParseError(description: "unterminated string") }
                 value = String(value.dropFirst().dropLast())
             }
-            values[String(pair[0]).trimmingCharacters(in: .whitespaces)] = value
+            values[String(decoding: trimmedBlanks(ArraySlice(pair[0].utf8)), as: UTF8.self)] = value
         }
         guard let createdText = values["created"], let created = Int64(createdText) else {
             throw ParseError(description: "created is required")
@@ -167,27 +167,38 @@ public enum MessageSignature {
 
     /// The value of `name` in a structured-field dictionary (top-level commas only).
     static func member(_ name: String, in header: String) -> String? {
+        // Byte by byte (RFC 8941 structured fields are ASCII): walking Characters and trimming with
+        // Foundation made parsing the two headers a twentieth of a signed call's server CPU.
+        let bytes = Array(header.utf8)
         var depth = 0
         var inString = false
-        var start = header.startIndex
-        var members: [Substring] = []
-        for index in header.indices {
-            let character = header[index]
-            if character == "\"" { inString.toggle() }
+        var start = 0
+        var members: [Range<Int>] = []
+        for (index, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "\"") { inString.toggle() }
             if inString { continue }
-            if character == "(" { depth += 1 }
-            if character == ")" { depth -= 1 }
-            if character == ",", depth == 0 {
-                members.append(header[start..<index])
-                start = header.index(after: index)
+            if byte == UInt8(ascii: "(") { depth += 1 }
+            if byte == UInt8(ascii: ")") { depth -= 1 }
+            if byte == UInt8(ascii: ","), depth == 0 {
+                members.append(start..<index)
+                start = index + 1
             }
         }
-        members.append(header[start...])
+        members.append(start..<bytes.count)
+        let prefix = Array((name + "=").utf8)
         for member in members {
-            let trimmed = member.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix(name + "=") { return String(trimmed.dropFirst(name.count + 1)) }
+            let trimmed = trimmedBlanks(bytes[member])
+            if trimmed.starts(with: prefix) { return String(decoding: trimmed.dropFirst(prefix.count), as: UTF8.self) }
         }
         return nil
+    }
+
+    /// `bytes` without the spaces and tabs around it (RFC 8941's OWS).
+    static func trimmedBlanks(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var bytes = bytes
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        return bytes
     }
 
     static func validateToken(_ value: String, name: String) throws {

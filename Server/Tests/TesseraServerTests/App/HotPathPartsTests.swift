@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TesseraCore
+@testable import TesseraCore
 @testable import TesseraServer
 
 /// The small parts that the hot paths now do by hand instead of through Foundation or a system call
@@ -50,5 +50,14 @@ struct HotPathPartsTests {
         #expect(totp.codes(forSteps: 1...1) == ["94287082"])
         #expect(totp.codes(forSteps: 37_037_035...37_037_037) == (37_037_035...37_037_037).map { totp.code(forStep: $0) })
         #expect(totp.codes(forSteps: 37_037_036...37_037_036) == ["07081804"])
+    }
+
+    @Test("Structured-field members: commas inside strings and inner lists do not split, blanks around a member are dropped")
+    func signatureMembers() {
+        let header = #" other=("a, b" "c");x="1,2" ,"# + "\t" + #"tessera=("@method" "@path");created=5;keyid="k, 1" "#
+        #expect(MessageSignature.member("tessera", in: header) == #"("@method" "@path");created=5;keyid="k, 1""#)
+        #expect(MessageSignature.member("other", in: header) == #"("a, b" "c");x="1,2""#)
+        #expect(MessageSignature.member("absent", in: header) == nil)
+        #expect(MessageSignature.member("tessera", in: "tesseras=(), tessera=:AAA=:") == ":AAA=:")
     }
 }
