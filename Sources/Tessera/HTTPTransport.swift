@@ -2,6 +2,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if TESSERA_APPLE_SHIMS
+import URLSessionShims  // Tools/AppleShims: URLSession.bytes(for:), which FoundationNetworking on Linux lacks
+#endif
 #if os(Linux) && !TESSERA_APPLE_SHIMS
 import AsyncHTTPClient
 import NIOCore
