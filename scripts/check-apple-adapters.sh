@@ -53,7 +53,9 @@ mapfile -t sources < <(find Sources/Tessera -name '*.swift' | sort)
 echo "type-checking ${#sources[@]} files of Tessera with LocalAuthentication, Security and CryptoKit shims"
 "$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -typecheck "${sources[@]}"
 # The sample's model against the same SDK (its SwiftUI view needs a Mac).
-"$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -emit-module \
+"$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -enable-testing -emit-module \
   -emit-module-path "$work/Tessera.swiftmodule" "${sources[@]}"
 "$swiftc" -I "$work" "${flags[@]}" -module-name TesseraSampleApp -typecheck Examples/TesseraSampleApp/Sources/TesseraSampleApp/SampleModel.swift
+# The Apple-only tests (they run in .github/workflows/apple.yml), against the same SDK.
+"$swiftc" -I "$work" "${flags[@]}" -module-name TesseraSDKTests -typecheck Tests/TesseraSDKTests/Apple/ApplePlatformTests.swift
 echo "Apple adapters type-check against the shims"

@@ -9,11 +9,13 @@ let package = Package(
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        .library(name: "URLSessionShims", targets: ["URLSessionShims"]),
     ],
     dependencies: [.package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0")],
     targets: [
         .target(name: "LocalAuthentication"),
         .target(name: "Security"),
+        .target(name: "URLSessionShims"),
         .target(
             name: "CryptoKit",
             dependencies: ["LocalAuthentication", "Security", .product(name: "Crypto", package: "swift-crypto")]

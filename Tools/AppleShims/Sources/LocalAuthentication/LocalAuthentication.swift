@@ -55,5 +55,31 @@ open class LAContext: NSObject {
     open var domainState: LADomainState { fatalError() }
 }
 
+/// `LAError` and its codes (LAError.h, raw values from LAPublicDefines.h).
+public struct LAError: Error {
+    public enum Code: Int, @unchecked Sendable {
+        case authenticationFailed = -1
+        case userCancel = -2
+        case userFallback = -3
+        case systemCancel = -4
+        case passcodeNotSet = -5
+        case biometryNotAvailable = -6
+        case biometryNotEnrolled = -7
+        case biometryLockout = -8
+        case appCancel = -9
+        case invalidContext = -10
+        case companionNotAvailable = -11
+        case biometryNotPaired = -12
+        case biometryDisconnected = -13
+        case invalidDimensions = -14
+        case notInteractive = -1004
+        @available(*, deprecated) public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+        @available(*, deprecated) public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+        @available(*, deprecated) public static var touchIDLockout: Code { .biometryLockout }
+        @available(*, deprecated) public static var watchNotAvailable: Code { .companionNotAvailable }
+    }
+    public var code: Code { fatalError() }
+}
+
 /// `LAErrorDomain`.
 public let LAErrorDomain: String = "com.apple.LocalAuthentication"
