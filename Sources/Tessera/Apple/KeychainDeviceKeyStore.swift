@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 
 /// A ``DeviceKeyStore`` whose keys come from a ``SigningKeyFactory`` and whose key blobs, device
-/// state and session are Keychain items (``KeychainItems``): ``SecureEnclaveKeyStore`` and
-/// ``KeychainKeyStore`` on Apple platforms are this store over the real seams; the Linux tests run it
+/// state and session are Keychain items (``KeychainItems``): `SecureEnclaveKeyStore` and
+/// `KeychainKeyStore` on Apple platforms are this store over the real seams; the Linux tests run it
 /// over fakes.
 ///
 /// The device key needs no prompt. The user-verification key gets the access control that

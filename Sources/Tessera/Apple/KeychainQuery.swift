@@ -44,7 +44,7 @@ public enum KeychainValue: Sendable, Hashable {
 public typealias KeychainQuery = [KeychainAttribute: KeychainValue]
 
 /// The seam over Apple's `SecItem…` functions: each takes typed dictionaries and returns the `OSStatus`.
-/// ``AppleKeychain`` calls the real ones; tests use a fake.
+/// `AppleKeychain` calls the real ones; tests use a fake.
 public protocol KeychainCalls: Sendable {
     /// `SecItemAdd(attributes, nil)`.
     func add(_ attributes: KeychainQuery) -> Int32

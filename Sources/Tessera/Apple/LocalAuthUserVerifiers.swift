@@ -1,7 +1,7 @@
 import Foundation
 
 /// The Nevis biometric user verifier (the seed's `NMABiometricUserVerifier`) over a
-/// ``LocalAuthenticationEngine``: ``AppleBiometricUserVerifier`` on Apple platforms.
+/// ``LocalAuthenticationEngine``: `AppleBiometricUserVerifier` on Apple platforms.
 public struct LocalAuthBiometricUserVerifier<Context: LocalAuthenticationContext>: BiometricUserVerifier {
     /// The engine that prompts.
     public let engine: LocalAuthenticationEngine<Context>
@@ -27,7 +27,7 @@ public struct LocalAuthBiometricUserVerifier<Context: LocalAuthenticationContext
 }
 
 /// The Nevis device passcode user verifier (the seed's `NMADevicePasscodeUserVerifier`) over a
-/// ``LocalAuthenticationEngine``: ``AppleDevicePasscodeUserVerifier`` on Apple platforms.
+/// ``LocalAuthenticationEngine``: `AppleDevicePasscodeUserVerifier` on Apple platforms.
 public struct LocalAuthDevicePasscodeUserVerifier<Context: LocalAuthenticationContext>: DevicePasscodeUserVerifier {
     /// The engine that prompts.
     public let engine: LocalAuthenticationEngine<Context>

@@ -3,7 +3,7 @@ import Foundation
 /// Apple's local authentication in plain Swift over the ``LocalAuthenticationContext`` seam: the
 /// seed's `startSimpleAuth` behaviour (biometry or passcode, `usePasscodeWhenFailed`,
 /// `checkDomainStateChanged`), every `LAError` mapped to the seed's code, and one retry with a fresh
-/// context when the context was invalidated. ``AppleLocalAuthentication`` is this over `LAContext`;
+/// context when the context was invalidated. `AppleLocalAuthentication` is this over `LAContext`;
 /// the Linux tests run it over a fake.
 public struct LocalAuthenticationEngine<Context: LocalAuthenticationContext>: LocalAuthenticator, Sendable {
     /// Makes a fresh context (one per authentication, as Apple advises).

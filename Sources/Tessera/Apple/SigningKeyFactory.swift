@@ -3,9 +3,9 @@ import Foundation
 
 /// Which key store the SDK uses (``TesseraClient/keyStoreKind``).
 public enum KeyStoreKind: String, Sendable, Equatable, CaseIterable {
-    /// Keys in the Secure Enclave, blobs and state in the Keychain (``SecureEnclaveKeyStore``).
+    /// Keys in the Secure Enclave, blobs and state in the Keychain (`SecureEnclaveKeyStore`).
     case secureEnclave
-    /// Software P-256 keys and state in the Keychain, where no Secure Enclave exists (``KeychainKeyStore``).
+    /// Software P-256 keys and state in the Keychain, where no Secure Enclave exists (`KeychainKeyStore`).
     case keychain
     /// Files in a directory (``FileKeyStore``).
     case file
@@ -16,7 +16,7 @@ public enum KeyStoreKind: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The seam over how P-256 signing keys are made and used: the Secure Enclave on Apple devices
-/// (``SecureEnclaveSigningKeys``), software elsewhere (``SoftwareSigningKeys``). A key is known by its
+/// (`SecureEnclaveSigningKeys`), software elsewhere (``SoftwareSigningKeys``). A key is known by its
 /// blob: the Secure Enclave's `dataRepresentation` (useless off the device) or the raw private key.
 public protocol SigningKeyFactory: Sendable {
     /// The store kind these keys make.
