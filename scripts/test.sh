@@ -21,6 +21,9 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 if [ $# -eq 0 ]; then
   echo "== the SDK package (root): builds alone, without the server's dependencies"
   swift build --build-tests
+  # The Apple adapters against the shims transcribed from Apple's documentation (Tools/AppleShims):
+  # seconds, reusing the build above; fails on a type error in them.
+  scripts/check-apple-adapters.sh
   timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build
 fi
 echo "== the server package (Server/)"

@@ -2,7 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if os(Linux)
+#if TESSERA_APPLE_SHIMS
+import URLSessionShims  // Tools/AppleShims: URLSession.bytes(for:), which FoundationNetworking on Linux lacks
+#endif
+#if os(Linux) && !TESSERA_APPLE_SHIMS
 import AsyncHTTPClient
 import NIOCore
 #endif
@@ -23,7 +26,7 @@ protocol HTTPTransport: Sendable {
     func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>)
 }
 
-#if os(Linux)
+#if os(Linux) && !TESSERA_APPLE_SHIMS  // the Apple shim check (Tools/AppleShims) type-checks the URLSession path on Linux
 struct AsyncHTTPClientTransport: HTTPTransport {
     let timeout: Duration
 
@@ -46,14 +49,10 @@ struct AsyncHTTPClientTransport: HTTPTransport {
         let stream = AsyncThrowingStream<String, any Error> { continuation in
             let task = Task {
                 do {
-                    var pending = [UInt8]()
+                    var splitter = LineSplitter()
                     for try await chunk in body {
-                        pending.append(contentsOf: chunk.readableBytesView)
-                        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                            var line = Array(pending[..<newline])
-                            if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                            continuation.yield(String(decoding: line, as: UTF8.self))
-                            pending.removeSubrange(...newline)
+                        for byte in chunk.readableBytesView {
+                            if let line = splitter.feed(byte) { continuation.yield(line) }
                         }
                     }
                     continuation.finish()
@@ -89,7 +88,11 @@ struct URLSessionTransport: HTTPTransport {
         let stream = AsyncThrowingStream<String, any Error> { continuation in
             let task = Task {
                 do {
-                    for try await line in bytes.lines { continuation.yield(line) }
+                    // Not `bytes.lines`: it drops empty lines, and an empty line is what ends a server-sent event.
+                    var splitter = LineSplitter()
+                    for try await byte in bytes {
+                        if let line = splitter.feed(byte) { continuation.yield(line) }
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -101,3 +104,20 @@ struct URLSessionTransport: HTTPTransport {
     }
 }
 #endif
+
+/// Splits a byte stream into lines as server-sent events need it: LF or CRLF ends a line, and empty
+/// lines are kept (an empty line ends an event). Both transports use it.
+struct LineSplitter {
+    private var pending: [UInt8] = []
+
+    /// Takes one byte; returns the line it completes, without its line ending.
+    mutating func feed(_ byte: UInt8) -> String? {
+        guard byte == UInt8(ascii: "\n") else {
+            pending.append(byte)
+            return nil
+        }
+        if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
+        defer { pending.removeAll(keepingCapacity: true) }
+        return String(decoding: pending, as: UTF8.self)
+    }
+}

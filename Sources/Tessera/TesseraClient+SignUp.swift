@@ -129,7 +129,7 @@ extension TesseraClient {
             _ keys: (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey), _ secret: (pin: String?, password: String?)
         ) -> Body
     ) async throws -> DeviceState {
-        let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret)
+        let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: authType)
         let secret: (pin: String?, password: String?) = switch authType {
         case .pin: (verified.enteredSecret, nil)
         case .password: (nil, verified.enteredSecret)

@@ -76,7 +76,7 @@ public final class TesseraClient: Sendable {
     ///     relaunch; pass a ``MemoryKeyStore`` for tests and short-lived tools.
     ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
     public convenience init(configuration: Configuration, keyStore: (any DeviceKeyStore)? = nil, onTotalLog: LogHandler? = nil) {
-        #if os(Linux)  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
+        #if os(Linux) && !TESSERA_APPLE_SHIMS  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
         let transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
         #else
         let transport = URLSessionTransport(session: .shared, timeout: configuration.timeout)

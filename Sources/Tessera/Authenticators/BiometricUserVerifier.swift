@@ -19,8 +19,8 @@ public struct BiometricUserVerificationContext: Sendable, Equatable {
 }
 
 /// Verifies the user with the OS biometrics before a biometric authenticator is registered (the seed's
-/// `NMABiometricUserVerifier`). On Apple platforms this wraps `LAContext`; on Linux only
-/// `MockBiometricUserVerifier` (in the `TesseraTesting` product) exists.
+/// `NMABiometricUserVerifier`). On Apple platforms `AppleBiometricUserVerifier` wraps `LAContext`
+/// (``LocalAuthBiometricUserVerifier``); on Linux only `MockBiometricUserVerifier` (in the `TesseraTesting` product) exists.
 public protocol BiometricUserVerifier: Sendable {
     /// Verifies the user; returns when verified, throws (``LocalAuthError``, ``FidoErrorCode`` or
     /// `CancellationError`) otherwise.

@@ -15,7 +15,8 @@ public struct DevicePasscodeUserVerificationContext: Sendable, Equatable {
 }
 
 /// Verifies the user with the OS device passcode before a device passcode authenticator is registered
-/// (the seed's `NMADevicePasscodeUserVerifier`). On Linux only `MockDevicePasscodeUserVerifier` (in the `TesseraTesting` product) exists.
+/// (the seed's `NMADevicePasscodeUserVerifier`). On Apple platforms `AppleDevicePasscodeUserVerifier` wraps `LAContext`
+/// (``LocalAuthDevicePasscodeUserVerifier``); on Linux only `MockDevicePasscodeUserVerifier` (in the `TesseraTesting` product) exists.
 public protocol DevicePasscodeUserVerifier: Sendable {
     /// Verifies the user; returns when verified, throws (``LocalAuthError``, ``FidoErrorCode`` or
     /// `CancellationError`) otherwise.

@@ -160,6 +160,7 @@ public enum OperationError: Error, Sendable, Equatable, CustomStringConvertible 
             case .authFailed: self = .fido(.authenticatorAccessDenied)
             case .biometricNotAvailable, .biometricNotSupportHardware: self = .fido(.noSuitableAuthenticator)
             }
+        case let error as KeychainError: self = error.fidoErrorCode == .userCancelled ? .userCanceled : .fido(error.fidoErrorCode)
         case let error as KeyStoreError:
             self = .fido(error == .locked ? .authenticatorAccessDenied : .noSuitableAuthenticator)
         default: self = .unknown(String(describing: error))

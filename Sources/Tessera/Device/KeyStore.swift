@@ -36,6 +36,12 @@ public protocol DeviceKeyStore: Sendable {
     /// Creates fresh device and user-verification keys (replacing any), returning their public keys.
     /// `unlockSecret` protects the user-verification key where the store supports it (PIN or password).
     func generateKeys(unlockSecret: String?) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey)
+    /// Creates fresh keys for an enrolment whose local authentication is `localAuthType`, so that a store
+    /// can fit the user-verification key's access control to it (``KeychainDeviceKeyStore``). The default
+    /// calls ``generateKeys(unlockSecret:)``.
+    func generateKeys(
+        unlockSecret: String?, localAuthType: LocalAuthType
+    ) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey)
     /// Signs with the device key (possession).
     func signWithDeviceKey(_ data: Data) throws -> P256.Signing.ECDSASignature
     /// Signs with the user-verification key, which needs the secret local authentication yielded.
@@ -46,6 +52,15 @@ public protocol DeviceKeyStore: Sendable {
     func saveState(_ state: DeviceState) throws
     /// The saved state, if any.
     func loadState() throws -> DeviceState?
+}
+
+extension DeviceKeyStore {
+    /// Calls ``generateKeys(unlockSecret:)``: the store does not look at the local-auth type.
+    public func generateKeys(
+        unlockSecret: String?, localAuthType: LocalAuthType
+    ) throws -> (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey) {
+        try generateKeys(unlockSecret: unlockSecret)
+    }
 }
 
 /// Errors of a key store.

@@ -96,7 +96,7 @@ public struct LocalAuthResult: Sendable, Equatable {
 
 /// One way to verify the user on the device. Implementations: ``SoftwareSecretAuthenticator``
 /// (PIN and password, everywhere), ``ScriptedLocalAuthenticator`` (tests), and Apple's
-/// LocalAuthentication where it exists.
+/// LocalAuthentication where it exists (`AppleLocalAuthentication`, a ``LocalAuthenticationEngine``).
 public protocol LocalAuthenticator: Sendable {
     /// Verifies the user; throws ``LocalAuthError`` with the seed's code when it fails.
     func authenticate(_ request: LocalAuthRequest) async throws -> LocalAuthResult
