@@ -7,9 +7,10 @@ import { attempt, dangerButton, el, heading } from "./ui.js";
 
 export async function render(view) {
   const out = el("div");
+  const listOut = el("div");
   const list = el("ul", { id: "keys-list" });
   view.append(...heading("Signing keys", "Result tokens and ID tokens are signed with the newest key (ES256); the previous one stays published so that tokens it signed still verify."),
-    el("div", { class: "card" }, el("h2", {}, "Published keys (JWKS)"), list,
+    el("div", { class: "card" }, el("h2", {}, "Published keys (JWKS)"), listOut, list,
       el("div", { class: "actions" }, dangerButton("Rotate signing key", async () => {
         const rotated = await attempt(out, () => admin("POST", "keys/rotate"));
         if (rotated) {
@@ -20,7 +21,7 @@ export async function render(view) {
     out);
 
   async function load() {
-    const jwks = await attempt(out, () => request("GET", "/.well-known/jwks.json"));
+    const jwks = await attempt(listOut, () => request("GET", "/.well-known/jwks.json"));
     if (!jwks) return;
     list.replaceChildren(...jwks.keys.map((k, index) => el("li", { "data-kid": k.kid }, el("code", {}, k.kid), " ", k.alg || "", " ", index === 0 ? "(signing)" : "(still verifies)")));
     if (!jwks.keys.length) list.replaceChildren(el("li", { class: "muted" }, "No keys published."));

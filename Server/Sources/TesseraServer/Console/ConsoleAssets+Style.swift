@@ -21,7 +21,7 @@ button.quiet { background: transparent; color: var(--accent); }
 button.danger { background: #fff; color: var(--danger); border-color: var(--danger); }
 button.danger.armed { background: var(--danger); color: #fff; }
 button:disabled { opacity: .5; cursor: default; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin-bottom: 1rem; }
+.card { overflow-wrap: anywhere; background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin-bottom: 1rem; }
 .signin { min-height: 100vh; display: grid; place-items: center; padding: 1rem; }
 .signin-card { width: min(26rem, 100%); }
 .signin-card button { margin-top: 1rem; width: 100%; }
@@ -38,7 +38,7 @@ button:disabled { opacity: .5; cursor: default; }
 .row > .grow { flex: 1 1 12rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .4rem; }
 .table-wrap { overflow-x: auto; }
-table { width: 100%; border-collapse: collapse; }
+table { width: 100%; border-collapse: collapse; overflow-wrap: break-word; }
 th, td { text-align: left; padding: .5rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; border: 1px solid currentColor; }
@@ -49,7 +49,8 @@ th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: 
 .secret { margin-top: .75rem; padding: .75rem; border: 2px solid var(--warn); border-radius: 8px; background: #fff8e5; }
 .secret .value { display: block; margin: .5rem 0; padding: .4rem; background: #fff; border: 1px solid var(--line); border-radius: 4px; }
 .live { list-style: none; margin: 0; padding: 0; }
-.live li { display: grid; grid-template-columns: 5rem 11rem 1fr; gap: .5rem; padding: .45rem .25rem; border-bottom: 1px solid var(--line); }
+.live li { display: grid; grid-template-columns: 6.5rem 11rem minmax(0, 1fr); gap: .5rem; padding: .45rem .25rem; border-bottom: 1px solid var(--line); }
+.live li > * { min-width: 0; overflow-wrap: anywhere; }
 .live li.fresh { background: #eef3ff; }
 .users .devices { margin-top: .35rem; }
 @media (max-width: 760px) {
@@ -58,7 +59,7 @@ th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: 
   .nav { display: none; border-right: 0; border-bottom: 1px solid var(--line); }
   .nav.open { display: flex; }
   .view { padding: .75rem; }
-  .live li { grid-template-columns: 4rem 1fr; }
+  .live li { grid-template-columns: 6.5rem minmax(0, 1fr); }
   .live li .detail { grid-column: 1 / -1; }
   th.wide, td.wide { display: none; }
 }

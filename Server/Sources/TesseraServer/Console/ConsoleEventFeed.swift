@@ -1,7 +1,10 @@
+import ServiceLifecycle
+
 /// The live view's rows: the audit log tailed by sequence number after `after`, keeping the
 /// authentication events (`login.*`, `otp.*`, `device.*`, `session.*`). It reads when woken: by this
 /// process's appends (``AuditAppendSignal``) and by a poll every second (``ConsoleController``), which
-/// finds what other instances on the same PostgreSQL appended. Iterated in the request's own task.
+/// finds what other instances on the same PostgreSQL appended. Iterated in the request's own task;
+/// it ends when the server shuts down gracefully, so an open console does not hold the shutdown up.
 struct ConsoleEventFeed: AsyncSequence, Sendable {
     typealias Element = ConsoleLiveEvent
 
@@ -21,14 +24,14 @@ struct ConsoleEventFeed: AsyncSequence, Sendable {
     static func isLive(_ type: String) -> Bool { prefixes.contains { type.hasPrefix($0) } }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(database: database, audit: audit, wakes: wakes.makeAsyncIterator(), after: after)
+        Iterator(database: database, audit: audit, wakes: wakes.cancelOnGracefulShutdown().makeAsyncIterator(), after: after)
     }
 
     /// Reads a page when it has nothing buffered, then waits for a wake-up when the log had nothing new.
     struct Iterator: AsyncIteratorProtocol {
         let database: any Database
         let audit: any AuditLog
-        var wakes: AsyncStream<Void>.Iterator
+        var wakes: AsyncCancelOnGracefulShutdownSequence<AsyncStream<Void>>.AsyncIterator
         var after: Int64
         var buffer: [AuditEntry] = []
         var quiet = 0
