@@ -60,6 +60,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let conflict = ErrorCode(rawValue: 1107)
     /// The metrics token is missing or wrong (`/metrics` with `metrics.token` set).
     public static let metricsUnauthorized = ErrorCode(rawValue: 1108)
+    /// A state change by the admin console without its session's CSRF token (`X-CSRF-Token`), or with another.
+    public static let consoleCSRFInvalid = ErrorCode(rawValue: 1121)
+    /// A console sign-in or state change the browser says comes from another site (`Origin`, `Sec-Fetch-Site`).
+    public static let consoleCrossSite = ErrorCode(rawValue: 1122)
 
     // MARK: Identity proofing by OTP (2000–2099)
     /// The e-mail address is not valid.
@@ -274,6 +278,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         1101: "client-key-missing", 1102: "client-unknown", 1103: "client-disabled", 1104: "bundle-id-not-allowed",
         1105: "admin-unauthorized", 1106: "client-secret-invalid", 1107: "conflict",
         1108: "metrics-unauthorized",
+        1121: "console-csrf-invalid", 1122: "console-cross-site",
         2001: "invalid-email", 2002: "invalid-phone-number", 2003: "invalid-send-type", 2004: "invalid-purpose",
         2010: "otp-resend-cooldown", 2011: "otp-target-rate-limited", 2012: "otp-ip-rate-limited",
         2013: "otp-client-rate-limited", 2014: "otp-channel-unavailable",

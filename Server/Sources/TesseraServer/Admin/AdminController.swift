@@ -115,12 +115,20 @@ struct AdminController<Context: TesseraContext> {
     }
 }
 
-/// Requires the admin token on every admin route.
+/// Requires the admin token on every admin route, or, for a call without `Authorization`, a signed-in
+/// admin console's session cookie (with its CSRF token on state changes), whose calls are audited as
+/// `admin:console`. The bearer path is the same with or without a console.
 struct AdminMiddleware<Context: TesseraContext>: RouterMiddleware {
     let authenticator: AdminAuthenticator
+    var console: ConsoleSessions? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try await authenticator.verify(authorization: request.headers[.authorization])
+        let authorization = request.headers[.authorization]
+        if authorization == nil, let console, ConsoleSessions.cookie(in: request) != nil {
+            _ = try console.authorize(request)
+            return try await AdminActor.$current.withValue("admin:console") { try await next(request, context) }
+        }
+        try await authenticator.verify(authorization: authorization)
         return try await next(request, context)
     }
 }

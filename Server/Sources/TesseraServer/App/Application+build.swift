@@ -49,7 +49,7 @@ extension TesseraRuntime {
             bodyLimit: configuration.bodyLimit
         ).addRoutes(to: relyingParty)
 
-        let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin))
+        let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin, console: consoleSessions))
             .add(middleware: AdminAuditMiddleware(database: database, audit: repositories.audit))
         AdminController(
             clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
@@ -60,6 +60,12 @@ extension TesseraRuntime {
         let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
         openID.addRoutes(to: router)
         openID.addAdminRoutes(to: admin)
+        let console = ConsoleController<TesseraRequestContext>(
+            sessions: consoleSessions, admin: self.admin, database: database, audit: repositories.audit, clock: clock,
+            tls: configuration.tls != nil, bodyLimit: configuration.bodyLimit
+        )
+        console.addRoutes(to: router)
+        console.addAdminRoutes(to: admin)
         routes.fill(from: router.routes)
         return router
     }

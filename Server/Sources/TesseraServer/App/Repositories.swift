@@ -28,7 +28,7 @@ struct Repositories: Sendable {
             users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
             clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
             authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
-            audit: SQLAuditLog(kind: database.kind, clock: clock)
+            audit: SQLAuditLog(kind: database.kind, clock: clock, appended: AuditAppendSignal())
         )
     }
 }

@@ -11,10 +11,11 @@ enum ServerSentEvents {
     /// - Parameters:
     ///   - comment: The first line (`: <comment>`), sent at once so that the client sees the stream open.
     ///   - events: What to send; each element's `name` is its `event:` field.
+    ///   - id: An element's `id:` field, if it has one (an EventSource resumes after it).
     ///   - alongside: Runs beside the stream (a deadline that feeds it) and is cancelled when it ends.
     static func response<Events: AsyncSequence & Sendable>(
         comment: String, _ events: Events, name: @escaping @Sendable (Events.Element) -> String,
-        alongside: (@Sendable () async throws -> Void)? = nil
+        id: (@Sendable (Events.Element) -> String?)? = nil, alongside: (@Sendable () async throws -> Void)? = nil
     ) -> Response where Events.Element: Encodable {
         let body = ResponseBody { writer in
             let encoder = JSONEncoder()
@@ -24,7 +25,8 @@ enum ServerSentEvents {
                 if let alongside { group.addTask { try await alongside() } }
                 for try await event in events {
                     let data = String(decoding: try encoder.encode(event), as: UTF8.self)
-                    try await writer.write(ByteBuffer(string: "event: \(name(event))\ndata: \(data)\n\n"))
+                    let field = id?(event).map { "id: \($0)\n" } ?? ""
+                    try await writer.write(ByteBuffer(string: "\(field)event: \(name(event))\ndata: \(data)\n\n"))
                 }
                 group.cancelAll()
             }

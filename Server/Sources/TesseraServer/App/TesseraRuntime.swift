@@ -44,6 +44,8 @@ public final class TesseraRuntime: Sendable {
     /// Every domain's repository, built once from the database (services get theirs from here).
     let repositories: Repositories
     let admin: AdminAuthenticator
+    /// The admin console's sign-ins (in this process's memory).
+    let consoleSessions: ConsoleSessions
     let janitor: JanitorService
     /// Signs a checkpoint of the audit log every `audit.checkpointInterval`.
     let auditCheckpoints: AuditCheckpointService
@@ -176,6 +178,7 @@ public final class TesseraRuntime: Sendable {
             hasher: hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime
         )
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
+        consoleSessions = ConsoleSessions(clock: clock, random: random)
         janitor = JanitorService(database: database, repositories: stores, clock: clock, logger: logger)
         auditCheckpoints = AuditCheckpointService(
             database: database, audit: stores.audit, key: keys.auditKey, clock: clock, interval: configuration.auditCheckpointInterval, logger: logger

@@ -1,7 +1,7 @@
 import Hummingbird
 
 /// Records each successful state change of the admin API (`POST`, `PUT`, `PATCH`, `DELETE` answered
-/// 2xx) as an `admin.<action>` event by the actor `admin`, naming the route's parameters (client
+/// 2xx) as an `admin.<action>` event by the actor `admin` (`admin:console` from the console, ``AdminActor``), naming the route's parameters (client
 /// keys, node, device, session and authenticator IDs; never a body). Appended after the change's
 /// own transaction committed, in one of its own: a change the server crashes between is missing
 /// here; the in-transaction events (`device.revoked`, `session.revoked`) record the same change atomically.
@@ -46,7 +46,7 @@ struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             if let value = context.parameters.get(name) { details[name] = String(value.prefix(200)) }
         }
         let event = AuditEvent(
-            Self.action(method: request.method.rawValue, route: route), actor: "admin", deviceId: details["deviceId"],
+            Self.action(method: request.method.rawValue, route: route), actor: AdminActor.current, deviceId: details["deviceId"],
             sessionId: details["sessionId"], details: details
         )
         let audit = self.audit

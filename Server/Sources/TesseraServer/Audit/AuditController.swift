@@ -5,7 +5,8 @@ import Hummingbird
 import NIOCore
 
 /// The audit log in the admin API: `GET audit` (a page, filtered by type, subject and time, paged by
-/// sequence), `GET audit/export` (JSONL, streamed), `GET audit/checkpoints` and `GET audit/key`.
+/// sequence), `GET audit/export` (JSONL, streamed), `GET audit/checkpoints`, `GET audit/key` and
+/// `GET audit/verify` (the chain check of `tessera admin audit verify`, run by the server: ``AuditVerification``).
 struct AuditController<Context: TesseraContext> {
     let database: any Database
     let audit: any AuditLog
@@ -34,6 +35,9 @@ struct AuditController<Context: TesseraContext> {
         group.get("audit/checkpoints") { _, _ in
             let audit = self.audit
             return try Response.json(AuditCheckpointList(checkpoints: try await database.read { try await audit.checkpoints(in: $0) }))
+        }
+        group.get("audit/verify") { _, _ in
+            try Response.json(try await AuditVerification.run(database: database, audit: audit, publicKey: publicKey, page: Self.exportPage))
         }
         group.get("audit/key") { _, _ in
             try Response.json(AuditPublicKey(keyId: AuditChain.keyId(of: publicKey), publicKey: publicKey.rawRepresentation.base64EncodedString()))

@@ -31,9 +31,14 @@ protocol AuditLog: Sendable {
     func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64?
     /// Every checkpoint, in sequence order.
     func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint]
+    /// Signalled after this process appends (nil: readers poll only).
+    var appended: AuditAppendSignal? { get }
 }
 
 extension AuditLog {
+    /// Readers poll only.
+    var appended: AuditAppendSignal? { nil }
+
     /// Appends one event inside the caller's transaction.
     func append(_ event: AuditEvent, in sql: any SQLDatabase) async throws {
         try await append([event], in: sql)

@@ -6,6 +6,8 @@ import SQLKit
 struct SQLAuditLog: AuditLog {
     let kind: DatabaseKind
     let clock: WallClock
+    /// Woken after each append (the console's live view listens).
+    var appended: AuditAppendSignal? = nil
 
     static let columns = "seq, time, type, actor, client_id, user_id, device_id, session_id, details, prev_hash, hash"
 
@@ -35,6 +37,7 @@ struct SQLAuditLog: AuditLog {
         }
         try await sql.raw(insert).run()
         try await sql.raw("UPDATE audit_head SET seq = \(bind: seq), hash = \(bind: hash) WHERE id = 1").run()
+        appended?.signal()
     }
 
     func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry] {

@@ -18,10 +18,11 @@ struct EventStreamClient {
     private var pending = [UInt8]()
     private var ended = false
 
-    /// Opens `url` with `Accept: text/event-stream`.
-    init(_ http: HTTPClient, url: String) async throws {
+    /// Opens `url` with `Accept: text/event-stream` and `headers`.
+    init(_ http: HTTPClient, url: String, headers: [(String, String)] = []) async throws {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "text/event-stream")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await http.execute(request, timeout: .seconds(300))
         status = Int(response.status.code)
         contentType = response.headers.first(name: "Content-Type")

@@ -1,0 +1,111 @@
+extension ConsoleAssets {
+    /// `page-clients.js`: Clients: create, rotate secret, disable, policy, redirect URIs, push.
+    static let pageClients = Asset(javaScript: #"""
+// Clients: list, create, rotate the secret (shown once), enable/disable, and per client its policy,
+// OpenID Connect redirect URIs and push settings.
+import { admin, q } from "./api.js";
+import { attempt, badge, dangerButton, el, heading, secretBox, table, time } from "./ui.js";
+
+export async function render(view, params) {
+  const message = el("div");
+  const list = el("div");
+  const detail = el("div");
+  const name = el("input", { id: "client-name", required: true, maxlength: 100, placeholder: "My app" });
+  const bundles = el("input", { id: "client-bundles", placeholder: "com.example.app, com.example.app.dev" });
+  const form = el("form", { class: "card", id: "client-form" },
+    el("h2", {}, "New client"),
+    el("div", { class: "row" },
+      el("div", { class: "grow" }, el("label", { for: "client-name" }, "Name"), name),
+      el("div", { class: "grow" }, el("label", { for: "client-bundles" }, "Bundle identifiers (comma-separated)"), bundles),
+      el("button", { type: "submit", id: "client-create" }, "Create client")));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const bundleIds = bundles.value.split(",").map((s) => s.trim()).filter(Boolean);
+    const created = await attempt(message, () => admin("POST", "clients", { name: name.value, bundleIds }));
+    if (!created) return;
+    form.reset();
+    message.append(secretBox("Client secret of " + created.client.name + " (" + created.client.clientKey + ")", created.clientSecret));
+    await load();
+  });
+  view.append(...heading("Clients", "Apps that use Tessera: their client key goes in the app, the secret in the app's backend."), form, message, el("div", { class: "card" }, list), detail);
+
+  async function load() {
+    const answer = await attempt(list, () => admin("GET", "clients"));
+    if (!answer) return;
+    list.replaceChildren(table([
+      { title: "Name", cell: (c) => c.name },
+      { title: "Client key", cell: (c) => el("code", {}, c.clientKey) },
+      { title: "Bundle IDs", cell: (c) => c.bundleIds.join(", "), wide: true },
+      { title: "State", cell: (c) => (c.enabled ? badge("enabled", "ok") : badge("disabled", "bad")) },
+      { title: "Created", cell: (c) => time(c.createdAt), wide: true },
+      { title: "", cell: (c) => el("div", { class: "actions" },
+        el("button", { type: "button", class: "quiet", onclick: () => { location.hash = "#/clients?client=" + q(c.clientKey); } }, "Settings"),
+        el("button", { type: "button", class: "quiet", onclick: () => { location.hash = "#/users?client=" + q(c.clientKey); } }, "Users"),
+        dangerButton("Rotate secret", async () => {
+          const rotated = await attempt(message, () => admin("POST", "clients/" + q(c.clientKey) + "/rotate-secret"));
+          if (rotated) message.append(secretBox("New client secret of " + c.name + " (the old one no longer works)", rotated.clientSecret));
+        }),
+        dangerButton(c.enabled ? "Disable" : "Enable", async () => {
+          if (await attempt(message, () => admin("POST", "clients/" + q(c.clientKey) + (c.enabled ? "/disable" : "/enable")) .then(() => true))) await load();
+        })) },
+    ], answer.clients, "No clients yet — create one above.", (c) => ({ "data-client-key": c.clientKey })));
+  }
+
+  await load();
+  const selected = params.get("client");
+  if (selected) await settings(detail, selected);
+}
+
+/** A client's policy, redirect URIs and push settings, each saved on its own. */
+async function settings(detail, clientKey) {
+  const base = "clients/" + q(clientKey);
+  const card = el("div", { class: "card", id: "client-settings" }, el("h2", {}, "Settings of ", el("code", {}, clientKey)));
+  detail.replaceChildren(card);
+
+  const policyOut = el("div");
+  const policy = el("textarea", { id: "client-policy", "aria-label": "Policy (JSON)" });
+  const redirectOut = el("div");
+  const redirects = el("textarea", { id: "client-redirects", "aria-label": "Redirect URIs, one a line" });
+  const numberMatching = el("input", { type: "checkbox", id: "client-number-matching" });
+  const pushOut = el("div");
+  const pushView = el("pre", { class: "mono" });
+  const pushEdit = el("textarea", { id: "client-push", placeholder: "{\"apns\": {…}} or {\"fcm\": {…}} or {\"off\": true}", "aria-label": "Push settings (JSON)" });
+
+  card.append(
+    el("h2", {}, "Authenticator policy"),
+    el("p", { class: "muted" }, "Allowed authenticators, PIN and password rules, devices per user (JSON, as `tessera admin client policy` takes it)."),
+    policy, el("div", { class: "actions" }, el("button", { type: "button", onclick: savePolicy }, "Save policy")), policyOut,
+    el("h2", {}, "OpenID Connect"),
+    el("label", { for: "client-redirects" }, "Redirect URIs (one a line, matched exactly)"), redirects,
+    el("label", { for: "client-number-matching" }, numberMatching, " Number matching on the hosted sign-in page"),
+    el("div", { class: "actions" }, el("button", { type: "button", onclick: saveRedirects }, "Save")), redirectOut,
+    el("h2", {}, "Push"), pushView,
+    el("p", { class: "muted" }, "Replace the settings (private keys are never shown again):"), pushEdit,
+    el("div", { class: "actions" }, el("button", { type: "button", onclick: savePush }, "Save push settings")), pushOut);
+
+  const current = await attempt(policyOut, () => admin("GET", base + "/policy"));
+  if (current) policy.value = JSON.stringify(current, null, 2);
+  const oidc = await attempt(redirectOut, () => admin("GET", base + "/oidc"));
+  if (oidc) { redirects.value = (oidc.redirectUris || []).join("\n"); numberMatching.checked = !!oidc.numberMatching; }
+  const push = await attempt(pushOut, () => admin("GET", base + "/push"));
+  if (push) pushView.textContent = push.provider ? JSON.stringify(push, null, 2) : "No push settings: devices poll.";
+
+  async function savePolicy() {
+    let body;
+    try { body = JSON.parse(policy.value); } catch (error) { policyOut.replaceChildren(el("div", { class: "problem" }, "The policy is not valid JSON: " + error.message)); return; }
+    const saved = await attempt(policyOut, () => admin("PUT", base + "/policy", body));
+    if (saved) { policy.value = JSON.stringify(saved, null, 2); policyOut.append(el("div", { class: "notice" }, "Policy saved.")); }
+  }
+  async function saveRedirects() {
+    const body = { redirectUris: redirects.value.split("\n").map((s) => s.trim()).filter(Boolean), numberMatching: numberMatching.checked };
+    if (await attempt(redirectOut, () => admin("PUT", base + "/oidc", body))) redirectOut.append(el("div", { class: "notice" }, "Saved."));
+  }
+  async function savePush() {
+    let body;
+    try { body = JSON.parse(pushEdit.value); } catch (error) { pushOut.replaceChildren(el("div", { class: "problem" }, "Not valid JSON: " + error.message)); return; }
+    const saved = await attempt(pushOut, () => admin("PUT", base + "/push", body));
+    if (saved) { pushEdit.value = ""; pushView.textContent = saved.provider ? JSON.stringify(saved, null, 2) : "No push settings: devices poll."; pushOut.append(el("div", { class: "notice" }, "Saved.")); }
+  }
+}
+"""#)
+}

@@ -1,0 +1,55 @@
+extension ConsoleAssets {
+    /// `page-users.js`: Users and devices: search, revoke.
+    static let pageUsers = Asset(javaScript: #"""
+// Users of a client with their devices: search (user key, name, e-mail, phone) and device revocation.
+import { admin, q } from "./api.js";
+import { attempt, badge, dangerButton, el, heading, table, time } from "./ui.js";
+import { clientPicker } from "./picker.js";
+
+export async function render(view, params) {
+  const out = el("div");
+  const list = el("div", { class: "users" });
+  const search = el("input", { id: "users-search", type: "search", placeholder: "user key, name, e-mail or phone" });
+  const picker = await clientPicker("users-client", params.get("client"), out);
+  if (!picker) { view.append(...heading("Users & devices"), out); return; }
+  let users = [];
+  view.append(...heading("Users & devices", "A client's users, each with their devices. Revoking a device ends its sessions and tells every verifier node."),
+    el("div", { class: "card row" }, el("div", { class: "grow" }, picker.label, picker.select), el("div", { class: "grow" }, el("label", { for: "users-search" }, "Search"), search)),
+    out, el("div", { class: "card" }, list));
+
+  function show() {
+    const needle = search.value.trim().toLowerCase();
+    const shown = users.filter((u) => !needle || [u.userKey, u.name, u.email, u.phone].some((v) => (v || "").toLowerCase().includes(needle)));
+    list.replaceChildren(table([
+      { title: "User", cell: (u) => [el("strong", {}, u.userKey), el("div", { class: "muted" }, u.name)] },
+      { title: "Contact", cell: (u) => [u.email, el("div", { class: "muted" }, u.phone)], wide: true },
+      { title: "Devices", cell: (u) => devices(u) },
+      { title: "", cell: (u) => el("button", { type: "button", class: "quiet", onclick: () => { location.hash = "#/sessions?client=" + q(picker.select.value) + "&user=" + q(u.userKey); } }, "Sessions") },
+    ], shown, users.length ? "No user matches “" + search.value + "”." : "No users yet — they appear when an app signs them up.", (u) => ({ "data-user-key": u.userKey })));
+  }
+
+  function devices(user) {
+    if (!user.devices.length) return el("span", { class: "muted" }, "none");
+    return el("div", { class: "devices" }, user.devices.map((d) => el("div", { class: "device row", "data-device-id": d.deviceId },
+      el("code", {}, d.deviceId),
+      el("span", { class: "device-status" }, d.status === "active" ? badge("active", "ok") : badge(d.status, "bad")),
+      el("span", { class: "muted" }, (d.name || d.os) + " · " + d.appVersion + " · " + time(d.createdAt)),
+      d.status === "active" ? dangerButton("Revoke", async () => {
+        if (await attempt(out, () => admin("POST", "devices/" + q(d.deviceId) + "/revoke").then(() => true))) await load();
+      }, { class: "danger revoke" }) : null)));
+  }
+
+  async function load() {
+    const page = await attempt(out, () => admin("GET", "users?clientKey=" + q(picker.select.value) + "&limit=500"));
+    if (!page) return;
+    users = page.users;
+    show();
+    if (page.nextCursor) out.append(el("p", { class: "muted" }, "Showing the first 500 users (by user key)."));
+  }
+
+  search.addEventListener("input", show);
+  picker.select.addEventListener("change", () => { location.hash = "#/users?client=" + q(picker.select.value); });
+  await load();
+}
+"""#)
+}

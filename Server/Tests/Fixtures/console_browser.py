@@ -1,0 +1,153 @@
+"""The admin console in headless Debian Chromium (Selenium): sign in with the admin token, create a client
+(its secret shown once), revoke a device and see it revoked, rotate the signing key, verify the audit log, and
+watch a login appear live; at 1280 and 390 px wide, with screenshots and no SEVERE entry in the browser's log.
+
+Usage: console_browser.py BASE_URL ADMIN_TOKEN CLIENT_KEY DEVICE_ID SHOTS_DIR READY_FILE
+The script writes READY_FILE (whole, then renamed) once the live view is connected: the Swift test then drives a
+login, which must appear in the live view. Prints one JSON object on the last line of stdout.
+"""
+import json
+import os
+import sys
+
+os.environ["SE_AVOID_STATS"] = "true"  # Selenium Manager must not reach the internet.
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+# Bounds against a hung run only (a busy machine may be slow); every wait is on a condition.
+TIMEOUT = 300
+# A page re-renders its list after a change: an element found a moment ago may be gone; look again.
+IGNORED = (NoSuchElementException, StaleElementReferenceException)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1", "--window-size=1280,800"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def screenshot(driver, shots, name):
+    path = os.path.join(shots, name + ".png")
+    assert driver.save_screenshot(path), "screenshot failed"
+    return path
+
+
+def css(driver, selector):
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def page_ready(driver, page):
+    """The page `page` is shown and has finished loading (no request in flight leaves it empty)."""
+    return driver.execute_script(
+        "const v = document.getElementById('view'); return v.dataset.page === arguments[0] && v.children.length > 0;", page)
+
+
+def go(driver, wait, hash_, page, ready_selector):
+    driver.execute_script("location.hash = arguments[0];", hash_)
+    wait.until(lambda d: page_ready(d, page) and css(d, ready_selector))
+
+
+def click_twice(driver, element):
+    """A danger button arms on the first click and acts on the second (the console has no confirm())."""
+    element.click()
+    WebDriverWait(driver, TIMEOUT, ignored_exceptions=IGNORED).until(lambda d: "armed" in element.get_attribute("class"))
+    element.click()
+
+
+def main():
+    base, token, client_key, device_id, shots, ready_file = sys.argv[1:7]
+    os.makedirs(shots, exist_ok=True)
+    result = {"screenshots": []}
+    driver = browser()
+    try:
+        wait = WebDriverWait(driver, TIMEOUT, ignored_exceptions=IGNORED)
+        driver.get(base + "/admin")
+        wait.until(lambda d: d.find_element(By.ID, "signin").is_displayed())
+        result["url_before"] = driver.current_url
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.ID, "signin-submit").click()
+        wait.until(lambda d: d.find_element(By.ID, "shell").is_displayed() and page_ready(d, "clients") and css(d, "#client-form"))
+        # The token is in no URL and not readable from the page's cookies (HttpOnly).
+        result["token_in_url"] = token in driver.current_url
+        result["cookie_visible_to_script"] = "tessera_console" in driver.execute_script("return document.cookie")
+
+        # Create a client: its secret is shown once, the list has it.
+        driver.find_element(By.ID, "client-name").send_keys("Console test app")
+        driver.find_element(By.ID, "client-bundles").send_keys("com.example.console, com.example.console.dev")
+        driver.find_element(By.ID, "client-create").click()
+        wait.until(lambda d: css(d, "#new-secret") and any("Console test app" in row.text for row in css(d, "tr[data-client-key]")))
+        result["client_secret_length"] = len(driver.find_element(By.ID, "new-secret").text)
+        result["created_client_key"] = next(row.get_attribute("data-client-key") for row in css(driver, "tr[data-client-key]") if "Console test app" in row.text)
+        result["screenshots"].append(screenshot(driver, shots, "console-clients-1280"))
+
+        # Revoke the device and see it revoked.
+        device = f'[data-device-id="{device_id}"]'
+        go(driver, wait, "#/users?client=" + client_key, "users", device + " button.revoke")
+        click_twice(driver, driver.find_element(By.CSS_SELECTOR, device + " button.revoke"))
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, device + " .device-status").text == "revoked")
+        result["device_status"] = driver.find_element(By.CSS_SELECTOR, device + " .device-status").text
+        result["device_revoke_buttons"] = len(css(driver, device + " button.revoke"))
+        result["screenshots"].append(screenshot(driver, shots, "console-users-1280"))
+
+        # Rotate the signing key: the new key signs and is listed first.
+        go(driver, wait, "#/keys", "keys", "#keys-list li[data-kid]")
+        result["kids_before"] = [li.get_attribute("data-kid") for li in css(driver, "#keys-list li[data-kid]")]
+        click_twice(driver, driver.find_element(By.ID, "keys-rotate"))
+        wait.until(lambda d: css(d, "#rotated-kid") and css(d, "#keys-list li[data-kid]")[0].get_attribute("data-kid") == d.find_element(By.ID, "rotated-kid").text)
+        result["rotated_kid"] = driver.find_element(By.ID, "rotated-kid").text
+        result["kids_after"] = [li.get_attribute("data-kid") for li in css(driver, "#keys-list li[data-kid]")]
+
+        # The audit log verifies, and the console's changes are in it.
+        go(driver, wait, "#/audit", "audit", "#audit-verify")
+        driver.find_element(By.ID, "audit-verify").click()
+        wait.until(lambda d: css(d, "#audit-verify-result [data-ok]"))
+        result["audit_ok"] = driver.find_element(By.CSS_SELECTOR, "#audit-verify-result [data-ok]").get_attribute("data-ok")
+        result["audit_types"] = [row.find_elements(By.TAG_NAME, "code")[0].text for row in css(driver, "tr[data-seq]")]
+        result["screenshots"].append(screenshot(driver, shots, "console-audit-1280"))
+
+        # The live view: once connected, the test drives a login, which appears.
+        go(driver, wait, "#/live", "live", "#live-status")
+        wait.until(lambda d: d.find_element(By.ID, "live-status").text == "connected")
+        with open(ready_file + ".partial", "w") as marker:
+            marker.write("ready")
+        os.replace(ready_file + ".partial", ready_file)
+        wait.until(lambda d: css(d, '#live-list li[data-type="login.completed"]'))
+        result["live_types"] = [li.get_attribute("data-type") for li in css(driver, "#live-list li")]
+        result["screenshots"].append(screenshot(driver, shots, "console-live-1280"))
+
+        # 390 px wide: nothing wider than the window, the navigation behind the menu button.
+        driver.set_window_size(390, 844)
+        wait.until(lambda d: d.execute_script("return window.innerWidth") <= 390)
+        result["nav_hidden_390"] = not driver.find_element(By.ID, "nav").is_displayed()
+        result["overflow_390"] = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        result["screenshots"].append(screenshot(driver, shots, "console-live-390"))
+        driver.find_element(By.ID, "menu").click()
+        wait.until(lambda d: d.find_element(By.ID, "nav").is_displayed())
+        result["screenshots"].append(screenshot(driver, shots, "console-menu-390"))
+        driver.find_element(By.CSS_SELECTOR, '#nav a[data-page="users"]').click()
+        wait.until(lambda d: page_ready(d, "users") and css(d, device + " .device-status"))
+        result["overflow_390_users"] = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        result["screenshots"].append(screenshot(driver, shots, "console-users-390"))
+
+        # Sign out: the sign-in form again.
+        driver.find_element(By.ID, "signout").click()
+        wait.until(lambda d: d.find_element(By.ID, "signin").is_displayed())
+
+        logs = driver.get_log("browser")
+        result["severe"] = [entry["message"] for entry in logs if entry["level"] == "SEVERE"]
+        result["log_entries"] = len(logs)
+    finally:
+        driver.quit()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
