@@ -15,7 +15,9 @@ struct WebhookAdminAPITests {
     static let adminToken = "test-admin-token"
     static let admin: HTTPFields = [.authorization: "Bearer \(adminToken)", .contentType: "application/json"]
 
-    static func problemCode(_ response: TestResponse) throws -> Int? {
+    /// The problem's code (nil when the answer is not expected to be a problem).
+    static func problemCode(_ response: TestResponse, expected: Bool = true) throws -> Int? {
+        guard expected else { return nil }
         #expect(response.headers[.contentType] == "application/problem+json")
         return try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body)).code
     }
@@ -115,7 +117,8 @@ struct WebhookAdminAPITests {
                     for (body, status, code) in cases {
                         try await http.run(uri: path, method: .post, headers: Self.admin, body: ByteBuffer(string: body)) { response in
                             #expect(response.status == status, "\(body)")
-                            if let code { #expect(try Self.problemCode(response) == code.rawValue, "\(body)") }
+                            let answered = try Self.problemCode(response, expected: code != nil)
+                            if let code { #expect(answered == code.rawValue, "\(body)") }
                         }
                     }
                     for (uri, method, code) in [
@@ -127,13 +130,15 @@ struct WebhookAdminAPITests {
                     ] {
                         try await http.run(uri: uri, method: method, headers: Self.admin) { response in
                             #expect(response.status == .notFound, "\(uri)")
-                            #expect(try Self.problemCode(response) == code.rawValue, "\(uri)")
+                            let answered = try Self.problemCode(response)
+                            #expect(answered == code.rawValue, "\(uri)")
                         }
                     }
                     let endpoint = try await runtime.webhookAdmin.list(clientKey: client.clientKey).endpoints[0]
                     try await http.run(uri: "/v1/admin/webhooks/\(endpoint.id)/deliveries/whd_nope/redeliver", method: .post, headers: Self.admin) { response in
                         #expect(response.status == .notFound)
-                        #expect(try Self.problemCode(response) == ErrorCode.webhookDeliveryUnknown.rawValue)
+                        let answered = try Self.problemCode(response)
+                        #expect(answered == ErrorCode.webhookDeliveryUnknown.rawValue)
                     }
                     try await http.run(uri: "/v1/admin/webhooks/\(endpoint.id)/deliveries?limit=0", method: .get, headers: Self.admin) { response in
                         #expect(response.status == .badRequest)
