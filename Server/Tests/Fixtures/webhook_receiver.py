@@ -16,7 +16,7 @@ import json
 import os
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import standardwebhooks.webhooks as webhooks_module
 from standardwebhooks.webhooks import Webhook
@@ -105,7 +105,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
     args = parser.parse_args()
-    server = HTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     with open(os.path.join(args.dir, "port.tmp"), "w") as f:
         f.write(str(server.server_address[1]))
