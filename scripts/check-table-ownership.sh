@@ -42,6 +42,7 @@ OWNERS = {
     "OIDC": ["oidc_clients", "oidc_requests", "oidc_codes", "oidc_tokens"],
     "Storage": ["rate_counters", "schema_migrations"],
     "Audit": ["audit_log", "audit_head", "audit_checkpoints"],
+    "Webhooks": ["webhook_endpoints", "webhook_deliveries"],
 }
 
 # Folders whose files may name any table: the migrations and the shared storage plumbing.

@@ -238,6 +238,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let authenticatorSignatureInvalid = ErrorCode(rawValue: 7210)
     /// 8101: the hosted sign-in page's pending authorization is unknown, ended, or its form token is wrong.
     public static let oidcAuthorizationUnknown = ErrorCode(rawValue: 8101)
+    /// 8201: no webhook endpoint with this ID.
+    public static let webhookEndpointUnknown = ErrorCode(rawValue: 8201)
+    /// 8202: a webhook URL that is not allowed (not http(s), credentials in it, or plain http in production).
+    public static let webhookURLInvalid = ErrorCode(rawValue: 8202)
+    /// 8203: a webhook event type that does not exist.
+    public static let webhookEventTypeUnknown = ErrorCode(rawValue: 8203)
+    /// 8204: no webhook delivery with this ID (for this endpoint).
+    public static let webhookDeliveryUnknown = ErrorCode(rawValue: 8204)
     /// 8102: too many sign-in attempts from this address or for this identifier.
     public static let oidcRateLimited = ErrorCode(rawValue: 8102)
 
@@ -307,6 +315,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7210: "authenticator-signature-invalid",
         8001: "push-settings-invalid", 8002: "push-settings-unknown", 8003: "push-endpoint-not-allowed",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
+        8201: "webhook-endpoint-unknown", 8202: "webhook-url-invalid", 8203: "webhook-event-type-unknown",
+        8204: "webhook-delivery-unknown",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response", 9103: "local-auth-required",
         9104: "local-failure",

@@ -56,6 +56,7 @@ extension TesseraRuntime {
             authenticators: authenticators, bodyLimit: configuration.bodyLimit
         ).addRoutes(to: admin)
         PushAdminController(push: pushAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
+        WebhookAdminController<TesseraRequestContext>(webhooks: webhookAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
         AuditController<TesseraRequestContext>(database: database, audit: repositories.audit, publicKey: keys.auditKey.publicKey).addRoutes(to: admin)
         let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
         openID.addRoutes(to: router)
@@ -81,8 +82,8 @@ extension TesseraRuntime {
         return router
     }
 
-    /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay, push.
-    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push] }
+    /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay, push, webhooks.
+    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push, webhooks] }
 
     /// HTTP/1.1 (over TLS when `tls` is given) with a problem document for requests that cannot be
     /// parsed (``MalformedRequestHandler``); `router`'s routes answer a method the parser does not know with 405.

@@ -27,6 +27,7 @@ public enum ConfigurationKeys {
         "push.caFile",
         "audit.checkpointInterval",
         "metrics.listen", "metrics.token", "log.format",
+        "webhooks.pollIntervalMs", "webhooks.timeoutMs", "webhooks.allowHttp",
     ]
 
     /// `TESSERA_…` variables that are not configuration keys but are read elsewhere (the CLI's own

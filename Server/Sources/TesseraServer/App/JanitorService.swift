@@ -35,6 +35,7 @@ struct JanitorService: Service {
             }
             try await repositories.outbox.purge(sentBefore: now - 7 * 86_400_000)
             try await repositories.push.purge(settledBefore: now - 7 * 86_400_000)
+            try await repositories.webhooks.purge(settledBefore: now - 30 * 86_400_000)
             try await repositories.oidc.purge(before: now - 86_400_000)
         } catch {
             logger.warning("janitor sweep failed", metadata: ["error": .string(String(describing: error))])

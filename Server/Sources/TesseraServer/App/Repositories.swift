@@ -20,15 +20,25 @@ struct Repositories: Sendable {
     var oidc: any OIDCRepository
     /// The hash-chained audit log (appended inside the changes' transactions).
     var audit: any AuditLog
+    /// Webhook endpoints and the delivery outbox (the audit log above queues into it).
+    var webhooks: any WebhookRepository
 
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
-    static func sql(database: any Database, outbox: Outbox, push: SQLPushRepository, clock: WallClock) -> Repositories {
+    /// `audit` queues webhooks (``WebhookAuditLog``) and calls `webhookWake` after queueing.
+    static func sql(
+        database: any Database, outbox: Outbox, push: SQLPushRepository, webhooks: SQLWebhookRepository, clock: WallClock, random: RandomSource,
+        webhookWake: @escaping @Sendable () -> Void
+    ) -> Repositories {
         let sessions = SQLSessionRepository()
         return Repositories(
             users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
             clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
             authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
-            audit: SQLAuditLog(kind: database.kind, clock: clock, appended: AuditAppendSignal())
+            audit: WebhookAuditLog(
+                base: SQLAuditLog(kind: database.kind, clock: clock, appended: AuditAppendSignal()), webhooks: webhooks, clock: clock, random: random,
+                wake: webhookWake
+            ),
+            webhooks: webhooks
         )
     }
 }

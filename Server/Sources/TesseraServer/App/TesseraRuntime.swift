@@ -49,6 +49,8 @@ public final class TesseraRuntime: Sendable {
     let janitor: JanitorService
     /// Signs a checkpoint of the audit log every `audit.checkpointInterval`.
     let auditCheckpoints: AuditCheckpointService
+    /// Sends the webhooks (delivery outbox).
+    let webhooks: WebhookService
     let logger: Logger
     let clock: WallClock
     /// This server's metrics (its own registry; `/metrics` on the metrics listener renders it).
@@ -56,6 +58,8 @@ public final class TesseraRuntime: Sendable {
     private let httpClient: HTTPClient
     /// HTTP/2 to the push providers (with `push.caFile` among its trust roots when set).
     private let pushHTTPClient: HTTPClient
+    /// HTTP/1.1 and HTTP/2 to webhook receivers; redirects are not followed.
+    private let webhookHTTPClient: HTTPClient
 
     /// What first start created and must be shown once (admin token, demo client).
     public let firstStart: FirstStart?
@@ -83,7 +87,12 @@ public final class TesseraRuntime: Sendable {
         // The composition root: the repositories are built once here, and every service gets the ones it needs.
         outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
         let pushRepository = SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random)
-        let stores = Repositories.sql(database: database, outbox: outbox, push: pushRepository, clock: clock)
+        let webhookWakeup = WorkerWakeup()
+        let webhookRepository = SQLWebhookRepository(database: database, key: keys.webhookKey, clock: clock, random: random)
+        let stores = Repositories.sql(
+            database: database, outbox: outbox, push: pushRepository, webhooks: webhookRepository, clock: clock, random: random,
+            webhookWake: { webhookWakeup.wake() }
+        )
         repositories = stores
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
@@ -180,6 +189,14 @@ public final class TesseraRuntime: Sendable {
         admin = AdminAuthenticator(database: database, hasher: hasher, configuredToken: configuration.adminToken)
         consoleSessions = ConsoleSessions(clock: clock, random: random)
         janitor = JanitorService(database: database, repositories: stores, clock: clock, logger: logger)
+        var webhookHTTP = HTTPClient.Configuration()
+        webhookHTTP.redirectConfiguration = .disallow
+        webhookHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: webhookHTTP)
+        webhooks = WebhookService(
+            repository: stores.webhooks, database: database, audit: stores.audit, httpClient: webhookHTTPClient, clock: clock, random: random,
+            logger: logger, pollInterval: configuration.webhooksPollInterval, timeout: configuration.webhooksTimeout, metrics: metrics,
+            wakeup: webhookWakeup
+        )
         auditCheckpoints = AuditCheckpointService(
             database: database, audit: stores.audit, key: keys.auditKey, clock: clock, interval: configuration.auditCheckpointInterval, logger: logger
         )
@@ -351,6 +368,7 @@ public final class TesseraRuntime: Sendable {
         for node in embeddedNodes { await node.stop() }
         try? await httpClient.shutdown()
         try? await pushHTTPClient.shutdown()
+        try? await webhookHTTPClient.shutdown()
         await database.close()
     }
 }
@@ -403,6 +421,14 @@ extension TesseraRuntime {
 
     /// Verifier-node management (admin).
     public var nodeAdmin: NodeAdminService { NodeAdminService(repository: repositories.nodes, directory: nodes, clock: clock) }
+
+    /// Clients' webhook endpoints and deliveries (admin).
+    public var webhookAdmin: WebhookAdminService {
+        WebhookAdminService(
+            repository: repositories.webhooks, clients: clients, clock: clock, random: webhooks.random,
+            requireHTTPS: configuration.production && !configuration.webhooksAllowHttp, wake: { [webhooks] in webhooks.wake() }
+        )
+    }
 
     /// Clients' push settings (admin).
     public var pushAdmin: PushAdminService { PushAdminService(repository: repositories.push, clients: clients) }

@@ -32,6 +32,12 @@ public final class ServerMetrics: Sendable {
     private let courierDepth: CoreMetrics.Meter
     private let courierOldestAge: CoreMetrics.Meter
     private let nodes = Mutex<[String: NodeSeries]>([:])
+    private let webhooks: [WebhookResult: CoreMetrics.Counter]
+
+    /// How a webhook delivery attempt ended, for ``webhookDelivery(_:)``.
+    enum WebhookResult: String, CaseIterable, Sendable {
+        case delivered, retry, givenUp = "given_up", cancelled
+    }
 
     /// How a push delivery ended, for ``pushDelivery(provider:outcome:)``.
     enum PushResult: String, CaseIterable, Sendable {
@@ -70,6 +76,9 @@ public final class ServerMetrics: Sendable {
         })
         courierDepth = CoreMetrics.Meter(label: "tessera_courier_queue_depth", factory: factory)
         courierOldestAge = CoreMetrics.Meter(label: "tessera_courier_oldest_pending_age_seconds", factory: factory)
+        webhooks = Dictionary(uniqueKeysWithValues: WebhookResult.allCases.map {
+            ($0, CoreMetrics.Counter(label: "tessera_webhook_deliveries_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
+        })
     }
 
     /// An authentication channel ended with `outcome` (completed, failed, declined, cancelled, expired).
@@ -82,6 +91,9 @@ public final class ServerMetrics: Sendable {
 
     /// One push delivery attempt ended.
     func pushDelivery(provider: PushProvider, outcome: PushResult) { push[provider]?[outcome]?.increment() }
+
+    /// One webhook delivery attempt ended (or a delivery was cancelled because its endpoint is disabled or gone).
+    func webhookDelivery(_ outcome: WebhookResult) { webhooks[outcome]?.increment() }
 
     /// One node's attestation call took `duration`; `failed` when it did not give a valid attestation.
     func nodeAttestation(nodeId: String, duration: Duration, failed: Bool) {

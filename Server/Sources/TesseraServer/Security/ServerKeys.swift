@@ -22,6 +22,8 @@ public struct ServerKeys: Sendable {
     public let nodeControlKey: P256.Signing.PrivateKey
     /// Ed25519 key that signs the audit log's checkpoints (its public half is served to verifiers).
     public let auditKey: Curve25519.Signing.PrivateKey
+    /// Key that seals the webhook endpoints' signing secrets.
+    public let webhookKey: SymmetricKey
 
     public var hasher: SecretHasher { SecretHasher(key: hashKey) }
 
@@ -60,7 +62,7 @@ public struct ServerKeys: Sendable {
         return ServerKeys(
             hashKey: try await key("hash-key"), outboxKey: try await key("outbox-key"), totpKey: try await key("totp-key"),
             tokenSealKey: try await key("token-seal-key"), pushKey: try await key("push-key"), nodeControlKey: control,
-            auditKey: audit
+            auditKey: audit, webhookKey: try await key("webhook-key")
         )
     }
 

@@ -1,0 +1,45 @@
+import Foundation
+import SQLKit
+
+/// The audit log that also queues webhooks: after the wrapped log appends the events (inside the
+/// change's transaction), each event that names a client is queued for that client's enabled
+/// endpoints subscribed to its type, in the same transaction, so no event is lost and none is sent
+/// for a change that rolled back. Per append it costs one indexed read of `webhook_endpoints` per
+/// client named (one in practice), and nothing else when the client has no endpoint.
+struct WebhookAuditLog: AuditLog {
+    let base: any AuditLog
+    let webhooks: any WebhookRepository
+    let clock: WallClock
+    let random: RandomSource
+    /// Wakes this instance's ``WebhookService`` (after a queued delivery).
+    let wake: @Sendable () -> Void
+
+    /// The wrapped log's signal, so the console's live view still wakes on this process's appends.
+    var appended: AuditAppendSignal? { base.appended }
+
+    func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws {
+        try await base.append(events, in: sql)
+        var clientIds: [String] = []
+        for case let clientId? in events.map(\.clientId) where !clientIds.contains(clientId) { clientIds.append(clientId) }
+        var queued = false
+        for clientId in clientIds {
+            let subscribers = try await webhooks.subscribers(clientId: clientId, in: sql)
+            guard !subscribers.isEmpty else { continue }
+            let time = clock.now()
+            for event in events where event.clientId == clientId {
+                let matching = subscribers.filter { WebhookEventTypes.matches($0.eventTypes, event.type) }
+                guard !matching.isEmpty else { continue }
+                let message = WebhookPayload.event(event, id: random.identifier(prefix: "msg_"), time: time)
+                for subscriber in matching { try await webhooks.enqueue(message, endpointId: subscriber.endpointId, in: sql) }
+                queued = true
+            }
+        }
+        if queued { wake() }
+    }
+
+    func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry] { try await base.entries(query, in: sql) }
+    func head(in sql: any SQLDatabase) async throws -> AuditHead { try await base.head(in: sql) }
+    func insert(_ checkpoint: AuditCheckpoint, in sql: any SQLDatabase) async throws { try await base.insert(checkpoint, in: sql) }
+    func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64? { try await base.lastCheckpointSeq(in: sql) }
+    func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint] { try await base.checkpoints(in: sql) }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The body of a webhook, in the Standard Webhooks shape: `{"type", "timestamp", "data"}`. `data`
+/// holds the event's IDs, actor and details as the audit log records them: never an e-mail
+/// address, a phone number, a name, a code, a token or a secret.
+struct WebhookPayload: Encodable {
+    struct EventData: Encodable {
+        var actor: String?
+        var clientId: String?
+        var userId: String?
+        var deviceId: String?
+        var sessionId: String?
+        var endpointId: String?
+        var details: [String: String]?
+    }
+
+    var type: String
+    /// ISO 8601 with milliseconds, UTC.
+    var timestamp: String
+    var data: EventData
+
+    /// The message of an audit event.
+    static func event(_ event: AuditEvent, id: String, time: Int64) -> WebhookEvent {
+        let payload = WebhookPayload(
+            type: event.type, timestamp: iso8601(time),
+            data: EventData(
+                actor: event.actor, clientId: event.clientId, userId: event.userId, deviceId: event.deviceId, sessionId: event.sessionId,
+                details: event.details.isEmpty ? nil : event.details
+            )
+        )
+        return WebhookEvent(id: id, type: event.type, payload: payload.json)
+    }
+
+    /// The `webhook.test` message for one endpoint.
+    static func test(endpointId: String, clientId: String, id: String, time: Int64) -> WebhookEvent {
+        let payload = WebhookPayload(
+            type: WebhookEventTypes.test, timestamp: iso8601(time), data: EventData(actor: "admin", clientId: clientId, endpointId: endpointId)
+        )
+        return WebhookEvent(id: id, type: WebhookEventTypes.test, payload: payload.json)
+    }
+
+    /// Sorted keys, no whitespace.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func iso8601(_ millis: Int64) -> String {
+        Date(timeIntervalSince1970: Double(millis) / 1000).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
