@@ -75,11 +75,17 @@ public struct UserAdminService: Sendable {
         let now = clock.now()
         let devices = self.devices, audit = self.audit
         let revoked = try await database.transaction { sql -> Bool in
-            guard try await devices.exists(deviceId: deviceId, in: sql) else {
+            guard let owner = try await devices.owner(deviceId: deviceId, in: sql) else {
                 throw AppError(.deviceUnknown, .notFound, "No such device")
             }
             guard try await devices.revoke(deviceId: deviceId, now: now, in: sql) else { return false }
-            try await audit.append(AuditEvent("device.revoked", actor: "admin", deviceId: deviceId, details: ["reason": "admin"]), in: sql)
+            // With its client and user, so the client's webhooks hear of it.
+            try await audit.append(
+                AuditEvent(
+                    "device.revoked", actor: "admin", clientId: owner.clientId, userId: owner.userId, deviceId: deviceId, details: ["reason": "admin"]
+                ),
+                in: sql
+            )
             return true
         }
         guard revoked else { throw AppError(.conflict, .conflict, "The device is already revoked") }

@@ -39,6 +39,8 @@ protocol DeviceRepository: DeviceKeyLookup {
     func revoke(deviceId id: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool
     /// Whether a device with this id exists (active or revoked).
     func exists(deviceId: String, in sql: any SQLDatabase) async throws -> Bool
+    /// The user and client of a device (active or revoked); nil when there is no such device.
+    func owner(deviceId: String, in sql: any SQLDatabase) async throws -> (userId: String, clientId: String)?
     /// Whether the device exists and is active.
     func isActive(deviceId: String, in sql: any SQLDatabase) async throws -> Bool
     /// The user of an active device; nil when the device is revoked or unknown.
@@ -112,6 +114,11 @@ struct SQLDeviceRepository: DeviceRepository {
 
     func exists(deviceId: String, in sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw("SELECT id FROM devices WHERE id = \(bind: deviceId)").first() != nil
+    }
+
+    func owner(deviceId: String, in sql: any SQLDatabase) async throws -> (userId: String, clientId: String)? {
+        guard let row = try await sql.raw("SELECT user_id, client_id FROM devices WHERE id = \(bind: deviceId)").first() else { return nil }
+        return (try row.decode(column: "user_id", as: String.self), try row.decode(column: "client_id", as: String.self))
     }
 
     func isActive(deviceId: String, in sql: any SQLDatabase) async throws -> Bool {

@@ -84,6 +84,36 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test("events of real service calls (an OTP send, an admin's device revocation) arrive once each, verified, IDs only", arguments: TestDatabase.kinds)
+    func serviceEvents(kind: TestDatabase) async throws {
+        try await Self.withReceiver { receiver in
+            let manual = Self.clock()
+            try await withTestRuntime(kind, clock: manual.clock) { runtime in
+                let client = try await runtime.makeTestClient()
+                let created = try await Self.endpoint(runtime, client, receiver)
+                let fixture = try await PushDeliveryTests.user(runtime, client: client, name: "bob")
+                _ = try await runtime.otp.send(client: client, channel: .email, target: "bob@example.org", purpose: .signup, ip: "192.0.2.9")
+                try await runtime.userAdmin.revokeDevice(fixture.deviceId)
+                #expect(try await Self.drain(runtime, receiver, manual) == 2)
+                let records = try receiver.records()
+                #expect(records.map { $0["verified"] as? [Bool] } == [[true], [true]])
+                let payloads = records.compactMap { $0["payload"] as? [String: Any] }
+                #expect(Set(payloads.compactMap { $0["type"] as? String }) == ["otp.sent", "device.revoked"])
+                let revoked = try #require(payloads.first { $0["type"] as? String == "device.revoked" }?["data"] as? [String: Any])
+                #expect(revoked["deviceId"] as? String == fixture.deviceId)
+                #expect(revoked["userId"] as? String == fixture.userId)
+                #expect(revoked["clientId"] as? String == client.id)
+                #expect(Set(records.compactMap { $0["id"] as? String }).count == 2)
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: payloads), as: UTF8.self)
+                for personal in ["bob@example.org", fixture.userKey, "192.0.2.9"] { #expect(!text.contains(personal)) }
+                // Nothing is sent twice: a later drain finds nothing due.
+                #expect(try await Self.drain(runtime, receiver, manual) == 0)
+                let page = try await runtime.webhookAdmin.deliveries(created.endpoint.id, limit: 10, before: nil)
+                #expect(page.deliveries.map(\.status) == ["delivered", "delivered"])
+            }
+        }
+    }
+
     @Test("rotation: during the overlap both secrets sign and either verifies; after it only the new one", arguments: TestDatabase.kinds)
     func rotationOverlap(kind: TestDatabase) async throws {
         try await Self.withReceiver { receiver in
