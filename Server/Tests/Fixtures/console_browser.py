@@ -105,6 +105,18 @@ def main():
         result["rotated_kid"] = driver.find_element(By.ID, "rotated-kid").text
         result["kids_after"] = [li.get_attribute("data-kid") for li in css(driver, "#keys-list li[data-kid]")]
 
+        # Webhooks: add an endpoint (its secret shown once), send a test event, see it in the delivery history.
+        go(driver, wait, "#/webhooks?client=" + client_key, "webhooks", "#webhook-form")
+        driver.find_element(By.ID, "webhook-url").send_keys("http://127.0.0.1:9/hooks")
+        driver.find_element(By.ID, "webhook-create").click()
+        wait.until(lambda d: css(d, "#new-secret") and css(d, "tr[data-endpoint-id]"))
+        result["webhook_secret_prefix"] = driver.find_element(By.ID, "new-secret").text[:6]
+        endpoint = css(driver, "tr[data-endpoint-id]")[0]
+        next(b for b in endpoint.find_elements(By.TAG_NAME, "button") if b.text == "Send test").click()
+        wait.until(lambda d: any("webhook.test" in row.text for row in css(d, "tr[data-delivery-id]")))
+        result["webhook_history"] = [row.text.split("\n")[0] for row in css(driver, "tr[data-delivery-id]")]
+        result["screenshots"].append(screenshot(driver, shots, "console-webhooks-1280"))
+
         # The audit log verifies, and the console's changes are in it.
         go(driver, wait, "#/audit", "audit", "#audit-verify")
         driver.find_element(By.ID, "audit-verify").click()

@@ -13,6 +13,7 @@ const pages = [
   { id: "sessions", title: "Sessions", module: "./page-sessions.js" },
   { id: "nodes", title: "Verifier nodes", module: "./page-nodes.js" },
   { id: "keys", title: "Signing keys", module: "./page-keys.js" },
+  { id: "webhooks", title: "Webhooks", module: "./page-webhooks.js" },
   { id: "audit", title: "Audit log", module: "./page-audit.js" },
   { id: "live", title: "Live", module: "./page-live.js" },
 ];

@@ -65,7 +65,7 @@ export function dangerButton(text, action, attrs = {}) {
 }
 
 /** A secret shown once, with a copy button and a warning. */
-export function secretBox(label, value) {
+export function secretBox(label, value, kept = "Tessera keeps only a hash of it.") {
   const copy = el("button", { type: "button", class: "quiet" }, "Copy");
   const note = el("span", { class: "muted" });
   copy.addEventListener("click", async () => {
@@ -74,7 +74,7 @@ export function secretBox(label, value) {
   return el("div", { class: "secret", role: "status" },
     el("strong", {}, label),
     el("code", { class: "value", id: "new-secret" }, value),
-    el("div", { class: "muted" }, "Shown only this once: store it now. Tessera keeps only a hash of it."),
+    el("div", { class: "muted" }, "Shown only this once: store it now. " + kept),
     copy, note);
 }
 

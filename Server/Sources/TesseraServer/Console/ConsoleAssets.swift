@@ -38,5 +38,6 @@ enum ConsoleAssets {
         "page-keys.js": pageKeys,
         "page-audit.js": pageAudit,
         "page-live.js": pageLive,
+        "page-webhooks.js": pageWebhooks,
     ]
 }

@@ -83,13 +83,18 @@ struct ConsoleBrowserTests {
             #expect((result["kids_after"] as? [String])?.first == rotated)
             #expect(try await runtime.tokens.jwks.first?.kid == rotated)
 
+            #expect(result["webhook_secret_prefix"] as? String == "whsec_")
+            #expect(((result["webhook_history"] as? [String]) ?? []).contains { $0.hasPrefix("webhook.test") }, "\(result["webhook_history"] ?? "")")
+            let endpoints = try await runtime.webhookAdmin.list(clientKey: client.clientKey).endpoints
+            #expect(endpoints.map(\.url) == ["http://127.0.0.1:9/hooks"])
+
             #expect(result["audit_ok"] as? String == "true")
             #expect(((result["live_types"] as? [String]) ?? []).contains("login.completed"))
             #expect(result["nav_hidden_390"] as? Bool == true)
             #expect(result["overflow_390"] as? Int == 0)
             #expect(result["overflow_390_users"] as? Int == 0)
             #expect(result["severe"] as? [String] == [], "\(result["severe"] ?? "")")
-            #expect((result["screenshots"] as? [String])?.count == 7)
+            #expect((result["screenshots"] as? [String])?.count == 8)
 
             // The console's changes are audited with their actor.
             let audit = runtime.repositories.audit
