@@ -10,13 +10,22 @@ public enum ListenAddressCheck {
     /// Throws ``ConfigurationError`` naming `host:port` when it cannot be bound.
     public static func check(host: String, port: Int) async throws {
         do {
-            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .bind(host: host, port: port).get()
-            try await channel.close()
+            try await probe(host: host, port: port).close()
         } catch {
             throw failure(host: host, port: port, error)
         }
+    }
+
+    /// Binds `host:port` as the server will. The probe listens for a moment: it must never accept.
+    /// A client that connected in that moment (a health check during a restart) was accepted into
+    /// a channel nobody served or closed, and waited forever; now it waits in the kernel's queue
+    /// and is reset when the probe closes.
+    static func probe(host: String, port: Int) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(ChannelOptions.autoRead, value: false)
+            .childChannelInitializer { $0.close() }
+            .bind(host: host, port: port).get()
     }
 
     /// The message for a failed bind: `cannot listen on host:port: <reason>`.
