@@ -152,7 +152,7 @@ public enum MessageSignature {
                 guard value.count >= 2, value.hasSuffix("\"") else { throw ParseError(description: "unterminated string") }
                 value = String(value.dropFirst().dropLast())
             }
-            values[String(decoding: trimmedBlanks(ArraySlice(pair[0].utf8)), as: UTF8.self)] = value
+            values[String(decoding: pair[0].utf8.trimmingOptionalWhitespace(), as: UTF8.self)] = value
         }
         guard let createdText = values["created"], let created = Int64(createdText) else {
             throw ParseError(description: "created is required")
@@ -187,18 +187,10 @@ public enum MessageSignature {
         members.append(start..<bytes.count)
         let prefix = Array((name + "=").utf8)
         for member in members {
-            let trimmed = trimmedBlanks(bytes[member])
+            let trimmed = bytes[member].trimmingOptionalWhitespace()
             if trimmed.starts(with: prefix) { return String(decoding: trimmed.dropFirst(prefix.count), as: UTF8.self) }
         }
         return nil
-    }
-
-    /// `bytes` without the spaces and tabs around it (RFC 8941's OWS).
-    static func trimmedBlanks(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var bytes = bytes
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        return bytes
     }
 
     static func validateToken(_ value: String, name: String) throws {

@@ -29,15 +29,13 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
     /// credentials ignored), or nil. Plain byte work: Foundation's `trimmingCharacters` and
     /// `lowercased()` were 3 % of a TOTP verification's CPU.
     static func basicCredentials(_ header: String) -> String? {
-        var bytes = Substring(header).utf8[...]
+        let bytes = Substring(header).utf8[...]
         let scheme = "basic".utf8
         guard bytes.count > scheme.count + 1, zip(bytes.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
               bytes.dropFirst(scheme.count).first == 0x20
         else { return nil }
-        bytes = bytes.dropFirst(scheme.count + 1)
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        guard let decoded = Data(base64Encoded: Data(bytes)) else { return nil }
+        let credentials = bytes.dropFirst(scheme.count + 1).trimmingOptionalWhitespace()
+        guard let decoded = Data(base64Encoded: Data(credentials)) else { return nil }
         return String(data: decoded, encoding: .utf8)
     }
 }
