@@ -185,6 +185,17 @@ public final class ChildProcess: Sendable {
         return try result.get()
     }
 
+    /// The port a peer writes to `path` once it listens: waits on that condition (bounded at 30 s,
+    /// and only while the program runs); nil when it never came.
+    public func portFile(_ path: String) async throws -> Int? {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, isRunning {
+            if let port = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap({ Int($0) }) { return port }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
     /// Sends `signal` to the program (nothing once it has been reaped).
     public func signal(_ signal: Int32) {
         status.withLock { if $0 == nil { _ = kill(pid, signal) } }

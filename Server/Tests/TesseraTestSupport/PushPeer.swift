@@ -72,13 +72,7 @@ public final class PushPeer: Sendable {
             stdin: .pipe, stdout: .file(directory + "/peer.log")
         )
         // The peer writes its port file once it listens (bounded wait on that condition).
-        var found: Int?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while found == nil, ContinuousClock.now < deadline, process.isRunning {
-            found = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)).flatMap { Int($0) }
-            if found == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        guard let found else {
+        guard let found = try await process.portFile(directory + "/port") else {
             let log = (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? ""
             try? process.input?.close()
             process.terminate()

@@ -39,13 +39,7 @@ public final class WebhookReceiver: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process = try ChildProcess(python, [Self.script, "--dir", directory], stdin: .pipe, stdout: .file(directory + "/receiver.log"))
         // The receiver writes its port file once it listens (bounded wait on that condition).
-        var found: Int?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while found == nil, ContinuousClock.now < deadline, process.isRunning {
-            found = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)).flatMap { Int($0) }
-            if found == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        guard let found else {
+        guard let found = try await process.portFile(directory + "/port") else {
             let log = (try? String(contentsOfFile: directory + "/receiver.log", encoding: .utf8)) ?? ""
             try? process.input?.close()
             process.terminate()
