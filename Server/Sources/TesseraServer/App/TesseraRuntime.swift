@@ -411,10 +411,17 @@ extension TesseraRuntime {
             for await outcome in group { outcomes.append(outcome) }
             return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        let started = outcomes.compactMap { try? $0.get() }
-        if let failure = outcomes.first(where: { (try? $0.get()) == nil }) {
+        var started: [EmbeddedNode] = []
+        var firstFailure: (any Error)?
+        for outcome in outcomes {
+            switch outcome {
+            case .success(let node): started.append(node)
+            case .failure(let error): firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure {
             for node in started { await node.stop() }
-            _ = try failure.get()
+            throw firstFailure
         }
         return started
     }
