@@ -41,6 +41,7 @@ class SaveHandler:
             "mail_options": envelope.mail_options,
             "tls": session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None,
             "authenticated": bool(session.authenticated),
+            "peer_port": session.peer[1] if session.peer else None,  # one per client connection (session reuse)
             "auth_mechanism": getattr(session.auth_data, "mechanism", None),
             "from": str(message["From"]),
             "to": str(message["To"]),

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// Where and how to deliver mail: the submission server, its transport security and credentials.
 struct SMTPSettings: Sendable {
@@ -18,8 +19,15 @@ struct SMTPSettings: Sendable {
     var heloName: String = "tessera.local"
     /// PEM file of extra trust roots (for self-signed test servers); nil = system roots only.
     var trustedCAFile: String? = nil
-    /// Limit on the whole exchange, from connect to QUIT.
+    /// Limit on each step of a session: opening it (connect, greeting, EHLO, STARTTLS, AUTH), and
+    /// each message's transaction (MAIL FROM to the server's acceptance of the content).
     var timeout: Duration = .seconds(15)
+    /// Sessions kept open at most at once (see ``SMTPSessionPool``); more messages wait for one.
+    var maxSessions = 16
+    /// Messages one session carries before it says QUIT and a new one is opened.
+    var messagesPerSession = 100
+    /// How long a session stays open without a message (RFC 5321 servers wait 5 minutes at least).
+    var sessionIdleTimeout: Duration = .seconds(10)
 }
 
 /// One plain-text UTF-8 e-mail to a single recipient.
@@ -44,19 +52,24 @@ struct SMTPError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Sends mail over SMTP with SwiftNIO: one connection per `send`, closed on every path.
+/// Sends mail over SMTP with SwiftNIO. Sessions are kept open between messages and reused
+/// (``SMTPSessionPool``); every connection is closed on every path.
 struct SMTPClient: Sendable {
     let settings: SMTPSettings
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
+    /// This client's open sessions.
+    let sessions: SMTPSessionPool
 
     init(settings: SMTPSettings, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
         self.settings = settings
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
+        let session = SMTPSession(settings: settings, eventLoopGroup: eventLoopGroup, logger: logger)
+        sessions = SMTPSessionPool(maxSessions: settings.maxSessions) { pool, id in await session.run(pool: pool, id: id) }
     }
 
-    /// Delivers `message`; throws `SMTPError` if any step fails or the whole exchange exceeds `settings.timeout`.
+    /// Delivers `message`; throws `SMTPError` if a step fails or takes longer than `settings.timeout`.
     func send(_ message: SMTPMessage) async throws {
         for (name, value) in [("from", settings.from), ("to", message.to), ("subject", message.subject)]
         where value.contains(where: { $0.isNewline }) {
@@ -68,106 +81,7 @@ struct SMTPClient: Sendable {
         if settings.username != nil, settings.security == .none, !Self.isLoopback(settings.host) {
             throw SMTPError(stage: "AUTH", message: "refusing to send credentials over an unencrypted connection")
         }
-        let timeout = settings.timeout
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await self.exchange(message) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw SMTPError(stage: "exchange", message: "timed out after \(timeout)")
-                }
-                _ = try await group.next()  // the first to finish wins; leaving the scope cancels the other
-                group.cancelAll()
-            }
-        } catch let error as SMTPError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw SMTPError(stage: "exchange", message: "\(error)")
-        }
-    }
-
-    // MARK: - The conversation
-
-    private func exchange(_ message: SMTPMessage) async throws {
-        let tls = try settings.security == .none ? nil : makeTLSContext()
-        let channel: NIOAsyncChannel<SMTPLine, ByteBuffer>
-        do {
-            channel = try await ClientBootstrap(group: eventLoopGroup)
-                .connectTimeout(TimeAmount(settings.timeout))
-                .connect(host: settings.host, port: settings.port) { [settings] channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let implicitTLS = settings.security == .implicitTLS
-                        if implicitTLS, let tls {
-                            try channel.pipeline.syncOperations.addHandler(Self.tlsHandler(tls, host: settings.host))
-                        }
-                        try channel.pipeline.syncOperations.addHandler(SMTPLineHandler(encrypted: implicitTLS))
-                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            throw SMTPError(stage: "connect", message: "\(settings.host):\(settings.port): \(error)")
-        }
-        try await channel.executeThenClose { inbound, outbound in
-            var smtp = SMTPConversation(lines: inbound.makeAsyncIterator(), writer: outbound, logger: logger)
-            _ = try await smtp.readReply(stage: "greeting", expect: 220...220)
-            var ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO")
-            if settings.security == .startTLS, let tls {
-                guard ehlo.extension("STARTTLS") != nil else {
-                    throw SMTPError(stage: "STARTTLS", message: "server does not offer STARTTLS")
-                }
-                _ = try await smtp.command("STARTTLS", stage: "STARTTLS", expect: 220...220)
-                let host = settings.host
-                try await channel.channel.eventLoop.submit {
-                    let pipeline = channel.channel.pipeline.syncOperations
-                    try pipeline.handler(type: SMTPLineHandler.self).startTLS()
-                    try pipeline.addHandler(Self.tlsHandler(tls, host: host), position: .first)
-                }.get()
-                smtp.requireEncryption = true  // a reply that came in before the handshake is an injection attack
-                ehlo = try await smtp.command("EHLO \(settings.heloName)", stage: "EHLO after STARTTLS")
-            }
-            if let username = settings.username {
-                try await authenticate(&smtp, mechanisms: ehlo.extension("AUTH") ?? [], username: username)
-            }
-            let mail = Self.render(message, from: settings.from, server8BitMIME: ehlo.extension("8BITMIME") != nil)
-            let body8Bit = mail.transferEncoding == "8bit" ? " BODY=8BITMIME" : ""
-            _ = try await smtp.command("MAIL FROM:<\(Self.address(settings.from))>\(body8Bit)", stage: "MAIL FROM")
-            _ = try await smtp.command("RCPT TO:<\(Self.address(message.to))>", stage: "RCPT TO")
-            _ = try await smtp.command("DATA", stage: "DATA", expect: 354...354)
-            _ = try await smtp.command(mail.data, stage: "DATA", logAs: "<message, \(mail.data.utf8.count) bytes>")
-            logger.debug("SMTP message accepted", metadata: ["smtp.host": "\(settings.host)", "smtp.message_id": "\(mail.messageID)"])
-            _ = try? await smtp.command("QUIT", stage: "QUIT", expect: 221...221)
-        }
-    }
-
-    private func authenticate(_ smtp: inout SMTPConversation, mechanisms: [String], username: String) async throws {
-        let password = settings.password ?? ""
-        func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
-        if mechanisms.contains("PLAIN") {
-            _ = try await smtp.command("AUTH PLAIN " + base64("\0\(username)\0\(password)"), stage: "AUTH",
-                                       expect: 235...235, logAs: "AUTH PLAIN <credentials>")
-        } else if mechanisms.contains("LOGIN") {
-            _ = try await smtp.command("AUTH LOGIN", stage: "AUTH", expect: 334...334)
-            _ = try await smtp.command(base64(username), stage: "AUTH", expect: 334...334, logAs: "<username>")
-            _ = try await smtp.command(base64(password), stage: "AUTH", expect: 235...235, logAs: "<password>")
-        } else {
-            throw SMTPError(stage: "AUTH", message: "server offers no supported AUTH mechanism (offered: \(mechanisms))")
-        }
-    }
-
-    private func makeTLSContext() throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if let file = settings.trustedCAFile { configuration.additionalTrustRoots = [.file(file)] }
-        do { return try NIOSSLContext(configuration: configuration) } catch {
-            throw SMTPError(stage: "TLS", message: "cannot set up TLS: \(error)")
-        }
-    }
-
-    /// SNI must not carry an IP address; without a name NIOSSL checks the certificate against the peer's IP.
-    private static func tlsHandler(_ context: NIOSSLContext, host: String) throws -> NIOSSLClientHandler {
-        let isIP = (try? SocketAddress(ipAddress: host, port: 0)) != nil
-        return try NIOSSLClientHandler(context: context, serverHostname: isIP ? nil : host)
+        try await sessions.deliver(message)
     }
 
     /// "localhost", 127.x.x.x or ::1 (not a DNS name such as "127.example.com").
@@ -272,7 +186,7 @@ struct SMTPReply: Sendable {
 }
 
 /// Reads replies and writes commands on one connection, logging commands (never credentials or the message).
-private struct SMTPConversation {
+struct SMTPConversation {
     var lines: NIOAsyncChannelInboundStream<SMTPLine>.AsyncIterator
     let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let logger: Logger
@@ -322,7 +236,7 @@ struct SMTPLine: Sendable {
 }
 
 /// Splits the inbound bytes into lines (CRLF or bare LF), marking each as encrypted once TLS is on.
-private final class SMTPLineHandler: ChannelInboundHandler {
+final class SMTPLineHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = SMTPLine
     private var pending = ByteBuffer()

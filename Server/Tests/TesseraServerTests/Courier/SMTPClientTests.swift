@@ -197,6 +197,71 @@ struct SMTPClientTests {
         try await fake.close()
     }
 
+    @Test func sessionsAreReusedAndCapped() async throws {
+        try await Self.withSMTPServer(mode: .starttls, auth: true) { server in
+            var settings = settings(server, security: .startTLS, username: SMTPTestServer.user, password: SMTPTestServer.password)
+            settings.maxSessions = 2
+            let client = SMTPClient(settings: settings, logger: Logger(label: "test"))
+            // One after another: one session carries them all (one TCP connection, one TLS handshake, one AUTH).
+            for index in 0..<4 {
+                try await client.send(SMTPMessage(to: "seq\(index)@example.org", subject: "s", body: "b \(index)"))
+            }
+            let sequential = try server.receivedMessages()
+            #expect(sequential.map(\.rcptTos) == (0..<4).map { ["seq\($0)@example.org"] })
+            #expect(Set(sequential.map(\.peerPort)).count == 1)
+            #expect(sequential.allSatisfy { $0.tls && $0.authenticated })
+            // Twelve at once: every one delivered, over at most two sessions.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    group.addTask { try await client.send(SMTPMessage(to: "par\(index)@example.org", subject: "s", body: "b")) }
+                }
+                try await group.waitForAll()
+            }
+            let parallel = try server.receivedMessages().dropFirst(4)
+            #expect(Set(parallel.flatMap(\.rcptTos)) == Set((0..<12).map { "par\($0)@example.org" }) && parallel.count == 12)
+            #expect(Set(parallel.map(\.peerPort)).count <= 2)
+            #expect(client.sessions.statistics.open <= 2)
+        }
+    }
+
+    @Test func reusedSessionThatBreaksBeforeTheContentIsRetriedOnce() async throws {
+        // MAIL FROM on the second message gets 421 (the server is closing the session): the message
+        // goes out again on a new session. A 550 for a recipient is not retried.
+        struct Script { var ehlo = 0, mail = 0, delivered = 0, inData = false }
+        let script = Mutex(Script())
+        let fake = try await ScriptedSMTPServer.start { line in
+            script.withLock { state in
+                if state.inData {
+                    guard line == "." else { return "" }
+                    state.inData = false
+                    state.delivered += 1
+                    return "250 OK queued\r\n"
+                }
+                switch line.prefix(4).uppercased() {
+                case "EHLO": state.ehlo += 1; return "250 fake\r\n"
+                case "MAIL":
+                    state.mail += 1
+                    return state.mail == 2 ? "421 4.4.2 closing this session\r\n" : "250 OK\r\n"
+                case "RCPT": return line.contains("unknown@") ? "550 5.1.1 no such user\r\n" : "250 OK\r\n"
+                case "DATA": state.inData = true; return "354 go ahead\r\n"
+                default: return "250 OK\r\n"
+                }
+            }
+        }
+        let port = try #require(fake.localAddress?.port)
+        let client = SMTPClient(settings: SMTPSettings(host: "127.0.0.1", port: port, security: .none, from: Self.from),
+                                logger: Logger(label: "test"))
+        try await client.send(SMTPMessage(to: "one@example.org", subject: "s", body: "b"))
+        try await client.send(SMTPMessage(to: "two@example.org", subject: "s", body: "b"))
+        #expect(script.withLock { ($0.ehlo, $0.mail, $0.delivered) } == (2, 3, 2))
+        let error = await #expect(throws: SMTPError.self) {
+            try await client.send(SMTPMessage(to: "unknown@example.org", subject: "s", body: "b"))
+        }
+        #expect(error?.code == 550 && error?.stage == "RCPT TO")
+        #expect(script.withLock { ($0.ehlo, $0.mail, $0.delivered) } == (2, 4, 2))
+        try await fake.close()
+    }
+
     @Test(arguments: ["mail.example.com", "127.0.0.1.example.com", "192.0.2.1"])
     func refusesAuthOverPlaintextToRemoteHost(host: String) async throws {
         let settings = SMTPSettings(host: host, port: 25, security: .none, username: "u", password: "p",
@@ -399,6 +464,8 @@ struct ReceivedMail: Decodable {
     var tls: Bool
     var authenticated: Bool
     var authMechanism: String?
+    /// The client's port: one per connection.
+    var peerPort: Int?
     var from: String
     var to: String
     var subject: String
