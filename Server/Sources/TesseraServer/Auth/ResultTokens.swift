@@ -76,7 +76,15 @@ final class ResultTokens: Sendable {
         var published: [PublishedJWK] = []
         var loadedAt: Int64 = 0
         var lastUnknownKidReload: Int64 = 0
+        /// Tokens whose signature and issuer verified, by the SHA-256 of the token: a relying party
+        /// that introspects a token on each of its requests pays the ES256 check once. Emptied
+        /// whenever the loaded keys change (a retired key's tokens stop verifying at the same time
+        /// as without the cache); expiry is checked on every use.
+        var verified: [SHA256Digest: ResultClaims] = [:]
     }
+
+    /// Verified tokens remembered at most (the table starts again empty when full).
+    static let verifiedCapacity = 4096
 
     init(database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock) {
         self.database = database
@@ -107,6 +115,7 @@ final class ResultTokens: Sendable {
         guard let active = rows.first?.kid else { throw ConfigurationError("no result-token key could be created") }
         let now = clock.now()
         state.withLock {
+            if $0.published.map(\.kid) != jwks.map(\.kid) { $0.verified = [:] }
             $0.collection = fresh
             $0.activeKid = active
             $0.published = jwks
@@ -190,8 +199,20 @@ final class ResultTokens: Sendable {
     /// at most once a second, instead of waiting for the minute's refresh.
     func verify(_ token: String) async throws -> ResultClaims {
         try await refreshIfStale()
-        guard token.count < 8192 else { throw Self.invalidToken }
-        if let claims = try? await state.withLock({ $0.collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer {
+        guard token.utf8.count < 8192 else { throw Self.invalidToken }
+        let digest = SHA256.hash(data: Data(token.utf8))
+        if let claims = state.withLock({ $0.verified[digest] }) {
+            let now = Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000)
+            guard (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
+            return claims
+        }
+        let (collection, kids) = state.withLock { ($0.collection, $0.published.map(\.kid)) }
+        if let claims = try? await collection.verify(token, as: ResultClaims.self), claims.iss.value == issuer {
+            state.withLock { state in
+                guard state.published.map(\.kid) == kids else { return }  // the keys changed meanwhile
+                if state.verified.count >= Self.verifiedCapacity { state.verified.removeAll(keepingCapacity: true) }
+                state.verified[digest] = claims
+            }
             return claims
         }
         let now = clock.now()

@@ -33,4 +33,33 @@ struct ResultTokenRotationTests {
             await #expect(throws: AppError.self) { _ = try await there.verify("not.a.token") }
         }
     }
+
+    @Test("a verified token is remembered: still valid while its key is live, refused once the key is retired or the token expired", arguments: TestDatabase.kinds)
+    func verifiedTokensAreRememberedUntilTheKeysChange(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind) { runtime in
+            let manual = ManualClock(start: WallClock.system.now())
+            let tokens = ResultTokens(
+                database: runtime.database, sealKey: runtime.keys.tokenSealKey, issuer: runtime.tokens.issuer, lifetime: .seconds(300),
+                clock: manual.clock
+            )
+            try await tokens.load()
+            func issue(_ user: String) async throws -> String {
+                try await tokens.issue(userKey: user, clientKey: "tck_x", clientId: "cl_x", deviceId: "dev_x", channelId: "ch_\(user)", amr: ["hwk"], nodes: [])
+            }
+            let old = try await issue("old")
+            #expect(try await tokens.verify(old).sub.value == "old")
+            #expect(try await tokens.verify(old).sub.value == "old")  // remembered
+            // One rotation: the previous key stays published, so the token still verifies.
+            try await tokens.rotate()
+            #expect(try await tokens.verify(old).sub.value == "old")
+            // A second rotation retires its key: refused, although it was verified (and remembered) before.
+            try await tokens.rotate()
+            await #expect(throws: AppError.self) { _ = try await tokens.verify(old) }
+            // A remembered token is refused once it expired (on the injected clock).
+            let fresh = try await issue("fresh")
+            #expect(try await tokens.verify(fresh).sub.value == "fresh")
+            manual.advance(by: .seconds(301))
+            await #expect(throws: AppError.self) { _ = try await tokens.verify(fresh) }
+        }
+    }
 }
