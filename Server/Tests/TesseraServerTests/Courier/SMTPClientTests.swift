@@ -197,6 +197,21 @@ struct SMTPClientTests {
         try await fake.close()
     }
 
+    @Test("the Date header is written by hand: the same text as Foundation's formatter, leap days and 1969 included")
+    func dateHeaderMatchesFoundation() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
+        var generator = SystemRandomNumberGenerator()
+        let fixed: [TimeInterval] = [0, -1, -86_400, 951_782_400, 1_709_164_800, 1_709_251_199, 4_107_542_399, 1_795_510_207.9]
+        let random = (0..<500).map { _ in TimeInterval(Int64.random(in: -2_000_000_000...4_000_000_000, using: &generator)) }
+        for seconds in fixed + random {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(SMTPClient.rfc5322Date(date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
+
     @Test func sessionsAreReusedAndCapped() async throws {
         try await Self.withSMTPServer(mode: .starttls, auth: true) { server in
             var settings = settings(server, security: .startTLS, username: SMTPTestServer.user, password: SMTPTestServer.password)
