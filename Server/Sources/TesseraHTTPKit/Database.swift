@@ -16,9 +16,14 @@ public protocol Database: Sendable {
     var kind: DatabaseKind { get }
     /// Runs `body` with a database handle outside a transaction (single statements).
     func withSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
-    /// Runs `body`, which only reads, on a connection that may be a reader beside the writer (SQLite
-    /// in WAL mode keeps a few), so reads do not queue behind writes. It sees everything committed.
+    /// Runs `body`, which only reads and is short (a lookup by key, a bounded page). It sees
+    /// everything committed. On SQLite it runs on the writer connection in its next group commit,
+    /// whose page cache stays warm; on PostgreSQL on any pooled connection.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body`, which only reads and may take long (a walk over the audit log, pages of it for an
+    /// export or a live view), on a connection beside the writer where there is one (SQLite in WAL
+    /// mode keeps a few readers), so it never holds up writes. It sees everything committed.
+    func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Releases connections.
@@ -27,6 +32,7 @@ public protocol Database: Sendable {
 
 extension Database {
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T { try await withSQL(body) }
+    public func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T { try await read(body) }
 }
 
 /// Milliseconds since 1970, the one time representation stored in the database.

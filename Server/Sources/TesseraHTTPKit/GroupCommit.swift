@@ -21,14 +21,20 @@ final class GroupCommit: Sendable {
 
     private let state = Mutex(State())
     private let sql: any SQLDatabase
+    /// The same connection, refusing statements that write: what read-only jobs get.
+    private let readOnlySQL: any SQLDatabase
 
-    init(sql: any SQLDatabase) {
+    init(sql: any SQLDatabase, readOnlySQL: any SQLDatabase) {
         self.sql = sql
+        self.readOnlySQL = readOnlySQL
     }
 
-    /// Runs `body` in the next batch; `transaction` makes it atomic when it runs alone too.
-    func run<T: Sendable>(transaction: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let job = GroupCommitWrite(transaction: transaction, body: body)
+    /// Runs `body` in the next batch; `transaction` makes it atomic when it runs alone too; a
+    /// `readOnly` body runs in the batch without a savepoint (it has nothing to roll back).
+    func run<T: Sendable>(
+        transaction: Bool, readOnly: Bool = false, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        let job = GroupCommitWrite(transaction: transaction, readOnly: readOnly, body: body)
         let leads = state.withLock { state in
             state.pending.append(job)
             defer { state.leading = true }
@@ -56,7 +62,7 @@ final class GroupCommit: Sendable {
     private func runBatch(_ batch: [any GroupCommitJob]) async {
         guard batch.count > 1 else {
             for job in batch {
-                await job.runAlone(sql)
+                await job.runAlone(job.readOnly ? readOnlySQL : sql)
                 job.signal(.done)
             }
             return
@@ -69,6 +75,10 @@ final class GroupCommit: Sendable {
         }
         var failure: (any Error)?
         for job in batch where failure == nil {
+            if job.readOnly {
+                _ = await job.runInBatch(readOnlySQL)
+                continue
+            }
             do {
                 try await sql.raw("SAVEPOINT write").run()
                 if !(await job.runInBatch(sql)) { try await sql.raw("ROLLBACK TO write").run() }
@@ -96,6 +106,8 @@ enum GroupCommitSignal: Sendable {
 
 /// A queued write, whatever its result type.
 protocol GroupCommitJob: Sendable {
+    /// Only reads: runs in the batch without a savepoint.
+    var readOnly: Bool { get }
     /// Runs the write as it would run alone; keeps its result.
     func runAlone(_ sql: any SQLDatabase) async
     /// Runs the write inside the batch's transaction; false if it threw (roll back its savepoint).
@@ -115,11 +127,13 @@ final class GroupCommitWrite<T: Sendable>: GroupCommitJob {
     }
 
     private let transaction: Bool
+    let readOnly: Bool
     private let body: @Sendable (any SQLDatabase) async throws -> T
     private let state = Mutex(State())
 
-    init(transaction: Bool, body: @escaping @Sendable (any SQLDatabase) async throws -> T) {
+    init(transaction: Bool, readOnly: Bool = false, body: @escaping @Sendable (any SQLDatabase) async throws -> T) {
         self.transaction = transaction
+        self.readOnly = readOnly
         self.body = body
     }
 

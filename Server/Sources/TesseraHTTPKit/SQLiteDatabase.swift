@@ -3,9 +3,15 @@ import Synchronization
 import Logging
 import SQLKit
 
-/// SQLite storage in WAL mode: one writer connection whose writes run in group commits (one batch
-/// at a time: SQLite allows one writer anyway, and one avoids `SQLITE_BUSY`), and for a file
-/// database a few read-only connections for ``read(_:)``, which WAL lets run beside it.
+/// SQLite storage in WAL mode: one writer connection whose writes and short reads run in group
+/// commits (one batch at a time: SQLite allows one writer anyway, and one avoids `SQLITE_BUSY`), and
+/// for a file database a few read-only connections for ``scan(_:)``, which WAL lets run beside it.
+///
+/// Short reads go to the writer because it is faster there: a reader connection in WAL mode throws
+/// its whole page cache away whenever another connection wrote, so under a steady write load every
+/// read on a reader fetched its pages again, and 64 requests queueing for two reader locks handed
+/// the lock over once per read; a batch of reads on the writer runs back to back on a warm cache
+/// (measured: 14 % less CPU per TOTP verification, about 30 % more introspections per second).
 public final class SQLiteDatabase: Database {
     public let kind = DatabaseKind.sqlite
     private let connection: SQLiteDirectConnection
@@ -16,7 +22,10 @@ public final class SQLiteDatabase: Database {
 
     private init(connection: SQLiteDirectConnection, readers: [SQLiteDirectConnection], logger: Logger) {
         self.connection = connection
-        writer = GroupCommit(sql: SQLiteDirectSQL(connection: connection, logger: logger))
+        writer = GroupCommit(
+            sql: SQLiteDirectSQL(connection: connection, logger: logger),
+            readOnlySQL: SQLiteDirectSQL(connection: connection, logger: logger, readOnly: true)
+        )
         self.readers = readers.map { ($0, AsyncLock()) }
         self.logger = logger
     }
@@ -47,8 +56,15 @@ public final class SQLiteDatabase: Database {
         return SQLiteDatabase(connection: connection, readers: readerConnections, logger: logger)
     }
 
+    /// Runs in the writer's next group commit, without a savepoint of its own.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        guard !readers.isEmpty else { return try await withSQL(body) }
+        try await writer.run(transaction: false, readOnly: true, body)
+    }
+
+    /// On a reader connection (round robin), beside the writer; the writer's group commit when
+    /// there is none (an in-memory database).
+    public func scan<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        guard !readers.isEmpty else { return try await read(body) }
         let reader = readers[nextReader.next() % readers.count]
         let sql = SQLiteDirectSQL(connection: reader.connection, logger: logger)
         return try await reader.lock.withLock { try await body(sql) }

@@ -42,17 +42,18 @@ public final class SQLiteDirectConnection: Sendable {
     }
 
     /// Runs one statement with its binds and returns its rows. Inline unless the database is locked
-    /// by another connection; then on the thread pool, waiting for the lock.
-    public func run(_ sql: String, _ binds: [SQLiteData]) async throws -> SQLiteResult {
+    /// by another connection; then on the thread pool, waiting for the lock. `readOnly` refuses a
+    /// statement that would change the database (SQLITE_READONLY), before it runs.
+    public func run(_ sql: String, _ binds: [SQLiteData], readOnly: Bool = false) async throws -> SQLiteResult {
         do {
-            return try state.withLock { try Self.execute(sql, binds, in: &$0) }
+            return try state.withLock { try Self.execute(sql, binds, readOnly: readOnly, in: &$0) }
         } catch let error as SQLiteStatementError where error.isBusy {
             let timeout = busyTimeoutMillis
             return try await NIOThreadPool.singleton.runIfActive {
                 try self.state.withLock { state in
                     sqlite_nio_sqlite3_busy_timeout(state.handle, timeout)
                     defer { sqlite_nio_sqlite3_busy_timeout(state.handle, 0) }
-                    return try Self.execute(sql, binds, in: &state)
+                    return try Self.execute(sql, binds, readOnly: readOnly, in: &state)
                 }
             }
         }
@@ -77,9 +78,12 @@ public final class SQLiteDirectConnection: Sendable {
         state.handle = nil
     }
 
-    private static func execute(_ sql: String, _ binds: [SQLiteData], in state: inout State) throws -> SQLiteResult {
+    private static func execute(_ sql: String, _ binds: [SQLiteData], readOnly: Bool, in state: inout State) throws -> SQLiteResult {
         guard let handle = state.handle else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "connection closed") }
         let statement = try prepared(sql, handle: handle, in: &state)
+        guard !readOnly || sqlite_nio_sqlite3_stmt_readonly(statement) != 0 else {
+            throw SQLiteStatementError(code: SQLITE_READONLY, message: "a read may not change the database")
+        }
         defer {
             sqlite_nio_sqlite3_reset(statement)
             sqlite_nio_sqlite3_clear_bindings(statement)

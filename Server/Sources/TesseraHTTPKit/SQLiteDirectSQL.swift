@@ -9,6 +9,8 @@ import SQLiteKit
 struct SQLiteDirectSQL: SQLDatabase {
     let connection: SQLiteDirectConnection
     let logger: Logger
+    /// Refuse statements that would write (a ``Database/read(_:)`` body on the writer connection).
+    var readOnly = false
     var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
     var dialect: any SQLDialect { SQLiteDialect() }
     var queryLogLevel: Logger.Level? { nil }
@@ -24,7 +26,7 @@ struct SQLiteDirectSQL: SQLDatabase {
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, rawBinds) = serialize(query)
         let binds = try rawBinds.map { try Self.encoder.encode($0) }
-        let result = try await connection.run(sql, binds)
+        let result = try await connection.run(sql, binds, readOnly: readOnly)
         guard !result.rows.isEmpty else { return }
         let index = SQLiteDirectRow.Index(result.columns)
         for values in result.rows { onRow(SQLiteDirectRow(index: index, values: values, decoder: Self.decoder)) }

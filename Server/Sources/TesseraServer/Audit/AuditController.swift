@@ -19,7 +19,7 @@ struct AuditController<Context: TesseraContext> {
         group.get("audit") { request, _ in
             let query = try Self.query(request, defaultLimit: 100)
             let audit = self.audit
-            let (entries, head) = try await database.read { sql in
+            let (entries, head) = try await database.scan { sql in
                 // The head first: every row up to it is committed, so a verifier compares like with like.
                 let head = try await audit.head(in: sql)
                 return (try await audit.entries(query, in: sql), head)
@@ -34,7 +34,7 @@ struct AuditController<Context: TesseraContext> {
         }
         group.get("audit/checkpoints") { _, _ in
             let audit = self.audit
-            return try Response.json(AuditCheckpointList(checkpoints: try await database.read { try await audit.checkpoints(in: $0) }))
+            return try Response.json(AuditCheckpointList(checkpoints: try await database.scan { try await audit.checkpoints(in: $0) }))
         }
         group.get("audit/verify") { _, _ in
             try Response.json(try await AuditVerification.run(database: database, audit: audit, publicKey: publicKey, page: Self.exportPage))
@@ -52,7 +52,7 @@ struct AuditController<Context: TesseraContext> {
             var query = first
             while true {
                 let page = query
-                let entries = try await database.read { try await audit.entries(page, in: $0) }
+                let entries = try await database.scan { try await audit.entries(page, in: $0) }
                 var buffer = ByteBuffer()
                 for entry in entries {
                     buffer.writeBytes(try encoder.encode(entry))

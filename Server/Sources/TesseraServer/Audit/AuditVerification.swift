@@ -21,12 +21,12 @@ struct AuditVerification: Codable, Sendable, Equatable {
 
     /// Verifies the log: the head and the checkpoints first, then the rows a page at a time.
     static func run(database: any Database, audit: any AuditLog, publicKey: Curve25519.Signing.PublicKey, page: Int) async throws -> AuditVerification {
-        let (head, checkpoints) = try await database.read { sql in (try await audit.head(in: sql), try await audit.checkpoints(in: sql)) }
+        let (head, checkpoints) = try await database.scan { sql in (try await audit.head(in: sql), try await audit.checkpoints(in: sql)) }
         var verifier = AuditVerifier()
         var query = AuditQuery(limit: page)
         while true {
             let current = query
-            let entries = try await database.read { try await audit.entries(current, in: $0) }
+            let entries = try await database.scan { try await audit.entries(current, in: $0) }
             verifier.check(entries)
             guard entries.count == page, verifier.problem == nil, let last = entries.last else { break }
             query.after = last.seq

@@ -40,7 +40,7 @@ struct ConsoleEventFeed: AsyncSequence, Sendable {
             while buffer.isEmpty {
                 let query = AuditQuery(after: after, limit: ConsoleEventFeed.page)
                 let audit = self.audit
-                let rows = try await database.read { try await audit.entries(query, in: $0) }
+                let rows = try await database.scan { try await audit.entries(query, in: $0) }
                 if let last = rows.last { after = last.seq }
                 buffer = rows.filter { ConsoleEventFeed.isLive($0.type) }
                 if !buffer.isEmpty || rows.count == ConsoleEventFeed.page { continue }

@@ -19,8 +19,9 @@ struct GroupCommitTests {
         await database.close()
     }
 
+    /// The values as a reader connection beside the writer sees them (``SQLiteDatabase/scan(_:)``).
     private func count(_ database: SQLiteDatabase) async throws -> [Int] {
-        try await database.read { try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) } }
+        try await database.scan { try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) } }
     }
 
     @Test("writes queued behind a running batch commit together in the next one; a write that throws is rolled back alone")
@@ -82,6 +83,47 @@ struct GroupCommitTests {
             #expect(accepted == Array(0..<32), "each value accepted exactly once")
             let rows = try await count(database)
             #expect(rows == Array(0..<32))
+        }
+    }
+
+    @Test("short reads queued behind a running batch run in the next one, in order: each sees the writes queued before it, not a write rolled back")
+    func readsRunInTheBatch() async throws {
+        try await withDatabase { database in
+            let (entered, signal) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await database.transaction { sql in
+                    try await sql.raw("INSERT INTO t (n) VALUES (0)").run()
+                    signal.yield()
+                    for await _ in released { break }
+                }
+            }
+            for await _ in entered { break }
+            func values() async throws -> [Int] {
+                try await database.read { try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) } }
+            }
+            // Queued one after another: a write, a read, a write that throws, a read.
+            let first = Task { try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (1)").run() } }
+            _ = await eventually { database.groupCommitStatistics.queued == 1 }
+            let readAfterFirst = Task { try await values() }
+            _ = await eventually { database.groupCommitStatistics.queued == 2 }
+            let refused = Task {
+                try await database.withSQL { sql in
+                    try await sql.raw("INSERT INTO t (n) VALUES (2)").run()
+                    throw Refused()
+                }
+            }
+            _ = await eventually { database.groupCommitStatistics.queued == 3 }
+            let readAfterRefused = Task { try await values() }
+            let queued = await eventually { database.groupCommitStatistics.queued == 4 }
+            #expect(queued, "the four jobs did not queue behind the running batch")
+            release.yield()
+            try await holder.value
+            try await first.value
+            await #expect(throws: Refused.self) { try await refused.value }
+            #expect(try await readAfterFirst.value == [0, 1])
+            #expect(try await readAfterRefused.value == [0, 1])
+            #expect(try await count(database) == [0, 1])
         }
     }
 

@@ -20,7 +20,7 @@ struct StorageTests {
         }
     }
 
-    @Test("SQLite file: reads on the reader connections see every commit and run while a write transaction is open")
+    @Test("SQLite file: reads see every commit; scans run on the reader connections while a write transaction is open; neither can write")
     func sqliteReaders() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -42,14 +42,18 @@ struct StorageTests {
             }
         }
         for await _ in entered { break }
-        let during = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
+        let during = try await database.scan { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
         release.yield()
         #expect(during == 20)
         try await writer.value
         let after = try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
         #expect(after == 21)
-        // Readers refuse writes.
+        #expect(try await database.scan { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) } == 21)
+        // Reads and scans refuse writes (a read runs on the writer connection: the statement is refused before it runs).
         await #expect(throws: (any Error).self) { try await database.read { try await $0.raw("INSERT INTO t (n) VALUES (1)").run() } }
+        await #expect(throws: (any Error).self) { try await database.scan { try await $0.raw("INSERT INTO t (n) VALUES (1)").run() } }
+        await #expect(throws: (any Error).self) { try await database.read { try await $0.raw("DELETE FROM t").run() } }
+        #expect(try await database.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) } == 21)
         await database.close()
         // Dropped without close (a failed start): its connections close in the background, no crash.
         _ = try await SQLiteDatabase.open(path: path, readers: 2, logger: TestDatabase.logger)
