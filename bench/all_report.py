@@ -49,7 +49,8 @@ for db, name in SYSTEMS.items():
             scen[f"introspect_{kind}"].append(row(name, r, r["ok"]))
     for r in jsonl(f"tessera-{db}-otp/tessera.jsonl"):
         scen["otp_email"].append(row(name, r, r["accepted"], rate=r["rps"], cpu_s=r.get("server_cpu_s"),
-                                     delivered=r["delivered"]))
+                                     delivered=r["delivered"],
+                                     delivered_rate=r["delivered"] / r["end_to_end_s"] if r.get("end_to_end_s") else None))
 for r in jsonl("privacyidea/results.jsonl"):
     if r["scenario"] == "ok":
         scen["totp"].append(row("privacyIDEA 3.14", r, r["ok"]))
@@ -145,8 +146,13 @@ if lg:
                        f'{fmt(lg["cpu_ms_per_op"], 2)} ms (nodes {fmt(lg["nodes_cpu_ms_per_op"], 2)} ms)'))
 o = at(scen["otp_email"], "Tessera SQLite")
 if o:
-    goals.append(check(o["rate"] >= 1500 and o["delivered"] >= o["good"], "OTP e-mail sends ≥ 1,500/s, every one delivered",
-                       f'{fmt(o["rate"])}/s at c={o["conc"]}, {o["delivered"]:,} delivered of {o["good"]:,} accepted'))
+    # Accepted and delivered: the courier keeps delivering after the load stops, so the sustained rate is
+    # the messages at the sink over the time from the first send to the last delivery.
+    dr = o.get("delivered_rate")
+    goals.append(check(o["rate"] >= 1500 and dr is not None and dr >= 1500 and o["delivered"] >= o["good"],
+                       "OTP e-mail sends ≥ 1,500/s, every one delivered",
+                       f'{fmt(o["rate"])}/s accepted at c={o["conc"]}, {o["delivered"]:,} delivered of {o["good"]:,} accepted, '
+                       f'delivered at {fmt(dr)}/s end to end' if dr else f'{fmt(o["rate"])}/s at c={o["conc"]}'))
     p = at([r for r in scen["otp_email"] if r["conc"] == o["conc"]], "Glewlwyd")
     goals.append(check(bool(p and p["rate"] and o["rate"] / p["rate"] >= 5), "OTP e-mail ≥ 5× Glewlwyd's e-mail trigger",
                        f'{fmt(o["rate"] / p["rate"], 1)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
@@ -186,7 +192,8 @@ for name, rows in scen.items():
         cells = [r["system"], str(r["conc"]), fmt(r["rate"]), fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), f'{r["good"]:,} / {r["total"]:,}',
                  fmt(None if r["ceiling_fraction"] is None else 100 * r["ceiling_fraction"], 1, " %"), fmt(r["cpu_ms_per_op"], 3)]
         if name == "otp_email":
-            cells.append("–" if r.get("delivered") is None else f'{r["delivered"]:,}')
+            cells.append("–" if r.get("delivered") is None else f'{r["delivered"]:,}'
+                         + (f' ({fmt(r["delivered_rate"])}/s end to end)' if r.get("delivered_rate") else ""))
         if name == "login":
             cells.append(fmt(r.get("nodes_cpu_ms_per_op"), 2))
         lines.append("| " + " | ".join(cells) + " |")
