@@ -33,6 +33,7 @@ struct SMTPSession: Sendable {
     /// Runs session `id` of `pool` until it ends, and settles the message it carried when it failed.
     func run(pool: SMTPSessionPool, id: Int) async {
         let deadline = SMTPSessionDeadline()
+        deadline.arm(settings.timeout, .busy)  // before the watchdog starts: opening the session is timed from here
         let progress = Progress()
         var failure: (any Error)?
         do {
@@ -75,7 +76,6 @@ struct SMTPSession: Sendable {
     private func converse(
         pool: SMTPSessionPool, id: Int, deadline: SMTPSessionDeadline, progress: Progress
     ) async throws {
-        deadline.arm(settings.timeout, .busy)
         let tls = try settings.security == .none ? nil : makeTLSContext()
         let channel: NIOAsyncChannel<SMTPLine, ByteBuffer>
         do {

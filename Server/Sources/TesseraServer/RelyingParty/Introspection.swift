@@ -38,7 +38,7 @@ struct Introspection: Sendable {
     var sessionIdleTimeout: Duration = .seconds(7 * 86400)
 
     func introspect(token: String, client: Client) async throws -> IntrospectionResponse {
-        guard token.count <= 8192 else { return .inactive }
+        guard token.utf8.count <= 8192 else { return .inactive }
         if token.hasPrefix("tss_") { return try await session(token, client: client) }
         guard let claims = try? await tokens.verify(token), claims.aud.value.contains(client.clientKey), claims.clientId == client.clientKey,
               try await deviceActive(claims.deviceId)
