@@ -206,10 +206,10 @@ final class ResultTokens: Sendable {
             guard (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
             return claims
         }
-        let (collection, kids) = state.withLock { ($0.collection, $0.published.map(\.kid)) }
+        let collection = state.withLock { $0.collection }
         if let claims = try? await collection.verify(token, as: ResultClaims.self), claims.iss.value == issuer {
             state.withLock { state in
-                guard state.published.map(\.kid) == kids else { return }  // the keys changed meanwhile
+                guard state.collection === collection else { return }  // the keys were loaded again meanwhile
                 if state.verified.count >= Self.verifiedCapacity { state.verified.removeAll(keepingCapacity: true) }
                 state.verified[digest] = claims
             }

@@ -3,7 +3,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 import TesseraCore
 
 /// Where and how to deliver mail: the submission server, its transport security and credentials.

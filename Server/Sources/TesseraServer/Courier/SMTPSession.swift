@@ -32,8 +32,7 @@ struct SMTPSession: Sendable {
 
     /// Runs session `id` of `pool` until it ends, and settles the message it carried when it failed.
     func run(pool: SMTPSessionPool, id: Int) async {
-        let deadline = SMTPSessionDeadline()
-        deadline.arm(settings.timeout, .busy)  // before the watchdog starts: opening the session is timed from here
+        let deadline = SMTPSessionDeadline(settings.timeout, .busy)  // opening the session is timed from here
         let progress = Progress()
         var failure: (any Error)?
         do {

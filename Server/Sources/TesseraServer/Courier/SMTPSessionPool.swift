@@ -135,7 +135,12 @@ final class SMTPSessionPool: Sendable {
 /// When a session's current step must be over: a transaction's deadline, or the end of its idle time.
 final class SMTPSessionDeadline: Sendable {
     enum Kind: Sendable { case busy, idle }
-    private let state = Mutex<(at: ContinuousClock.Instant, kind: Kind)?>(nil)
+    private let state: Mutex<(at: ContinuousClock.Instant, kind: Kind)>
+
+    /// Armed from the start: the first step (opening the session) is timed from here.
+    init(_ after: Duration, _ kind: Kind) {
+        state = Mutex((ContinuousClock.now.advanced(by: after), kind))
+    }
 
     func arm(_ after: Duration, _ kind: Kind) {
         let at = ContinuousClock.now.advanced(by: after)
@@ -146,13 +151,10 @@ final class SMTPSessionDeadline: Sendable {
     /// idle time that ran out calls `idleEnded` (and the session gets `quitTimeout` to say QUIT).
     func watch(timedOut: SMTPError, quitTimeout: Duration, idleEnded: @Sendable () -> Void) async throws {
         while true {
-            guard let armed = state.withLock({ $0 }) else {
-                try await Task.sleep(for: quitTimeout)
-                continue
-            }
+            let armed = state.withLock { $0 }
             try await Task.sleep(until: armed.at, clock: .continuous)
             let expired = state.withLock { state -> Bool in
-                guard let current = state, current.at == armed.at, current.kind == armed.kind else { return false }
+                guard state.at == armed.at, state.kind == armed.kind else { return false }
                 if armed.kind == .idle { state = (ContinuousClock.now.advanced(by: quitTimeout), .busy) }
                 return true
             }
