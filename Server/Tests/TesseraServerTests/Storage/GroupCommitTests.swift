@@ -20,22 +20,6 @@ struct GroupCommitTests {
     }
 
     /// The values as a reader connection beside the writer sees them (``SQLiteDatabase/scan(_:)``).
-    /// A transaction that inserts 0 and then holds the writer until `release` yields, so that what is
-    /// queued meanwhile runs in the next batch. Returns once it holds the writer.
-    private func holdWriter(_ database: SQLiteDatabase) async -> (holder: Task<Void, any Error>, release: AsyncStream<Void>.Continuation) {
-        let (entered, signal) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await database.transaction { sql in
-                try await sql.raw("INSERT INTO t (n) VALUES (0)").run()
-                signal.yield()
-                for await _ in released { break }
-            }
-        }
-        for await _ in entered { break }
-        return (holder, release)
-    }
-
     private func count(_ database: SQLiteDatabase) async throws -> [Int] {
         try await database.scan { try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) } }
     }
@@ -45,7 +29,7 @@ struct GroupCommitTests {
         try await withDatabase { database in
             let before = database.groupCommitStatistics.batches
             // The first write holds the writer until released, so the next ten queue behind it.
-            let (holder, release) = await holdWriter(database)
+            let (holder, release) = await database.holdWriter(inserting: 0)
             let writes = (1...10).map { n in
                 Task { () throws -> Int in
                     try await database.withSQL { sql in
@@ -96,7 +80,7 @@ struct GroupCommitTests {
     @Test("short reads queued behind a running batch run in the next one, in order: each sees the writes queued before it, not a write rolled back")
     func readsRunInTheBatch() async throws {
         try await withDatabase { database in
-            let (holder, release) = await holdWriter(database)
+            let (holder, release) = await database.holdWriter(inserting: 0)
             func values() async throws -> [Int] {
                 try await database.read { try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) } }
             }
@@ -126,4 +110,22 @@ struct GroupCommitTests {
     }
 
     private struct Refused: Error {}
+}
+
+extension SQLiteDatabase {
+    /// A transaction that inserts `n` into `t` and then holds the writer until `release` yields, so
+    /// that what is queued meanwhile runs in the next batch. Returns once it holds the writer.
+    func holdWriter(inserting n: Int) async -> (holder: Task<Void, any Error>, release: AsyncStream<Void>.Continuation) {
+        let (entered, signal) = AsyncStream<Void>.makeStream()
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await transaction { sql in
+                try await sql.raw("INSERT INTO t (n) VALUES (\(bind: n))").run()
+                signal.yield()
+                for await _ in released { break }
+            }
+        }
+        for await _ in entered { break }
+        return (holder, release)
+    }
 }

@@ -32,16 +32,7 @@ struct StorageTests {
             #expect(count == n)
         }
         // A reader answers while the writer holds an open transaction, and sees only what was committed.
-        let (entered, signal) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let writer = Task {
-            try await database.transaction { sql in
-                try await sql.raw("INSERT INTO t (n) VALUES (99)").run()
-                signal.yield()
-                for await _ in released { break }
-            }
-        }
-        for await _ in entered { break }
+        let (writer, release) = await database.holdWriter(inserting: 99)
         let during = try await database.scan { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) }
         release.yield()
         #expect(during == 20)
