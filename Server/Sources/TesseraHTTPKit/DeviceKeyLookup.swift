@@ -26,11 +26,15 @@ public struct DeviceSigningKey: Sendable {
     public var deviceId: String
     public var publicKey: P256.Signing.PublicKey
     public var revoked: Bool
+    /// What else the lookup read with the key, for the handler of the signed request (the server
+    /// puts the device's user and client here, so that a handler does not read the device again).
+    public var details: (any Sendable)?
 
-    public init(deviceId: String, publicKey: P256.Signing.PublicKey, revoked: Bool) {
+    public init(deviceId: String, publicKey: P256.Signing.PublicKey, revoked: Bool, details: (any Sendable)? = nil) {
         self.deviceId = deviceId
         self.publicKey = publicKey
         self.revoked = revoked
+        self.details = details
     }
 }
 

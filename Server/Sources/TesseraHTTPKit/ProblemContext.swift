@@ -5,6 +5,12 @@ import Hummingbird
 public protocol ProblemContext: RequestContext {
     /// The id that appears in problem answers and in the logs.
     var requestId: String { get }
-    /// The device (or key) whose signature ``SignedRequestMiddleware`` verified.
-    var deviceId: String? { get set }
+    /// The device (or key) whose signature ``SignedRequestMiddleware`` verified, as the key lookup
+    /// found it (with what else it read, see ``DeviceSigningKey/details``).
+    var signer: DeviceSigningKey? { get set }
+}
+
+extension ProblemContext {
+    /// The ID of the device (or key) whose signature ``SignedRequestMiddleware`` verified.
+    public var deviceId: String? { signer?.deviceId }
 }

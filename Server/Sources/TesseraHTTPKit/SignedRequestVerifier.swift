@@ -44,6 +44,8 @@ public struct SignedRequestVerifier: Sendable {
         public var deviceId: String
         /// The nonce, now recorded.
         public var nonce: String
+        /// The key as the lookup found it.
+        public var key: DeviceSigningKey
     }
 
     /// Checks the signature of a request (see the type's documentation for the order of checks).
@@ -95,7 +97,7 @@ public struct SignedRequestVerifier: Sendable {
             ).first() != nil
         }
         guard fresh else { throw AppError(.nonceReplayed, .unauthorized, "Nonce already used") }
-        return Verified(deviceId: key.deviceId, nonce: parsed.nonce)
+        return Verified(deviceId: key.deviceId, nonce: parsed.nonce, key: key)
     }
 
     /// Deletes nonces whose signatures can no longer be accepted anyway.
@@ -137,7 +139,7 @@ public struct SignedRequestMiddleware<Context: ProblemContext>: RouterMiddleware
         let body = try await request.collectBody(limit: bodyLimit)
         let verified = try await verifier.verify(method: request.method.rawValue, path: request.uri.path, headers: request.headers, body: body)
         var context = context
-        context.deviceId = verified.deviceId
+        context.signer = verified.key
         return try await next(request, context)
     }
 }

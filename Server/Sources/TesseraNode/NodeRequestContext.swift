@@ -7,11 +7,11 @@ import TesseraHTTPKit
 struct NodeRequestContext: ProblemContext {
     var coreContext: CoreRequestContextStorage
     let requestId: String
-    var deviceId: String?
+    var signer: DeviceSigningKey?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         requestId = UUID().uuidString.lowercased()
-        deviceId = nil
+        signer = nil
     }
 }

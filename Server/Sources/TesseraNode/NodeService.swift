@@ -139,7 +139,7 @@ struct NodeService: Sendable {
         let row = try await database.read { sql in
             try await sql.raw("SELECT device_key, status FROM node_devices WHERE device_id = \(bind: request.deviceId)").first()
         }
-        guard let row, let key = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)) else {
+        guard let row, let key = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)) else {
             throw AppError(.nodeDeviceUnknown, .notFound, "This node does not know the device")
         }
         guard try row.decode(column: "status", as: String.self) == "active" else {

@@ -10,10 +10,14 @@ public protocol TesseraContext: ProblemContext {
     var remoteAddress: String? { get set }
     var requestId: String { get }
     var client: Client? { get set }
-    /// The device whose signature a device endpoint verified.
-    var deviceId: String? { get set }
     /// The session a bearer-authenticated call carries.
     var session: SessionService.Authenticated? { get set }
+}
+
+extension TesseraContext {
+    /// The signing device as the signature check read it (with its user and client), so that a
+    /// handler need not read it again; nil on unsigned routes.
+    var signedDevice: DeviceAuthTarget? { signer?.details as? DeviceAuthTarget }
 }
 
 /// The request context of the Tessera server.
@@ -22,7 +26,7 @@ public struct TesseraRequestContext: TesseraContext {
     public var remoteAddress: String?
     public let requestId: String
     public var client: Client?
-    public var deviceId: String?
+    public var signer: DeviceSigningKey?
     public var session: SessionService.Authenticated?
 
     public init(source: ApplicationRequestContextSource) {
@@ -30,7 +34,7 @@ public struct TesseraRequestContext: TesseraContext {
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.requestId = RequestIdentifier.next()
         self.client = nil
-        self.deviceId = nil
+        self.signer = nil
         self.session = nil
     }
 }

@@ -32,11 +32,14 @@ struct AuthController<Context: TesseraContext> {
     }
 
     @Sendable func openChannel(_ request: Request, context: Context) async throws -> Response {
-        try .json(try await device.open(deviceId: try deviceId(context), client: try context.requireClient(), ip: context.remoteAddress), status: .created)
+        let channel = try await device.open(
+            deviceId: try deviceId(context), client: try context.requireClient(), ip: context.remoteAddress, signed: context.signedDevice
+        )
+        return try .json(channel, status: .created)
     }
 
     @Sendable func pending(_ request: Request, context: Context) async throws -> Response {
-        try .json(try await device.pending(deviceId: try deviceId(context), client: try context.requireClient()))
+        try .json(try await device.pending(deviceId: try deviceId(context), client: try context.requireClient(), signed: context.signedDevice))
     }
 
     @Sendable func start(_ request: Request, context: Context) async throws -> Response {
@@ -44,7 +47,7 @@ struct AuthController<Context: TesseraContext> {
         let body = try await request.decodeJSON(AuthStartRequest.self, limit: bodyLimit)
         return try .json(try await device.start(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
-            request: body
+            request: body, signed: context.signedDevice
         ))
     }
 
@@ -53,14 +56,14 @@ struct AuthController<Context: TesseraContext> {
         let body = try await request.decodeJSON(AuthResultRequest.self, limit: bodyLimit)
         return try .json(try await device.complete(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
-            request: body
+            request: body, signed: context.signedDevice
         ))
     }
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
         try await device.end(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
-            outcome: .cancelled
+            outcome: .cancelled, signed: context.signedDevice
         )
         return try .json(RtResponse(rtMsg: "cancelled"))
     }
@@ -68,7 +71,7 @@ struct AuthController<Context: TesseraContext> {
     @Sendable func decline(_ request: Request, context: Context) async throws -> Response {
         try await device.end(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
-            outcome: .declined
+            outcome: .declined, signed: context.signedDevice
         )
         return try .json(RtResponse(rtMsg: "declined"))
     }

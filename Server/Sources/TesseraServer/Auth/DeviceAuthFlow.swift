@@ -6,6 +6,8 @@ import TesseraCore
 /// The device's side of node-quorum authentication (the GCCS flow): open a channel, have a quorum
 /// of independent nodes verify the device's signed challenge, check the user-verification
 /// signature, issue the result token. Also picks up, declines and cancels relying-party requests.
+/// Each step takes the device as the request's signature check read it (`signed`), so that a signed
+/// call reads the device once.
 struct DeviceAuthFlow: Sendable {
     let channels: AuthChannels
     let devices: any DeviceAuthLookup
@@ -19,8 +21,8 @@ struct DeviceAuthFlow: Sendable {
     private var store: AuthChannelStore { channels.store }
     private var clock: WallClock { channels.clock }
 
-    private func requireDevice(_ deviceId: String, client: Client) async throws -> DeviceAuthTarget {
-        try await devices.requireActive(deviceId, client: client)
+    private func requireDevice(_ deviceId: String, client: Client, signed: DeviceAuthTarget?) async throws -> DeviceAuthTarget {
+        try await devices.requireActive(deviceId, client: client, signed: signed)
     }
 
     private func answer(_ channel: AuthChannelRecord, device: DeviceAuthTarget, now: Int64) -> AuthChannelResponse {
@@ -40,8 +42,8 @@ struct DeviceAuthFlow: Sendable {
     }
 
     /// Opens a channel for the signing device (`CreateChannel`).
-    func open(deviceId: String, client: Client, ip: String?) async throws -> AuthChannelResponse {
-        let device = try await requireDevice(deviceId, client: client)
+    func open(deviceId: String, client: Client, ip: String?, signed: DeviceAuthTarget? = nil) async throws -> AuthChannelResponse {
+        let device = try await requireDevice(deviceId, client: client, signed: signed)
         let channel = try await channels.open(
             clientId: client.id, userId: device.userId, deviceId: deviceId, initiator: .device, ip: ip ?? "", message: ""
         )
@@ -49,8 +51,8 @@ struct DeviceAuthFlow: Sendable {
     }
 
     /// Relying-party requests waiting for this device's user.
-    func pending(deviceId: String, client: Client) async throws -> PendingAuthResponse {
-        let device = try await requireDevice(deviceId, client: client)
+    func pending(deviceId: String, client: Client, signed: DeviceAuthTarget? = nil) async throws -> PendingAuthResponse {
+        let device = try await requireDevice(deviceId, client: client, signed: signed)
         let now = clock.now()
         return PendingAuthResponse(requests: try await store.pending(userId: device.userId, now: now).map { answer($0, device: device, now: now) })
     }
@@ -59,8 +61,8 @@ struct DeviceAuthFlow: Sendable {
     /// status goes out when its step happened: `SelectNodes` once the nodes are chosen and the channel
     /// is this device's, `StartVerificationOfNodes` once every node's request is under way,
     /// `CompleteVerificationOfNodes` once a quorum of attestations verified.
-    func start(channelId: String, deviceId: String, client: Client, request: AuthStartRequest) async throws -> AuthStartResponse {
-        let device = try await requireDevice(deviceId, client: client)
+    func start(channelId: String, deviceId: String, client: Client, request: AuthStartRequest, signed: DeviceAuthTarget? = nil) async throws -> AuthStartResponse {
+        let device = try await requireDevice(deviceId, client: client, signed: signed)
         let channel = try await channel(channelId, for: device)
         let now = clock.now()
         if let refusal = channel.refusal(now: now) { throw refusal }
@@ -110,8 +112,8 @@ struct DeviceAuthFlow: Sendable {
     }
 
     /// Checks the user-verification signature and issues the result token.
-    func complete(channelId: String, deviceId: String, client: Client, request: AuthResultRequest) async throws -> AuthResultResponse {
-        let device = try await requireDevice(deviceId, client: client)
+    func complete(channelId: String, deviceId: String, client: Client, request: AuthResultRequest, signed: DeviceAuthTarget? = nil) async throws -> AuthResultResponse {
+        let device = try await requireDevice(deviceId, client: client, signed: signed)
         let channel = try await channel(channelId, for: device)
         let now = clock.now()
         if let refusal = channel.refusal(now: now) { throw refusal }
@@ -142,8 +144,8 @@ struct DeviceAuthFlow: Sendable {
     }
 
     /// The device cancels (any open channel of its own) or declines (a relying-party request).
-    func end(channelId: String, deviceId: String, client: Client, outcome: AuthOutcome) async throws {
-        let device = try await requireDevice(deviceId, client: client)
+    func end(channelId: String, deviceId: String, client: Client, outcome: AuthOutcome, signed: DeviceAuthTarget? = nil) async throws {
+        let device = try await requireDevice(deviceId, client: client, signed: signed)
         let channel = try await channel(channelId, for: device)
         if outcome == .declined, channel.initiator != .relyingParty {
             throw AppError(.authChannelState, .conflict, "Only a relying party's request can be declined", detail: "Cancel it instead")

@@ -21,14 +21,17 @@ struct AuthenticatorController<Context: TesseraContext> {
         signed.post("authenticator-challenges") { request, context in
             var request = request
             let body = try await request.decodeJSON(AuthenticatorChallengeRequest.self, limit: bodyLimit)
-            return try Response.json(
-                try await login.challenge(body, deviceId: try context.requireDevice(), client: try context.requireClient()), status: .created
+            let challenge = try await login.challenge(
+                body, deviceId: try context.requireDevice(), client: try context.requireClient(), signed: context.signedDevice
             )
+            return try Response.json(challenge, status: .created)
         }
         signed.post("authenticator-logins") { request, context in
             var request = request
             let body = try await request.decodeJSON(AuthenticatorAuthenticationRequest.self, limit: bodyLimit)
-            return try Response.json(try await login.authenticate(body, deviceId: try context.requireDevice(), client: try context.requireClient()))
+            return try Response.json(try await login.authenticate(
+                body, deviceId: try context.requireDevice(), client: try context.requireClient(), signed: context.signedDevice
+            ))
         }
         signed.get("authenticators") { _, context in
             try Response.json(try await authenticators.list(deviceId: try context.requireDevice()))

@@ -23,11 +23,13 @@ struct AuthenticatorLoginService: Sendable {
     var challengeLifetime: Duration = .seconds(120)
 
     /// A challenge for the device's active authenticator of `request.aaid`.
-    func challenge(_ request: AuthenticatorChallengeRequest, deviceId: String, client: Client) async throws -> AuthenticatorChallengeResponse {
+    func challenge(
+        _ request: AuthenticatorChallengeRequest, deviceId: String, client: Client, signed: DeviceAuthTarget? = nil
+    ) async throws -> AuthenticatorChallengeResponse {
         let type = try AuthenticatorService.type(aaid: request.aaid)
         _ = try AuthenticatorService.requiredUsername(request.username)
         try AppError.checkLengths([("username", request.username as String?, 200)])
-        _ = try await lookup.requireActive(deviceId, client: client)
+        _ = try await lookup.requireActive(deviceId, client: client, signed: signed)
         let now = clock.now()
         let challenge = AuthenticatorChallenge(
             id: random.identifier(prefix: "ach_"), authenticator_id: "", device_id: deviceId, challenge: random.token(),
@@ -51,8 +53,10 @@ struct AuthenticatorLoginService: Sendable {
     }
 
     /// Checks the authenticator's signature over the challenge (used once) and issues the result token.
-    func authenticate(_ request: AuthenticatorAuthenticationRequest, deviceId: String, client: Client) async throws -> AuthResultResponse {
-        let device = try await lookup.requireActive(deviceId, client: client)
+    func authenticate(
+        _ request: AuthenticatorAuthenticationRequest, deviceId: String, client: Client, signed: DeviceAuthTarget? = nil
+    ) async throws -> AuthResultResponse {
+        let device = try await lookup.requireActive(deviceId, client: client, signed: signed)
         let now = clock.now()
         let repository = self.repository
         // The challenge is used up whatever the signature: a wrong one cannot be retried against it.

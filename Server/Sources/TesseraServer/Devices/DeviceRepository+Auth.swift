@@ -24,8 +24,11 @@ protocol DeviceAuthLookup: Sendable {
 
 extension DeviceAuthLookup {
     /// The device `deviceId` of `client`, active: 3007 when unknown (or another client's), 3008 when revoked.
-    func requireActive(_ deviceId: String, client: Client) async throws -> DeviceAuthTarget {
-        guard let device = try await authTarget(deviceId: deviceId), device.clientId == client.id else {
+    /// `signed` is the device as the request's signature check read it (see ``TesseraContext/signedDevice``):
+    /// when it is this device, it is used instead of reading the device again.
+    func requireActive(_ deviceId: String, client: Client, signed: DeviceAuthTarget? = nil) async throws -> DeviceAuthTarget {
+        let found = if let signed, signed.deviceId == deviceId { signed } else { try await authTarget(deviceId: deviceId) }
+        guard let device = found, device.clientId == client.id else {
             throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
         }
         guard device.active else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
@@ -43,8 +46,8 @@ extension SQLDeviceRepository: DeviceAuthLookup {
                 """
             ).first()
         }
-        guard let row, let deviceKey = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)),
-              let uvKey = P256.Signing.PublicKey(x963Base64: try row.decode(column: "uv_key", as: String.self))
+        guard let row, let deviceKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)),
+              let uvKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "uv_key", as: String.self))
         else { return nil }
         return DeviceAuthTarget(
             deviceId: deviceId, userId: try row.decode(column: "user_id", as: String.self),

@@ -104,12 +104,11 @@ struct SQLDeviceRepository: DeviceRepository {
         return true
     }
 
+    /// Reads the device with its user and client in one query, so that the signed request's handler
+    /// finds its ``DeviceAuthTarget`` in ``DeviceSigningKey/details`` instead of reading it again.
     func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
-        let row = try await database.read { sql in
-            try await sql.raw("SELECT device_key, status FROM devices WHERE id = \(bind: keyId)").first()
-        }
-        guard let row, let key = P256.Signing.PublicKey(x963Base64: try row.decode(column: "device_key", as: String.self)) else { return nil }
-        return DeviceSigningKey(deviceId: keyId, publicKey: key, revoked: try row.decode(column: "status", as: String.self) != "active")
+        guard let target = try await authTarget(deviceId: keyId) else { return nil }
+        return DeviceSigningKey(deviceId: keyId, publicKey: target.deviceKey, revoked: !target.active, details: target)
     }
 
     func exists(deviceId: String, in sql: any SQLDatabase) async throws -> Bool {

@@ -100,7 +100,7 @@ struct AuthProgressTests {
     /// A signed-up device and its key, and a device flow over the held nodes.
     static func setUp(
         _ runtime: TesseraRuntime, clock: WallClock, log: AsyncStream<AuthEvent>.Continuation, timeout: Duration,
-        userVerificationKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
+        userVerificationKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), devices: (any DeviceAuthLookup)? = nil
     ) async throws -> (flow: DeviceAuthFlow, nodes: [HeldNode], client: Client, deviceId: String, deviceKey: P256.Signing.PrivateKey) {
         let client = try await runtime.makeTestClient()
         let deviceKey = P256.Signing.PrivateKey()
@@ -114,7 +114,7 @@ struct AuthProgressTests {
         let nodes = (1...3).map { HeldNode(nodeId: "node-\($0)", marker: $0, log: log, clock: clock) }
         let held = HeldNodes(nodes: nodes)
         let flow = DeviceAuthFlow(
-            channels: runtime.auth.channels, devices: SQLDeviceRepository(database: runtime.database), nodes: held, tokens: runtime.tokens,
+            channels: runtime.auth.channels, devices: devices ?? SQLDeviceRepository(database: runtime.database), nodes: held, tokens: runtime.tokens,
             sealer: SealedResultToken(key: runtime.keys.tokenSealKey), nodesPerAuthentication: 3,
             nodeQuorum: NodeQuorum(nodes: held, quorum: 2, timeout: timeout, clock: clock), logger: TestDatabase.logger
         )
