@@ -1,5 +1,8 @@
 import Foundation
-#if canImport(FoundationNetworking)
+// URLSession (FoundationNetworking on Linux) only where it is the transport: importing it on Linux
+// would link libcurl and its two dozen libraries into every program that embeds the SDK (the
+// `tessera` binary among them) for nothing.
+#if canImport(FoundationNetworking) && (!os(Linux) || TESSERA_APPLE_SHIMS)
 import FoundationNetworking
 #endif
 #if TESSERA_APPLE_SHIMS
