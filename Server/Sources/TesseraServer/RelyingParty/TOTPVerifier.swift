@@ -7,7 +7,7 @@ import TesseraCore
 /// server's clock, a step once used is refused, and after `maxFailures` failures the user is
 /// locked until an admin resets it.
 ///
-/// Every answer comes from one conditional write, in the same database job as the read of the secrets: a wrong code increments the failure count only
+/// Every answer comes from one conditional write: a wrong code increments the failure count only
 /// while it is under the limit (else the answer is 6003), and a right code is accepted only while
 /// the user is not locked and its step is later than the last one used. So however many guesses
 /// arrive at once, no more than `maxFailures` wrong ones are answered before the lock, and a
@@ -25,31 +25,34 @@ struct TOTPVerifier: Sendable {
     let clock: WallClock
     let maxFailures: Int
 
-    /// How a verification ended, decided inside its one database job and turned into the answer
-    /// outside it (a refusal thrown inside would roll back the failure it counted).
-    private enum Outcome: Sendable {
-        case accepted(deviceId: String)
-        case unknownUser
-        case invalid(remaining: Int)
-        case locked
-        case reused
-    }
-
-    /// Reads the user's secrets, checks the code and writes the outcome in one database job (one wait
-    /// for the writer instead of one for the read and one for the write).
     func verify(client: Client, request: TOTPVerifyRequest) async throws -> TOTPVerifyResponse {
         guard request.code.count == 6, request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw AppError.invalidField("code", "code must be 6 digits")
         }
         guard request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
-        let (devices, audit, totpKey) = (self.devices, self.audit, self.totpKey)
+        let devices = self.devices
+        let rows = try await database.read { try await devices.activeTOTPSecrets(clientId: client.id, userKey: request.userKey, in: $0) }
+        guard let first = rows.first else { throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device") }
+        let userId = first.userId
         let now = clock.now(), max = maxFailures
-        let outcome = try await database.transaction { sql -> Outcome in
-            let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: request.userKey, in: sql)
-            guard let first = rows.first else { return .unknownUser }
-            let userId = first.userId
-            guard let matched = Self.match(request.code, in: rows, key: totpKey, now: now) else {
-                // One conditional write counts the failure; none is counted (or answered) past the limit.
+        let current = now / 1000 / 30
+        var matched: (step: Int64, device: String)?
+        for row in rows {
+            let deviceId = row.deviceId
+            guard let combined = Data(base64Encoded: row.totpSecretSealed),
+                  let box = try? AES.GCM.SealedBox(combined: combined),
+                  let secret = try? AES.GCM.open(box, using: totpKey, authenticating: Data(deviceId.utf8))
+            else { continue }
+            let window = (current - 1)...(current + 1)
+            for (step, code) in zip(window, TOTP(secret: Array(secret)).codes(forSteps: window))
+            where constantTimeEquals(Array(code.utf8), Array(request.code.utf8)) {
+                matched = (step, deviceId)
+            }
+        }
+        guard let matched else {
+            // One conditional write counts the failure; none is counted (or answered) past the limit.
+            let audit = self.audit
+            let failures = try await database.transaction { sql in
                 let failures = try await sql.raw(
                     """
                     INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
@@ -58,17 +61,24 @@ struct TOTPVerifier: Sendable {
                     RETURNING failures
                     """
                 ).first()?.decode(column: "failures", as: Int.self)
-                guard let failures else { return .locked }
-                let failed = AuditEvent(
-                    "totp.failed", actor: AuditEvent.client(client.clientKey), clientId: client.id, userId: userId,
-                    details: ["remaining": String(max - failures)]
-                )
-                let locked = AuditEvent("totp.locked", actor: "system", clientId: client.id, userId: userId)
-                try await audit.append(failures < max ? [failed] : [failed, locked], in: sql)
-                return .invalid(remaining: max - failures)
+                if let failures {
+                    let failed = AuditEvent(
+                        "totp.failed", actor: AuditEvent.client(client.clientKey), clientId: client.id, userId: userId,
+                        details: ["remaining": String(max - failures)]
+                    )
+                    let locked = AuditEvent("totp.locked", actor: "system", clientId: client.id, userId: userId)
+                    try await audit.append(failures < max ? [failed] : [failed, locked], in: sql)
+                }
+                return failures
             }
-            // One conditional write accepts it: only a step later than the last one used, only while not locked.
-            let accepted = try await sql.raw(
+            guard let failures else { throw Self.locked }
+            throw AppError(
+                .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left", remainingAttempts: max - failures
+            )
+        }
+        // One conditional write accepts it: only a step later than the last one used, only while not locked.
+        let accepted = try await database.withSQL { sql in
+            try await sql.raw(
                 """
                 INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), \(bind: matched.step), 0, \(bind: now))
                 ON CONFLICT (user_id) DO UPDATE SET last_step = \(bind: matched.step), failures = 0, updated_at = \(bind: now)
@@ -76,39 +86,15 @@ struct TOTPVerifier: Sendable {
                 RETURNING user_id
                 """
             ).first() != nil
-            if accepted { return .accepted(deviceId: matched.deviceId) }
-            let failures = try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: userId)").first()?
-                .decode(column: "failures", as: Int.self)
-            if let failures, failures >= max { return .locked }
-            return .reused
         }
-        switch outcome {
-        case .accepted(let deviceId): return TOTPVerifyResponse(deviceId: deviceId)
-        case .unknownUser: throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device")
-        case .invalid(let remaining):
-            throw AppError(.totpInvalid, .badRequest, "The code does not match", detail: "\(remaining) tries left", remainingAttempts: remaining)
-        case .locked: throw Self.locked
-        case .reused: throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code")
-        }
-    }
-
-    /// The step and device whose code (±1 step around `now`) is `code`, checking every step of every
-    /// device in constant time; nil when none matches.
-    private static func match(_ code: String, in rows: [DeviceTOTPSecret], key: SymmetricKey, now: Int64) -> (step: Int64, deviceId: String)? {
-        let current = now / 1000 / 30
-        let window = (current - 1)...(current + 1)
-        var matched: (step: Int64, deviceId: String)?
-        for row in rows {
-            guard let combined = Data(base64Encoded: row.totpSecretSealed),
-                  let box = try? AES.GCM.SealedBox(combined: combined),
-                  let secret = try? AES.GCM.open(box, using: key, authenticating: Data(row.deviceId.utf8))
-            else { continue }
-            for (step, candidate) in zip(window, TOTP(secret: Array(secret)).codes(forSteps: window))
-            where constantTimeEquals(Array(candidate.utf8), Array(code.utf8)) {
-                matched = (step, row.deviceId)
+        guard accepted else {
+            let failures = try await database.withSQL { sql in
+                try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: userId)").first()?.decode(column: "failures", as: Int.self)
             }
+            if let failures, failures >= max { throw Self.locked }
+            throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code")
         }
-        return matched
+        return TOTPVerifyResponse(deviceId: matched.device)
     }
 
     static let locked = AppError(

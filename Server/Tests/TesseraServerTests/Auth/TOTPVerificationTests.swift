@@ -5,8 +5,8 @@ import TesseraCore
 import TesseraTestSupport
 @testable import TesseraServer
 
-/// TOTP verification for the relying party on both engines: the read of the secrets, the check and
-/// the conditional write are one database job, and still every answer comes from that write.
+/// TOTP verification for the relying party on both engines (file SQLite and PostgreSQL; the SDK's
+/// live-server tests cover the in-memory database): every answer comes from one conditional write.
 @Suite("TOTP verification")
 struct TOTPVerificationTests {
     /// A signed-up user `userKey` of a new client, and its device's TOTP generator.
