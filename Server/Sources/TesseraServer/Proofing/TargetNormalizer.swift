@@ -1,3 +1,4 @@
+import Foundation
 import TesseraCore
 
 /// Normalises and validates OTP targets: e-mail addresses are trimmed and lower-cased, phone
@@ -22,14 +23,26 @@ enum TargetNormalizer {
         }
     }
 
+    /// The characters an RFC 5322 dot-atom's atoms may hold (lower case: they are checked after lower-casing).
+    private static let atext = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_`{|}~-")
+
+    /// `raw` without leading and trailing spaces and tabs (Foundation's `.whitespaces`); most targets
+    /// have none and are taken as they are, without Foundation's bridged trimming.
+    static func trimmed(_ raw: String) -> String {
+        let whitespace = CharacterSet.whitespaces
+        guard let first = raw.unicodeScalars.first, let last = raw.unicodeScalars.last,
+              whitespace.contains(first) || whitespace.contains(last)
+        else { return raw }
+        return raw.trimmingCharacters(in: whitespace)
+    }
+
     /// A lower-cased address with an RFC 5321 dot-atom local part and a dotted ASCII domain, or nil.
     static func normalizeEmail(_ raw: String) -> String? {
-        let value = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let value = trimmed(raw).lowercased()
         guard value.utf8.count <= 254, value.allSatisfy(\.isASCII) else { return nil }
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let local = parts[0], domain = parts[1]
-        let atext = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_`{|}~-")
         guard (1...64).contains(local.count), !local.hasPrefix("."), !local.hasSuffix("."), !local.contains(".."),
               local.allSatisfy({ atext.contains($0) || $0 == "." })
         else { return nil }
@@ -46,7 +59,7 @@ enum TargetNormalizer {
 
     /// `+` followed by 7–15 digits, the first not 0, after removing spaces, dots, dashes and parentheses.
     static func normalizePhone(_ raw: String) -> String? {
-        let stripped = raw.trimmingCharacters(in: .whitespaces).filter { !" .-()".contains($0) }
+        let stripped = trimmed(raw).filter { !" .-()".contains($0) }
         guard stripped.hasPrefix("+") else { return nil }
         let digits = stripped.dropFirst()
         guard (7...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits.first != "0" else {

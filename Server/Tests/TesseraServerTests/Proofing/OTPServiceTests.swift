@@ -171,6 +171,29 @@ struct OTPServiceTests {
         do { _ = try TargetNormalizer.normalize(target, channel: channel) } catch let error as AppError { #expect(error.code == code) }
     }
 
+    @Test("targets are trimmed of spaces and tabs (not of line breaks) as Foundation trims them, and lower-cased")
+    func trimming() {
+        for raw in ["A@Example.com", " a@example.com", "a@example.com\t", "\u{00A0}\u{2003}a@example.com ", "\ta@example.com \t", "a@example.com\n", " ", ""] {
+            #expect(TargetNormalizer.trimmed(raw) == raw.trimmingCharacters(in: .whitespaces), "\(raw.debugDescription)")
+        }
+        #expect(TargetNormalizer.normalizeEmail(" \tAda@Example.COM\u{2003}") == "ada@example.com")
+        #expect(TargetNormalizer.normalizePhone(" +41 44 668 18 00\t") == "+41446681800")
+    }
+
+    @Test("templates: each known {{name}} is replaced, anything else kept, as Foundation's replacingOccurrences did")
+    func templateFill() {
+        let values = ["code": "042917", "minutes": "10"]
+        let texts = [
+            MessageTemplates().signup.body, MessageTemplates().recovery.subject, MessageTemplates().recovery.sms, "", "{{", "}}", "{{}}",
+            "{{code}}{{code}}", "{{{code}}}", "{{ code }}", "{{minutes}} {{unknown}} {{code", "é {{code}} ü — {{minutes}}✓", "{{co{{code}}de}}",
+            "{{code}}}}{{minutes}}", "no placeholders at all", "{{minutes}}{{", "{{{{code}}}}",
+        ]
+        for text in texts {
+            let foundation = text.replacingOccurrences(of: "{{code}}", with: values["code"]!).replacingOccurrences(of: "{{minutes}}", with: values["minutes"]!)
+            #expect(MessageTemplates.fill(text, values) == foundation, "\(text.debugDescription)")
+        }
+    }
+
     @Test("header injection in an address is refused")
     func headerInjection() {
         #expect(TargetNormalizer.normalizeEmail("a@example.com\r\nBcc: x@example.com") == nil)
