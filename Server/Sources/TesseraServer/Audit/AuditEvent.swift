@@ -28,11 +28,16 @@ public struct AuditEvent: Sendable, Equatable {
         self.details = details
     }
 
-    /// `details` as stored and hashed: a JSON object with sorted keys, no whitespace.
-    var detailsJSON: String {
+    /// The encoder of ``detailsJSON``, made once (its options never change after this).
+    private static let detailsEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(details) else { return "{}" }
+        return encoder
+    }()
+
+    /// `details` as stored and hashed: a JSON object with sorted keys, no whitespace.
+    var detailsJSON: String {
+        guard let data = try? Self.detailsEncoder.encode(details) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -64,8 +64,12 @@ struct HTTPNodeClient: NodeClient {
         try await call("POST", "/v1/node/attest", body: request)
     }
 
+    /// One coder for every call's body and answer (default options, safe to share).
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
     private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
-        let bytes = try JSONEncoder().encode(body)
+        let bytes = try Self.encoder.encode(body)
         let signed = try MessageSignature.sign(
             method: method, path: path, body: bytes, keyId: MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation),
             privateKey: signingKey, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)
@@ -88,10 +92,10 @@ struct HTTPNodeClient: NodeClient {
         }
         let data = Data(buffer.readableBytesView)
         guard (200..<300).contains(Int(response.status.code)) else {
-            let problem = try? JSONDecoder().decode(Problem.self, from: data)
+            let problem = try? Self.decoder.decode(Problem.self, from: data)
             throw NodeCallError(nodeId: nodeId, code: problem?.errorCode, message: problem?.title ?? "HTTP \(response.status.code)")
         }
-        do { return try JSONDecoder().decode(Answer.self, from: data) } catch {
+        do { return try Self.decoder.decode(Answer.self, from: data) } catch {
             throw NodeCallError(nodeId: nodeId, code: nil, message: "unreadable answer")
         }
     }
