@@ -8,9 +8,13 @@ import HummingbirdCore
 /// a NUL answers 400 with code 1005 (field-invalid) naming the member. HTTP/1 header values and raw
 /// paths cannot carry NUL (the parser refuses it), and path parameters are not percent-decoded.
 public enum TextCheck {
-    /// Refuses `value` if it holds U+0000, naming `field`.
+    /// Refuses `value` if it holds U+0000, naming `field`. Inlinable, so that each caller's string
+    /// type is searched directly (unspecialized, the byte-by-byte walk through protocol witnesses was
+    /// a tenth of an introspection's CPU).
+    @inlinable
     public static func check(_ value: some StringProtocol, field: String) throws {
-        if value.utf8.contains(0) { throw refusal(field) }
+        let found = value.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? value.utf8.contains(0)
+        if found { throw refusal(field) }
     }
 
     /// Refuses the first query parameter whose decoded value holds U+0000.
@@ -29,7 +33,8 @@ public enum TextCheck {
         throw refusal(path.isEmpty ? "body" : path.joined(separator: "."))
     }
 
-    private static func refusal(_ field: String) -> AppError {
+    @usableFromInline
+    static func refusal(_ field: String) -> AppError {
         AppError.invalidField(field, "\(field) must not contain the character U+0000")
     }
 }

@@ -67,14 +67,18 @@ struct RelyingPartyController<Context: TesseraContext> {
         return try .json(try await introspection.introspect(token: token, client: try context.requireClient()))
     }
 
+    /// The fields of a form (`application/x-www-form-urlencoded`, or a query): the first value of
+    /// each name, `+` and percent escapes decoded; a pair without `=` has the value "". Split on the
+    /// UTF-8 bytes of `&` and `=` (splitting the String by Characters walked grapheme clusters over a
+    /// 600-character token).
     static func form(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { part in
+        for pair in text.utf8.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1).map { part in
                 // Most values (tokens) have nothing to decode: Foundation's percent decoding was a
                 // noticeable share of an introspection.
-                guard part.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(part) }
-                return String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+                guard part.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(Substring(part)) }
+                return String(Substring(part)).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
             }
             if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
         }

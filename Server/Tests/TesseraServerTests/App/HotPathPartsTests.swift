@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TesseraCore
 @testable import TesseraServer
+import TesseraHTTPKit
 
 /// The small parts that the hot paths now do by hand instead of through Foundation or a system call
 /// per byte: they must answer exactly as before.
@@ -20,6 +21,45 @@ struct HotPathPartsTests {
             "Basic !!!not-base64", "Basic " + Data([0xFF, 0xFE]).base64EncodedString(), "Digest k:s",
         ] {
             #expect(BackendAuthMiddleware<TesseraRequestContext>.basicCredentials(refused) == nil, "\(refused)")
+        }
+    }
+
+    /// The form parser as it was before it split on bytes (by Characters), kept to compare with.
+    static func formByCharacters(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+
+    @Test("Forms split on the bytes of & and =: the same fields as before for every input whose & and = stand alone")
+    func formFields() throws {
+        let token = String(repeating: "eyJhbGciOiJFUzI1NiJ9.", count: 30)
+        let inputs = [
+            "", "&", "=", "&&", "a", "a=", "=b", "a=b", "a=b&a=c", "a=b=c", "a==b", "&a=1&&b=2&", "token=\(token)&token_type_hint=x",
+            "a+b=c+d", "a%20b=%2Fx%3D", "q=%E2%9C%93&r=caf%C3%A9", "bad=%zz&ok=1", "ünï=cödé&€=1", "a=%26&b=%3D", "x=1%2", "emoji=👍🏽&k=v",
+        ]
+        for input in inputs {
+            #expect(RelyingPartyController<TesseraRequestContext>.form(input) == Self.formByCharacters(input), "\(input.debugDescription)")
+        }
+        // A combining mark after "&" made one Character with it, so the old parser did not split there; the
+        // bytes are split, as the URL standard's form parser does.
+        #expect(RelyingPartyController<TesseraRequestContext>.form("a=1&\u{301}b=2") == ["a": "1", "\u{301}b": "2"])
+    }
+
+    @Test("The NUL check finds U+0000 in strings and substrings, wherever it is")
+    func nulCheck() throws {
+        for text in ["", "abc", "ü€👍🏽", String(repeating: "x", count: 600)] {
+            try TextCheck.check(text, field: "f")
+            try TextCheck.check(text.dropFirst(), field: "f")
+            for position in [0, text.count / 2, text.count] {
+                var bad = text
+                bad.insert("\u{0}", at: bad.index(bad.startIndex, offsetBy: position))
+                #expect(throws: AppError.self) { try TextCheck.check(bad, field: "f") }
+                #expect(throws: AppError.self) { try TextCheck.check(bad[...], field: "f") }
+            }
         }
     }
 
