@@ -37,7 +37,7 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
 
     /// The problem document as JSON bytes.
     public func problemBody(requestId: String?) -> ByteBuffer {
-        ByteBuffer(bytes: (try? Response.jsonEncoder.encode(problem(requestId: requestId))) ?? Data())
+        ByteBuffer(bytes: (try? SharedJSON.encoder.encode(problem(requestId: requestId))) ?? Data())
     }
 
     /// The problem as an HTTP answer (`application/problem+json`, `Retry-After` when set).

@@ -30,13 +30,11 @@ extension Request {
 extension AppError {
     /// Decodes a JSON document, turning every way it can be wrong into its problem (see
     /// ``Request/decodeJSON(_:limit:)``).
-    /// One decoder for every request body (default options; decoding is thread-safe).
-    static let sharedDecoder = JSONDecoder()
 
     public static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let value: T
         do {
-            value = try sharedDecoder.decode(T.self, from: data)
+            value = try SharedJSON.decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
             throw AppError(decoding: error)
         }
@@ -102,17 +100,24 @@ extension AppError {
     }
 }
 
-extension Response {
-    /// One encoder for every answer (its options never change; encoding is thread-safe), rather than one made per answer.
-    static let jsonEncoder: JSONEncoder = {
+/// The process's JSON encoder and decoder, rather than one made per use: answers, request bodies,
+/// the outbox's sealed payloads and the server's calls to its nodes. Their options never change, and
+/// encoding and decoding are thread-safe.
+public enum SharedJSON {
+    /// Sorted keys, slashes not escaped.
+    public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+    /// Default options.
+    public static let decoder = JSONDecoder()
+}
 
+extension Response {
     /// A JSON answer with the given status.
     public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try Self.jsonEncoder.encode(value)
+        let data = try SharedJSON.encoder.encode(value)
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))

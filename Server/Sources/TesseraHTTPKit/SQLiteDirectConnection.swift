@@ -98,8 +98,9 @@ public final class SQLiteDirectConnection: Sendable {
         // planner looked at a parameter's value (a filter `column = ?` that is not the index
         // lookup, a `LIMIT ?`), so that each run parsed and planned it again: 12 % of the server's
         // CPU in an introspection of session tokens.
-        guard Int(sqlite_nio_sqlite3_bind_parameter_count(statement)) == binds.count else {
-            throw SQLiteStatementError(code: SQLITE_RANGE, message: "\(binds.count) values for the statement's \(sqlite_nio_sqlite3_bind_parameter_count(statement)) parameters")
+        let parameters = Int(sqlite_nio_sqlite3_bind_parameter_count(statement))
+        guard parameters == binds.count else {
+            throw SQLiteStatementError(code: SQLITE_RANGE, message: "\(binds.count) values for the statement's \(parameters) parameters")
         }
         defer { sqlite_nio_sqlite3_reset(statement) }
         for (offset, bind) in binds.enumerated() {

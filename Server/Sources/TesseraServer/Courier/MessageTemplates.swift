@@ -35,31 +35,22 @@ public struct MessageTemplates: Sendable {
     /// else kept as it is. Scans the UTF-8 once: Foundation's `replacingOccurrences` (bridged through
     /// NSString) was 4 % of the server's CPU per OTP send.
     static func fill(_ text: String, _ values: [String: String]) -> String {
-        let open = UInt8(ascii: "{"), close = UInt8(ascii: "}")
+        let bytes = Array(text.utf8), open = UInt8(ascii: "{"), close = UInt8(ascii: "}")
         var result: [UInt8] = []
-        var index = text.utf8.startIndex
-        let utf8 = text.utf8
-        result.reserveCapacity(utf8.count + 16)
-        outer: while index < utf8.endIndex {
-            let byte = utf8[index]
-            let next = utf8.index(after: index)
-            if byte == open, next < utf8.endIndex, utf8[next] == open {
-                // the name runs to the first "}}"; it is replaced only if it is one of `values`
-                var end = utf8.index(after: next)
-                while end < utf8.endIndex, utf8.index(after: end) < utf8.endIndex {
-                    if utf8[end] == close, utf8[utf8.index(after: end)] == close {
-                        if let value = values[String(decoding: utf8[utf8.index(after: next)..<end], as: UTF8.self)] {
-                            result.append(contentsOf: value.utf8)
-                            index = utf8.index(end, offsetBy: 2)
-                            continue outer
-                        }
-                        break
-                    }
-                    end = utf8.index(after: end)
-                }
+        result.reserveCapacity(bytes.count + 16)
+        var index = 0
+        while index < bytes.count {
+            // "{{", a name up to the first "}}", and that name one of `values`: replaced.
+            if bytes[index] == open, index + 1 < bytes.count, bytes[index + 1] == open,
+               let end = (index + 2..<max(index + 2, bytes.count - 1)).first(where: { bytes[$0] == close && bytes[$0 + 1] == close }),
+               let value = values[String(decoding: bytes[(index + 2)..<end], as: UTF8.self)]
+            {
+                result.append(contentsOf: value.utf8)
+                index = end + 2
+            } else {
+                result.append(bytes[index])
+                index += 1
             }
-            result.append(byte)
-            index = next
         }
         return String(decoding: result, as: UTF8.self)
     }

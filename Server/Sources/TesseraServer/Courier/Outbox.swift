@@ -21,12 +21,8 @@ struct Outbox: Sendable {
     private struct Payload: Codable { var subject: String; var body: String }
 
     /// Adds a message inside the caller's transaction.
-    /// One coder for every payload (default options, safe to share: making one per message showed in profiles).
-    private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
-
     func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws {
-        let payload = try Self.encoder.encode(Payload(subject: message.subject, body: message.body))
+        let payload = try SharedJSON.encoder.encode(Payload(subject: message.subject, body: message.body))
         let sealed = try Sealing.seal(payload, using: key, authenticating: Data(message.id.utf8)).base64EncodedString()
         try await sql.raw(
             """
@@ -61,7 +57,7 @@ struct Outbox: Sendable {
                   let sealed = row.sealed_payload.flatMap({ Data(base64Encoded: $0) }),
                   let box = try? AES.GCM.SealedBox(combined: sealed),
                   let opened = try? AES.GCM.open(box, using: key, authenticating: Data(row.id.utf8)),
-                  let payload = try? Self.decoder.decode(Payload.self, from: opened)
+                  let payload = try? SharedJSON.decoder.decode(Payload.self, from: opened)
             else { return nil }
             return (
                 OutboundMessage(id: row.id, channel: channel, recipient: row.recipient, subject: payload.subject, body: payload.body),

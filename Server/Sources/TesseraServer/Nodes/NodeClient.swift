@@ -64,12 +64,8 @@ struct HTTPNodeClient: NodeClient {
         try await call("POST", "/v1/node/attest", body: request)
     }
 
-    /// One coder for every call's body and answer (default options, safe to share).
-    private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
-
     private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
-        let bytes = try Self.encoder.encode(body)
+        let bytes = try SharedJSON.encoder.encode(body)
         let signed = try MessageSignature.sign(
             method: method, path: path, body: bytes, keyId: MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation),
             privateKey: signingKey, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)
@@ -92,10 +88,10 @@ struct HTTPNodeClient: NodeClient {
         }
         let data = Data(buffer.readableBytesView)
         guard (200..<300).contains(Int(response.status.code)) else {
-            let problem = try? Self.decoder.decode(Problem.self, from: data)
+            let problem = try? SharedJSON.decoder.decode(Problem.self, from: data)
             throw NodeCallError(nodeId: nodeId, code: problem?.errorCode, message: problem?.title ?? "HTTP \(response.status.code)")
         }
-        do { return try Self.decoder.decode(Answer.self, from: data) } catch {
+        do { return try SharedJSON.decoder.decode(Answer.self, from: data) } catch {
             throw NodeCallError(nodeId: nodeId, code: nil, message: "unreadable answer")
         }
     }
