@@ -18,9 +18,6 @@ public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var context = context
-        let requestId = context.requestId
-        context.logger[metadataKey: "request"] = .string(requestId)
         do {
             if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
                 throw AppError.bodyTooLarge(limit: bodyLimit)
@@ -29,23 +26,23 @@ public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as AppError {
             context.logger.info("request refused", metadata: ["code": .stringConvertible(error.code.rawValue)])
-            return error.response(requestId: requestId)
+            return error.response(requestId: context.requestId)
         } catch let error as HTTPError where error.status == .notFound && !routes.methods(for: request.uri.path).isEmpty {
             // The path exists, the method does not: 405 with the methods that do.
-            var response = AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed").response(requestId: requestId)
+            var response = AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed").response(requestId: context.requestId)
             response.headers[.allow] = routes.methods(for: request.uri.path).joined(separator: ", ")
             return response
         } catch let error as HTTPError {
             let mapped = AppError(httpError: error)
             context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
-            return mapped.response(requestId: requestId)
+            return mapped.response(requestId: context.requestId)
         } catch {
             if let mapped = AppError(transport: error, bodyLimit: bodyLimit) {
                 context.logger.info("request refused", metadata: ["code": .stringConvertible(mapped.code.rawValue)])
-                return mapped.response(requestId: requestId)
+                return mapped.response(requestId: context.requestId)
             }
             context.logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
-            return AppError.internalError.response(requestId: requestId)
+            return AppError.internalError.response(requestId: context.requestId)
         }
     }
 }

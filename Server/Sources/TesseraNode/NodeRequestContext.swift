@@ -6,12 +6,10 @@ import TesseraHTTPKit
 /// signature middleware verified (the server's node-control key).
 struct NodeRequestContext: ProblemContext {
     var coreContext: CoreRequestContextStorage
-    let requestId: String
     var signer: DeviceSigningKey?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        requestId = UUID().uuidString.lowercased()
         signer = nil
     }
 }

@@ -8,7 +8,6 @@ public protocol TesseraContext: ProblemContext {
     /// The client's IP address: the socket peer, or the forwarded client behind a trusted proxy
     /// (set by ``ClientAddressMiddleware``).
     var remoteAddress: String? { get set }
-    var requestId: String { get }
     var client: Client? { get set }
     /// The session a bearer-authenticated call carries.
     var session: SessionService.Authenticated? { get set }
@@ -24,7 +23,6 @@ extension TesseraContext {
 public struct TesseraRequestContext: TesseraContext {
     public var coreContext: CoreRequestContextStorage
     public var remoteAddress: String?
-    public let requestId: String
     public var client: Client?
     public var signer: DeviceSigningKey?
     public var session: SessionService.Authenticated?
@@ -32,7 +30,6 @@ public struct TesseraRequestContext: TesseraContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
-        self.requestId = RequestIdentifier.next()
         self.client = nil
         self.signer = nil
         self.session = nil

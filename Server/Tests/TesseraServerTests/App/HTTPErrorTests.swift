@@ -41,6 +41,31 @@ struct HTTPErrorTests {
         return try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))
     }
 
+    @Test("a problem answer carries the request id that the request's log lines carry, a new one per request")
+    func requestIdInAnswerAndLog() async throws {
+        let log = CapturedLog()
+        try await withTestRuntime(.sqlite) { runtime in
+            let client = try await runtime.makeTestClient()
+            let app = Application(router: runtime.makeRouter(), logger: log.logger)
+            try await app.test(.router) { http in
+                var ids: [String] = []
+                for _ in 0..<2 {
+                    try await http.run(
+                        uri: "/v1/otp/send", method: .post, headers: appHeaders(client), body: ByteBuffer(string: "{not json")
+                    ) { response in
+                        ids.append(try #require(try problem(response).requestId))
+                    }
+                }
+                #expect(Set(ids).count == 2)
+                let refused = log.text.split(separator: "\n").filter { $0.contains("request refused") }
+                for id in ids {
+                    #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
+                    #expect(refused.contains { $0.contains("\"hb.request.id\": \(id)") }, "no log line of request \(id)")
+                }
+            }
+        }
+    }
+
     @Test("malformed JSON, wrong types, missing fields, bad enums")
     func bodyShapes() async throws {
         try await withApp { setup, http in

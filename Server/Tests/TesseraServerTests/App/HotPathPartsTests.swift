@@ -74,15 +74,6 @@ struct HotPathPartsTests {
         #expect(Set(many.enumerated().filter { $0.offset % 8 == 7 }.map(\.element)).count > 200)
     }
 
-    @Test("Request ids are unique and share this process's prefix")
-    func requestIds() {
-        let ids = (0..<1000).map { _ in RequestIdentifier.next() }
-        #expect(Set(ids).count == ids.count)
-        let prefixes = Set(ids.map { $0.split(separator: ".").first.map(String.init) ?? "" })
-        #expect(prefixes.count == 1)
-        #expect(prefixes.first?.count == 8)
-    }
-
     @Test("TOTP codes for a window equal the codes step by step (RFC 6238 vectors)")
     func totpWindow() {
         let totp = TOTP(secret: Array("12345678901234567890".utf8), digits: 8)
