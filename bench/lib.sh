@@ -15,9 +15,8 @@ build_release() {
     BIN=$ROOT/Server/.build/debug/tessera; BENCH=$ROOT/Server/.build/debug/tessera-bench
     return
   fi
-  echo "== building release"
-  swift build -c release --package-path Server --product tessera --scratch-path .build-release 2>&1 | tail -1
-  swift build -c release --package-path Server --product tessera-bench --scratch-path .build-release 2>&1 | tail -1
+  echo "== building release (scripts/build-release.sh)"
+  scripts/build-release.sh --bench 2>&1 | tail -2
   BIN=$ROOT/.build-release/release/tessera; BENCH=$ROOT/.build-release/release/tessera-bench
 }
 
