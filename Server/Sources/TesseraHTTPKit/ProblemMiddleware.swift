@@ -4,9 +4,9 @@ import Logging
 import TesseraCore
 import Synchronization
 
-/// Turns every error into an RFC 9457 problem answer with a stable code, and gives each
-/// request an id that appears in the answer and in the logs. Unknown errors become 500 with
-/// code 9001 and are logged; they are always bugs.
+/// Turns every error into an RFC 9457 problem answer with a stable code that carries the request's
+/// id (the one in its log lines). Unknown errors become 500 with code 9001 and are logged; they are
+/// always bugs. An answer to HEAD has no content (RFC 9110 §9.3.2).
 public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
     let bodyLimit: Int
     let routes: RouteTable
@@ -18,6 +18,13 @@ public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await answer(request, context: context, next: next)
+        // The routers answer HEAD with their GET routes (`.autoGenerateHeadEndpoints`); a problem answer
+        // to a HEAD (no route, say) loses its content here too.
+        return request.method == .head ? response.createHeadResponse() : response
+    }
+
+    private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
                 throw AppError.bodyTooLarge(limit: bodyLimit)
@@ -67,7 +74,8 @@ public final class RouteTable: Sendable {
         table.withLock { $0 = entries }
     }
 
-    /// The methods routed for `path` (captures match any segment), sorted.
+    /// The methods routed for `path` (captures match any segment), sorted; HEAD wherever GET is
+    /// (the routers answer it with their GET routes).
     public func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
         let entries = table.withLock { $0 }
@@ -77,7 +85,9 @@ public final class RouteTable: Sendable {
                     pattern == segment || pattern.hasPrefix(":") || pattern.hasPrefix("{")
                 }
         }
-        return Set(matching.map(\.method)).sorted()
+        var methods = Set(matching.map(\.method))
+        if methods.contains("GET") { methods.insert("HEAD") }
+        return methods.sorted()
     }
 }
 

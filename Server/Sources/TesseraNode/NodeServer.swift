@@ -67,7 +67,7 @@ public struct NodeServer: Sendable {
 
     /// The node's routes: `GET /healthz`, and the signed `PUT /v1/node/devices/{deviceId}`, `POST /v1/node/devices` (a batch) and `POST /v1/node/attest`.
     func makeRouter() -> Router<NodeRequestContext> {
-        let router = Router(context: NodeRequestContext.self)
+        let router = Router(context: NodeRequestContext.self, options: .autoGenerateHeadEndpoints)   // HEAD as GET, RFC 9110 §9.3.2
         let routes = RouteTable()
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         let service = self.service, limit = configuration.bodyLimit

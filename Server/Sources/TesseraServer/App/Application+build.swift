@@ -7,7 +7,7 @@ import ServiceLifecycle
 extension TesseraRuntime {
     /// The router with every route; also used by tests to compare with the OpenAPI document.
     public func makeRouter() -> Router<TesseraRequestContext> {
-        let router = Router(context: TesseraRequestContext.self)
+        let router = Router(context: TesseraRequestContext.self, options: .autoGenerateHeadEndpoints)   // HEAD as GET, RFC 9110 §9.3.2
         let routes = RouteTable()
         router.middlewares.add(HTTPMetricsMiddleware(metrics: metrics.http))
         router.middlewares.add(ClientAddressMiddleware(resolver: configuration.clientAddressResolver))
@@ -73,7 +73,7 @@ extension TesseraRuntime {
 
     /// The metrics listener's router: `GET /metrics` only (``MetricsController``), with problems for errors.
     public func makeMetricsRouter() -> Router<TesseraRequestContext> {
-        let router = Router(context: TesseraRequestContext.self)
+        let router = Router(context: TesseraRequestContext.self, options: .autoGenerateHeadEndpoints)   // HEAD as GET, RFC 9110 §9.3.2
         let routes = RouteTable()
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         MetricsController<TesseraRequestContext>(metrics: metrics, courier: courier, clock: clock, token: configuration.metricsToken)

@@ -139,7 +139,7 @@ struct HTTPErrorTests {
             }
             try await http.run(uri: "/healthz", method: .put) { response in
                 #expect(response.status == .methodNotAllowed)
-                #expect(response.headers[.allow] == "GET")
+                #expect(response.headers[.allow] == "GET, HEAD")
                 try expectProblem(response, ErrorCode.methodNotAllowed)
             }
             try await http.run(uri: "/v1/admin/clients/tck_x/disable", method: .get) { response in
