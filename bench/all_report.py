@@ -150,11 +150,17 @@ o = at(scen["otp_email"], "Tessera SQLite")
 if o:
     # Accepted and delivered: the courier keeps delivering after the load stops, so the sustained rate is
     # the messages at the sink over the time from the first send to the last delivery.
+    # "Every one delivered" is judged over the whole run (warm-up and every step): a step's count is the sink's
+    # growth during it, and messages of requests still in flight when the previous step stopped land in the
+    # next one, so a step alone can be off by up to its concurrency either way.
     dr = o.get("delivered_rate")
-    goals.append(check(o["rate"] >= 1500 and dr is not None and dr >= 1500 and o["delivered"] >= o["good"],
+    totals = out / "tessera-sqlite-otp/tessera_rss.txt"
+    fields = totals.read_text().split() if totals.exists() else []
+    at_sink, accepted_total = (int(fields[2]), int(fields[4])) if len(fields) >= 5 else (o["delivered"], o["good"])
+    goals.append(check(o["rate"] >= 1500 and dr is not None and dr >= 1500 and at_sink >= accepted_total,
                        "OTP e-mail sends ≥ 1,500/s, every one delivered",
-                       f'{fmt(o["rate"])}/s accepted at c={o["conc"]}, {o["delivered"]:,} delivered of {o["good"]:,} accepted, '
-                       f'delivered at {fmt(dr)}/s end to end' if dr else f'{fmt(o["rate"])}/s at c={o["conc"]}'))
+                       f'{fmt(o["rate"])}/s accepted at c={o["conc"]}, delivered at {fmt(dr)}/s end to end; over the run '
+                       f'{at_sink:,} messages at the sink for {accepted_total:,} sends accepted' if dr else f'{fmt(o["rate"])}/s at c={o["conc"]}'))
     p = at([r for r in scen["otp_email"] if r["conc"] == o["conc"]], "Glewlwyd")
     goals.append(check(bool(p and p["rate"] and o["rate"] / p["rate"] >= 5), "OTP e-mail ≥ 5× Glewlwyd's e-mail trigger",
                        f'{fmt(o["rate"] / p["rate"], 1)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
