@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every benchmark scenario of issue 14 in one run, each server alone while it is measured:
 #   1. the ceiling: wrk on Tessera's own GET /healthz at each concurrency (same wrk, 1 thread, as the scenarios);
-#   2. idle RSS and start-to-ready of `tessera serve` on an existing data directory (median of STARTS tries);
+#   2. idle RSS and start-to-ready of `tessera serve` on an existing data directory (median of STARTS tries),
+#      with the binary's pages in the page cache as the build left them, and read from disk (its cached pages
+#      dropped first with posix_fadvise, as after a reboot: what is resident then is what the start touched);
 #   3. Tessera on SQLite, then on PostgreSQL (.ci/postgres.sh, a fresh database per script):
 #      TOTP verification and node-quorum login ceremonies with three `tessera node` processes (bench/auth.sh),
 #      introspection of result tokens and session tokens (bench/introspect.sh),
@@ -72,9 +74,13 @@ kill "$TPID"; wait "$TPID" 2>/dev/null || true
 
 echo "== idle RSS and start-to-ready on the existing data directory ($STARTS tries each)"
 : > "$OUT/startup.jsonl"
-startup() {  # label, extra serve arguments…
-  local label=$1 i t0 t1 own kids k SPID; shift
+# The page cache holds a file in folios of up to 2 MiB on this kernel (ext4), and a fault maps the whole cached
+# folio around it, so a just-linked binary shows more resident text than the same binary read from disk.
+drop_cached() { python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"; }
+startup() {  # label, cached|disk, extra serve arguments…
+  local label=$1 binary=$2 i t0 t1 own kids k SPID; shift 2
   for i in $(seq "$STARTS"); do
+    [ "$binary" = disk ] && drop_cached "$BIN"
     t0=$(date +%s%N)
     "$BIN" serve --port "$PORT" --log-level error --data-dir "$OUT/ceiling-data" "$@" > "$OUT/startup-$label-$i.log" 2>&1 & SPID=$!
     until curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null; do
@@ -86,13 +92,15 @@ startup() {  # label, extra serve arguments…
     sleep 3
     own=$(awk '/^VmRSS/{print $2}' "/proc/$SPID/status")
     kids=0; for k in $(pgrep -P "$SPID" || true); do kids=$((kids + $(awk '/^VmRSS/{print $2}' "/proc/$k/status" 2>/dev/null || echo 0))); done
-    echo "{\"serve\":\"$label\",\"try\":$i,\"ready_ms\":$(( (t1 - t0) / 1000000 )),\"idle_rss_mib\":$((own / 1024)),\"children_rss_mib\":$((kids / 1024)),\"children\":$(pgrep -P "$SPID" | wc -l)}" \
+    echo "{\"serve\":\"$label\",\"binary\":\"$binary\",\"try\":$i,\"ready_ms\":$(( (t1 - t0) / 1000000 )),\"idle_rss_kib\":$own,\"idle_rss_mib\":$((own / 1024)),\"children_rss_mib\":$((kids / 1024)),\"children\":$(pgrep -P "$SPID" | wc -l)}" \
       | tee -a "$OUT/startup.jsonl"
     kill "$SPID"; wait "$SPID" 2>/dev/null || true
   done
 }
-startup default                       # zero-config: three embedded verifier nodes as child processes
-startup no-embedded-nodes --nodes-embedded 0
+for binary in cached disk; do
+  startup default "$binary"                       # zero-config: three embedded verifier nodes as child processes
+  startup no-embedded-nodes "$binary" --nodes-embedded 0
+done
 
 # A PostgreSQL of the bench's own (.ci/postgres.sh with its own data directory and port: the default
 # instance on 54329 may belong to a test run of someone else, and the bench stops its own at the end).

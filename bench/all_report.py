@@ -164,22 +164,28 @@ if o:
     p = at([r for r in scen["otp_email"] if r["conc"] == o["conc"]], "Glewlwyd")
     goals.append(check(bool(p and p["rate"] and o["rate"] / p["rate"] >= 5), "OTP e-mail ≥ 5× Glewlwyd's e-mail trigger",
                        f'{fmt(o["rate"] / p["rate"], 1)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
-def startup_of(label):
-    tries = [s for s in startup if s.get("serve", "default") == label]
+def rss_mib(s):
+    return s["idle_rss_kib"] / 1024 if "idle_rss_kib" in s else s["idle_rss_mib"]
+
+
+def startup_of(label, binary):
+    tries = [s for s in startup if s.get("serve", "default") == label and s.get("binary", "cached") == binary]
     if not tries:
         return None
-    return dict(tries=tries, rss=statistics.median(s["idle_rss_mib"] for s in tries),
+    return dict(tries=tries, rss=statistics.median(rss_mib(s) for s in tries),
                 ready=statistics.median(s["ready_ms"] for s in tries), kids=statistics.median(s["children_rss_mib"] for s in tries))
 
 
+BINARY = {"cached": "binary as the build left it in the page cache", "disk": "binary read from disk, as after a reboot"}
 for label, text in (("default", "zero-config `tessera serve`"), ("no-embedded-nodes", "`tessera serve --nodes-embedded 0`")):
-    st = startup_of(label)
-    if not st:
-        continue
-    kids = f" (its {st['tries'][0]['children']} embedded node processes {st['kids']:.0f} MiB more)" if st["tries"][0]["children"] else ""
-    goals.append(check(st["rss"] <= 40, f"Idle RSS ≤ 40 MiB: {text}", f"{st['rss']:.0f} MiB{kids}"))
-    goals.append(check(st["ready"] <= 300, f"Start to ready ≤ 300 ms on an existing data directory: {text}",
-                       f"median {st['ready']:.0f} ms of {len(st['tries'])} ({', '.join(str(s['ready_ms']) for s in st['tries'])})"))
+    for binary, how in BINARY.items():
+        st = startup_of(label, binary)
+        if not st:
+            continue
+        kids = f" (its {st['tries'][0]['children']} embedded node processes {st['kids']:.0f} MiB more)" if st["tries"][0]["children"] else ""
+        goals.append(check(st["rss"] <= 40, f"Idle RSS ≤ 40 MiB: {text}, {how}", f"{st['rss']:.1f} MiB{kids}"))
+        goals.append(check(st["ready"] <= 300, f"Start to ready ≤ 300 ms on an existing data directory: {text}, {how}",
+                           f"median {st['ready']:.0f} ms of {len(st['tries'])} ({', '.join(str(s['ready_ms']) for s in st['tries'])})"))
 
 lines = [f"# All scenarios in one run ({out.name})", "",
          f"- date: {meta['date_utc']} UTC; commit {meta['commit']} ({meta['version']})",
@@ -207,9 +213,13 @@ for name, rows in scen.items():
         lines.append("| " + " | ".join(cells) + " |")
 if startup:
     lines += ["", "## Start to ready and idle RSS of `tessera serve` (existing data directory)", "",
-              "Time from exec to the first answer of `/healthz` (polled every 5 ms), RSS 3 s later.", "",
-              "| serve | try | ready ms | idle RSS MiB | embedded nodes' RSS MiB |", "|---|---:|---:|---:|---:|"]
-    lines += [f'| {s.get("serve", "default")} | {s["try"]} | {s["ready_ms"]} | {s["idle_rss_mib"]} | {s["children_rss_mib"]} |' for s in startup]
+              "Time from exec to the first answer of `/healthz` (polled every 5 ms), RSS 3 s later. *cached*: the binary's "
+              "pages in the page cache as the build wrote them; *disk*: those pages dropped first (posix_fadvise), so the "
+              "start reads what it touches from disk. The kernel maps a whole cached folio (up to 2 MiB on ext4) around a "
+              "page that is touched, so the same binary shows more resident text when the linker's large folios are cached.", "",
+              "| serve | binary | try | ready ms | idle RSS MiB | embedded nodes' RSS MiB |", "|---|---|---:|---:|---:|---:|"]
+    lines += [f'| {s.get("serve", "default")} | {s.get("binary", "cached")} | {s["try"]} | {s["ready_ms"]} | {rss_mib(s):.1f} | {s["children_rss_mib"]} |'
+              for s in startup]
 text = "\n".join(lines) + "\n"
 (out / "ALL.md").write_text(text)
 (bench / "ALL.md").write_text(text)
