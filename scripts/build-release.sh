@@ -10,6 +10,8 @@
 #   all of the binary's own symbols, 5.8 MB of symbol tables nothing looks up);
 # - lld (shipped with the Swift toolchain) packs the relative relocations (DT_RELR): 73,000 of them took 1.7 MiB
 #   that the dynamic linker read, and kept resident, at every start; packed they take 32 KiB.
+# - the functions a start of `tessera serve` runs come first, packed together (Server/link-order.txt, written by
+#   scripts/link-order.sh), so the kernel maps less of the code around them.
 # Idle RSS 46.9–47.3 → 38.4–38.6 MiB with the binary read from disk, 40.8–40.9 MiB as the build leaves it in the page
 # cache; introspection and TOTP take 10–16 % less CPU (bench/PROFILE.md, session 12). The binary then runs on any Linux with glibc 2.36 or later,
 # libstdc++ and zlib, without the Swift toolchain. Elsewhere (older glibc, macOS) it is a plain
@@ -29,8 +31,15 @@ glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}' || true)
 if [ "$(uname -s)" = Linux ] && [ -n "$glibc" ] && printf '2.36\n%s\n' "$glibc" | sort -V -C; then
   flags+=(--static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
           -Xlinker --no-export-dynamic)
+  # The functions a start runs, packed together first (scripts/link-order.sh writes the list).
+  [ -n "${LINK_MAP:-}" ] && flags+=(-Xlinker "-Map=$LINK_MAP" -Xlinker --no-demangle)   # for scripts/link-order.sh
+  [ -f Server/link-order.txt ] && flags+=(-Xlinker "--symbol-ordering-file=$PWD/Server/link-order.txt"
+                                          -Xlinker --no-warn-symbol-ordering)
 fi
 for product in "${products[@]}"; do
+  # SwiftPM does not know the order file is an input of the link: a binary older than it is linked again.
+  [ -f Server/link-order.txt ] && [ Server/link-order.txt -nt ".build-release/release/$product" ] \
+    && rm -f ".build-release/release/$product"
   swift build "${flags[@]}" --product "$product"
   echo "built: $PWD/.build-release/release/$product"
 done
