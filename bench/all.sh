@@ -119,7 +119,7 @@ for DB in $DBS; do
   URL_AUTH=""; URL_INTRO=""; URL_OTP=""; USERS=$TOTP_USERS
   if [ "$DB" = postgres ]; then URL_AUTH=$(pg_db auth); URL_INTRO=$(pg_db introspect); URL_OTP=$(pg_db otp); USERS=$PG_TOTP_USERS; fi
   echo "== Tessera ($DB): login ceremonies and TOTP verification (bench/auth.sh)"
-  OUT=$OUT/tessera-$DB-auth PEER=0 REPORT=0 DATABASE_URL=$URL_AUTH TOTP_USERS=$USERS timeout 1800 bash bench/auth.sh > "$OUT/tessera-$DB-auth.log" 2>&1 \
+  OUT=$OUT/tessera-$DB-auth PEER=0 REPORT=0 PEER_DIR=$PEERS_DIR/privacyidea DATABASE_URL=$URL_AUTH TOTP_USERS=$USERS timeout 1800 bash bench/auth.sh > "$OUT/tessera-$DB-auth.log" 2>&1 \
     || { echo "auth.sh failed:"; tail -5 "$OUT/tessera-$DB-auth.log"; }
   grep '^{' "$OUT/tessera-$DB-auth.log" || true
   echo "== Tessera ($DB): introspection (bench/introspect.sh)"

@@ -19,6 +19,7 @@ PEER=${PEER:-1}
 PORT=${PORT:-8097}
 TOTP_USERS=${TOTP_USERS:-25000}   # per run: each user is verified twice (this step, the next)
 PEER_DIR=${PEER_DIR:-$ROOT/../shared/peers/privacyidea}
+[ -f "$PEER_DIR/bench.lua" ] || { echo "auth.sh: $PEER_DIR/bench.lua not found (the privacyIDEA kit's wrk script, which Tessera's TOTP step uses too): set PEER_DIR" >&2; exit 2; }
 OUT=${OUT:-$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-auth}
 mkdir -p "$OUT"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
