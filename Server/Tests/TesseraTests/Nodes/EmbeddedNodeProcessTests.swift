@@ -21,9 +21,25 @@ struct EmbeddedNodeProcessTests {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let dataDir = base + "/data"
         let port = try NodeQuorumEndToEndTests.freePort()
-        let server = try ChildProcess(binary.path, ["serve", "--port", "\(port)", "--data-dir", dataDir], directory: base)
+        // The server's output (its nodes' too: they write to its standard error) goes to a file, which a failed
+        // memory read shows.
+        let output = base + "/serve.log"
+        let server = try ChildProcess(binary.path, ["serve", "--port", "\(port)", "--data-dir", dataDir], directory: base, stdout: .file(output))
         let pid = server.pid
         defer { server.signal(SIGKILL) }
+        func memory(of process: Int32, holding needles: [Data]) throws -> [Data] {
+            do {
+                return try ProcessMemory.find(needles, in: process)
+            } catch {
+                let log = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                Issue.record("""
+                    reading the memory of \(process == pid ? "the server" : "node process") \(process) failed: \(error); \
+                    still running: \(ProcessMemory.isAlive(process)); the server's output ends with:
+                    \(log.suffix(3000))
+                    """)
+                throw error
+            }
+        }
 
         let up = await eventually {
             guard let response = try? await HTTPClient.shared.execute(
@@ -44,13 +60,13 @@ struct EmbeddedNodeProcessTests {
 
         // The server's memory holds none of them, raw or base64.
         let needles = keys.flatMap { [$0.raw, $0.base64] }
-        #expect(try ProcessMemory.find(needles, in: pid).isEmpty, "the server process holds a node private key")
+        #expect(try memory(of: pid, holding: needles).isEmpty, "the server process holds a node private key")
 
         // Each node, a child of the server, holds its own (which shows the scan finds a key where one is).
         let children = ProcessMemory.children(of: pid)
         #expect(children.count == 3, "children: \(children)")
         var held = 0
-        for child in children { held += try ProcessMemory.find(keys.map(\.raw), in: child).count }
+        for child in children { held += try memory(of: child, holding: keys.map(\.raw)).count }
         #expect(held == 3)
 
         // Killed without a chance to stop them, the server still takes its nodes down (their stdin ends).
