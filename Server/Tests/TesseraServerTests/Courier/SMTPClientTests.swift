@@ -264,8 +264,11 @@ struct SMTPClientTests {
             }
         }
         let port = try #require(fake.localAddress?.port)
-        let client = SMTPClient(settings: SMTPSettings(host: "127.0.0.1", port: port, security: .none, from: Self.from),
-                                logger: Logger(label: "test"))
+        // One session at a time, and no idle timeout within the test: a send answered before its session is back
+        // in the pool would otherwise open a second session (as it may), which this test does not count on.
+        let settings = SMTPSettings(host: "127.0.0.1", port: port, security: .none, from: Self.from,
+                                    maxSessions: 1, sessionIdleTimeout: .seconds(600))
+        let client = SMTPClient(settings: settings, logger: Logger(label: "test"))
         try await client.send(SMTPMessage(to: "one@example.org", subject: "s", body: "b"))
         try await client.send(SMTPMessage(to: "two@example.org", subject: "s", body: "b"))
         #expect(script.withLock { ($0.ehlo, $0.mail, $0.delivered) } == (2, 3, 2))
