@@ -98,15 +98,21 @@ struct SMTPSession: Sendable {
             let ehlo = try await handshake(&smtp, channel: channel, tls: tls)
             progress.opened.store(true, ordering: .releasing)
             var carried = 0
+            // The sender of the message just delivered goes on once this session is back in the pool, so
+            // that a message it sends next finds the session idle instead of opening another one.
+            var delivered: CheckedContinuation<Void, any Error>?
             while carried < settings.messagesPerSession {
                 deadline.arm(settings.sessionIdleTimeout, .idle)
-                guard let job = await pool.next(session: id) else { break }
+                let next = await pool.next(session: id, after: delivered)
+                delivered = nil
+                guard let job = next else { break }
                 deadline.arm(settings.timeout, .busy)
                 progress.current.withLock { $0 = InFlight(job: job, reused: carried > 0) }
                 try await transaction(&smtp, job.message, ehlo: ehlo) { progress.current.withLock { $0?.contentSent = true } }
-                progress.current.withLock { $0.take() }?.job.reply.resume()
+                delivered = progress.current.withLock { $0.take() }?.job.reply
                 carried += 1
             }
+            delivered?.resume()
             deadline.arm(settings.timeout, .busy)
             _ = try? await smtp.command("QUIT", stage: "QUIT", expect: 221...221)
         }

@@ -82,8 +82,10 @@ final class SMTPSessionPool: Sendable {
     }
 
     /// The session's next message: a queued one, or the next submitted while it waits; nil once
-    /// ``expire(session:)`` ends its wait, or when the session's task is cancelled.
-    func next(session id: Int) async -> Job? {
+    /// ``expire(session:)`` ends its wait, or when the session's task is cancelled. `delivered`, the
+    /// reply to the message the session just carried, is resumed once the session is idle (or has
+    /// its next message), so a sender that goes on to its next message finds the session free.
+    func next(session id: Int, after delivered: CheckedContinuation<Void, any Error>? = nil) async -> Job? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { waiter in
                 let job = state.withLock { state -> Job?? in
@@ -93,6 +95,7 @@ final class SMTPSessionPool: Sendable {
                     state.idle[id] = waiter
                     return .none
                 }
+                delivered?.resume()
                 if let job { waiter.resume(returning: job) }
             }
         } onCancel: {
