@@ -92,7 +92,7 @@ startup() {  # label, cached|disk, extra serve arguments…
     sleep 3
     own=$(awk '/^VmRSS/{print $2}' "/proc/$SPID/status")
     kids=0; for k in $(pgrep -P "$SPID" || true); do kids=$((kids + $(awk '/^VmRSS/{print $2}' "/proc/$k/status" 2>/dev/null || echo 0))); done
-    echo "{\"serve\":\"$label\",\"binary\":\"$binary\",\"try\":$i,\"ready_ms\":$(( (t1 - t0) / 1000000 )),\"idle_rss_kib\":$own,\"idle_rss_mib\":$((own / 1024)),\"children_rss_mib\":$((kids / 1024)),\"children\":$(pgrep -P "$SPID" | wc -l)}" \
+    echo "{\"serve\":\"$label\",\"binary\":\"$binary\",\"try\":$i,\"ready_ms\":$(( (t1 - t0) / 1000000 )),\"idle_rss_kib\":$own,\"children_rss_mib\":$((kids / 1024)),\"children\":$(pgrep -P "$SPID" | wc -l)}" \
       | tee -a "$OUT/startup.jsonl"
     kill "$SPID"; wait "$SPID" 2>/dev/null || true
   done

@@ -164,7 +164,7 @@ if o:
     p = at([r for r in scen["otp_email"] if r["conc"] == o["conc"]], "Glewlwyd")
     goals.append(check(bool(p and p["rate"] and o["rate"] / p["rate"] >= 5), "OTP e-mail ≥ 5× Glewlwyd's e-mail trigger",
                        f'{fmt(o["rate"] / p["rate"], 1)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
-def rss_mib(s):
+def rss_mib(s):  # runs before session 12 wrote whole MiB only
     return s["idle_rss_kib"] / 1024 if "idle_rss_kib" in s else s["idle_rss_mib"]
 
 

@@ -12,10 +12,9 @@
 #   that the dynamic linker read, and kept resident, at every start; packed they take 32 KiB.
 # - the functions a start of `tessera serve` runs come first, packed together (Server/link-order.txt, written by
 #   scripts/link-order.sh), so the kernel maps less of the code around them.
-# Idle RSS 46.9–47.3 → 38.4–38.6 MiB with the binary read from disk, 40.8–40.9 MiB as the build leaves it in the page
-# cache; introspection and TOTP take 10–16 % less CPU (bench/PROFILE.md, session 12). The binary then runs on any Linux with glibc 2.36 or later,
-# libstdc++ and zlib, without the Swift toolchain. Elsewhere (older glibc, macOS) it is a plain
-# `swift build -c release`.
+# Idle RSS 46.9–47.3 → 32.1–32.3 MiB (38.4–38.6 without the link order); introspection and TOTP take 10–16 % less
+# CPU (bench/PROFILE.md, session 12). The binary then runs on any Linux with glibc 2.36 or later, libstdc++ and
+# zlib, without the Swift toolchain. Elsewhere (older glibc, macOS) it is a plain `swift build -c release`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +30,8 @@ glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}' || true)
 if [ "$(uname -s)" = Linux ] && [ -n "$glibc" ] && printf '2.36\n%s\n' "$glibc" | sort -V -C; then
   flags+=(--static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
           -Xlinker --no-export-dynamic)
-  # The functions a start runs, packed together first (scripts/link-order.sh writes the list).
   [ -n "${LINK_MAP:-}" ] && flags+=(-Xlinker "-Map=$LINK_MAP" -Xlinker --no-demangle)   # for scripts/link-order.sh
+  # The functions a start runs, packed together first (scripts/link-order.sh writes the list).
   [ -f Server/link-order.txt ] && flags+=(-Xlinker "--symbol-ordering-file=$PWD/Server/link-order.txt"
                                           -Xlinker --no-warn-symbol-ordering)
 fi

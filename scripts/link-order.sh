@@ -8,7 +8,8 @@
 # start needs is about 18 MB instead of 24 MB resident (bench/PROFILE.md, session 12).
 #
 # How: scripts/link-order/trace-pages.c, loaded with LD_PRELOAD, makes the code non-executable at start and logs
-# each page the first time it runs; each page's functions (from `nm`) are listed in that order. Names that a later
+# each page the first time it runs; one symbol of each code section on those pages (from the linker's map) is
+# listed, in that order. Names that a later
 # change removes are skipped by the linker, new functions go after the listed ones: run this again after large
 # changes (it needs the toolchain's clang, curl and python3; about a minute after the release build).
 set -euo pipefail
