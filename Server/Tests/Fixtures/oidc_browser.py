@@ -51,7 +51,16 @@ def screenshot(driver, shots, name):
 
 
 def page_status(driver):
-    return driver.find_element(By.ID, "status").get_attribute("data-status")
+    """The page's status, read in one script call: the form's submit navigates, and an element found before the new
+    page loads goes stale before its attribute is read. None while no page with a status is loaded."""
+    return driver.execute_script(
+        'var el = document.getElementById("status");'
+        ' return document.readyState === "complete" && el ? el.getAttribute("data-status") : null;')
+
+
+def status_text(driver):
+    """The status element's visible text, read in one script call (see page_status)."""
+    return driver.execute_script('var el = document.getElementById("status"); return el ? el.innerText : null;')
 
 
 def main():
@@ -73,15 +82,15 @@ def main():
         wait.until(lambda d: page_status(d) == "identify")
         driver.find_element(By.ID, "identifier").send_keys(identifier)
         driver.find_element(By.ID, "submit").click()
-        wait.until(lambda d: d.execute_script("return document.readyState") == "complete" and page_status(d) == "waiting")
-        result = {"waiting_text": driver.find_element(By.ID, "status").text}
+        wait.until(lambda d: page_status(d) == "waiting")
+        result = {"waiting_text": status_text(driver)}
         result["screenshots"] = [screenshot(driver, shots, label + "-waiting")]
 
         if mode != "approve":
             # The page ends by itself (no redirect); the device declined or cancelled.
             wait.until(lambda d: d.current_url.startswith(redirect_uri) or page_status(d) not in ("waiting", "verifying"))
             result["page_status"] = page_status(driver)
-            result["page_text"] = driver.find_element(By.ID, "status").text
+            result["page_text"] = status_text(driver)
             result["url"] = driver.current_url
             result["screenshots"].append(screenshot(driver, shots, label + "-" + result["page_status"]))
             print(json.dumps(result))
