@@ -26,6 +26,7 @@ struct NodeCommand: AsyncParsableCommand {
         var stopOnStdinEof = false
 
         func run() async throws {
+            MallocTuning.apply(environment: ProcessInfo.processInfo.environment)
             guard let key = serverKey ?? ProcessInfo.processInfo.environment["TESSERA_NODE_SERVER_KEY"] else {
                 throw ValidationError("give --server-key (print it with `tessera admin node server-key`)")
             }

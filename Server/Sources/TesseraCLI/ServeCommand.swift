@@ -21,6 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
+        MallocTuning.apply(environment: ProcessInfo.processInfo.environment)
         var overrides: [String: ConfigContent] = [:]
         if let host { overrides["host"] = .string(host) }
         if let port { overrides["port"] = .int(port) }
