@@ -26,7 +26,7 @@ public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
 
     private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
+            if let length = request.headers.value(.contentLength).flatMap(Int.init), length > bodyLimit {
                 throw AppError.bodyTooLarge(limit: bodyLimit)
             }
             try TextCheck.checkQuery(request.uri)

@@ -84,7 +84,7 @@ struct AuthController<Context: TesseraContext> {
 
     /// `Authorization: Bearer <result token>`; `limit` (1–100, default 20) and `before` (a `nextCursor`).
     @Sendable func historyPage(_ request: Request, context: Context) async throws -> Response {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.headers.value(.authorization), header.lowercased().hasPrefix("bearer ") else {
             var response = AppError(.tokenInvalid, .unauthorized, "Result token required", detail: "Send Authorization: Bearer <result token>")
                 .response(requestId: context.requestId)
             response.headers[.wwwAuthenticate] = "Bearer"

@@ -10,9 +10,16 @@ struct ClientMiddleware<Context: TesseraContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.client = try await clients.authenticateApp(
-            clientKey: HTTPField.Name(TesseraHeader.clientKey).flatMap { request.headers[$0] },
-            bundleId: HTTPField.Name(TesseraHeader.bundleId).flatMap { request.headers[$0] }
+            clientKey: AppHeaderNames.clientKey.flatMap { request.headers.value($0) },
+            bundleId: AppHeaderNames.bundleId.flatMap { request.headers.value($0) }
         )
         return try await next(request, context)
     }
+}
+
+/// The app headers' names, made once (a name checks its characters when it is made; a generic
+/// middleware cannot keep them in a static stored property).
+private enum AppHeaderNames {
+    static let clientKey = HTTPField.Name(TesseraHeader.clientKey)
+    static let bundleId = HTTPField.Name(TesseraHeader.bundleId)
 }

@@ -9,7 +9,7 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
     let clients: ClientService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], let pair = Self.basicCredentials(header), let colon = pair.firstIndex(of: ":") else {
+        guard let header = request.headers.value(.authorization), let pair = Self.basicCredentials(header), let colon = pair.firstIndex(of: ":") else {
             var response = AppError(
                 .clientSecretInvalid, .unauthorized, "Client credentials required",
                 detail: "Send Authorization: Basic base64(clientKey:clientSecret)"

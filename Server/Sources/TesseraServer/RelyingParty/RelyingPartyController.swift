@@ -52,7 +52,7 @@ struct RelyingPartyController<Context: TesseraContext> {
     /// RFC 7662: form-encoded `token` (and optional `token_type_hint`).
     @Sendable func introspect(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        let contentType = request.headers.value(.contentType)?.lowercased() ?? ""
         let raw = try await request.collectBody(limit: bodyLimit)
         let fields: [String: String]
         if contentType.hasPrefix("application/x-www-form-urlencoded") {

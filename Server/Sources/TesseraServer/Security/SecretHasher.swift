@@ -14,9 +14,11 @@ public struct SecretHasher: Sendable {
     /// The keyed hash of `secret` for `domain`, hex-encoded.
     public func hash(_ secret: String, domain: String) -> String {
         var hmac = keyed
-        hmac.update(data: Array(domain.utf8))
-        hmac.update(data: [0])
-        hmac.update(data: Array(secret.utf8))
+        // One update of domain, 0, secret: each `update` walks its argument's regions generically.
+        var message = Array(domain.utf8)
+        message.append(0)
+        message.append(contentsOf: secret.utf8)
+        hmac.update(data: message)
         return Data(hmac.finalize()).hexString
     }
 

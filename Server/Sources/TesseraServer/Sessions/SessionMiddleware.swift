@@ -10,7 +10,7 @@ struct SessionMiddleware<Context: TesseraContext>: RouterMiddleware {
     var requiresDevice = true
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let header = request.headers.value(.authorization), header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             var response = AppError(
                 .sessionInvalid, .unauthorized, "Session missing or unknown", detail: "Send Authorization: Bearer <session token>"
             ).response(requestId: context.requestId)

@@ -1,8 +1,11 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import TesseraCore
 @testable import TesseraServer
-import TesseraHTTPKit
+@testable import TesseraHTTPKit
+import Crypto
+import SQLiteKit
 
 /// The small parts that the hot paths now do by hand instead of through Foundation or a system call
 /// per byte: they must answer exactly as before.
@@ -81,6 +84,49 @@ struct HotPathPartsTests {
         #expect(totp.codes(forSteps: 1...1) == ["94287082"])
         #expect(totp.codes(forSteps: 37_037_035...37_037_037) == (37_037_035...37_037_037).map { totp.code(forStep: $0) })
         #expect(totp.codes(forSteps: 37_037_036...37_037_036) == ["07081804"])
+    }
+
+    @Test("The secret hash is HMAC-SHA-256 of domain, a zero byte and the secret: stored hashes still verify")
+    func secretHash() {
+        let key = SymmetricKey(data: Array(0..<32 as Range<UInt8>))
+        let hasher = SecretHasher(key: key)
+        for (secret, domain) in [("tcs_abc", "client-secret"), ("", "x"), ("é ü \u{1F600}", "session-token")] {
+            let expected = HMAC<SHA256>.authenticationCode(for: Array(domain.utf8) + [0] + Array(secret.utf8), using: key)
+            #expect(hasher.hash(secret, domain: domain) == expected.map { String(format: "%02x", $0) }.joined())
+            #expect(hasher.verify(secret, domain: domain, against: hasher.hash(secret, domain: domain)))
+        }
+        #expect(hasher.hash("a", domain: "bc") != hasher.hash("ab", domain: "c"))
+    }
+
+    @Test("SQLite binds of strings, integers and booleans are the values SQLiteKit's encoder gives; other types go through it")
+    func sqliteBinds() throws {
+        let encoder = SQLiteDataEncoder()
+        let values: [any Encodable] = [
+            "text", "", "with\u{0}nul", 0, -7, Int.max, Int64.min, Int64(42), true, false, 1.5, Optional<String>.none,
+            Optional("x"), Data([1, 2, 3]),
+        ]
+        for value in values {
+            #expect(try SQLiteDirectSQL.sqliteData(value) == encoder.encode(value), "\(value)")
+        }
+    }
+
+    @Test("A header's value found by walking the fields is the subscript's, for absent, single and repeated fields")
+    func headerValue() throws {
+        let custom = try #require(HTTPField.Name("X-Tessera-Client-Key"))
+        let cases: [HTTPFields] = [
+            [:],
+            [.authorization: "Basic abc"],
+            [.contentType: "application/json", .authorization: "Bearer x"],
+            HTTPFields([HTTPField(name: .authorization, value: "Basic a"), HTTPField(name: .accept, value: "*/*"), HTTPField(name: .authorization, value: "Basic b")]),
+            HTTPFields([HTTPField(name: try #require(HTTPField.Name("x-tessera-client-key")), value: "tck_1")]),
+        ]
+        for fields in cases {
+            for name in [HTTPField.Name.authorization, .contentType, .contentLength, custom] {
+                #expect(fields.value(name) == fields[name], "\(fields) \(name)")
+            }
+        }
+        #expect(cases[3].value(.authorization) == "Basic a, Basic b")
+        #expect(cases[4].value(custom) == "tck_1")
     }
 
     @Test("Structured-field members: commas inside strings and inner lists do not split, blanks around a member are dropped")
