@@ -52,6 +52,33 @@ struct HotPathPartsTests {
         #expect(RelyingPartyController<TesseraRequestContext>.form("a=1&\u{301}b=2") == ["a": "1", "\u{301}b": "2"])
     }
 
+    /// The form parser before it scanned the bytes itself (`split` on the UTF-8 view): the reference.
+    static func formBySplit(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.utf8.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1).map { part in
+                guard part.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(Substring(part)) }
+                return String(Substring(part)).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+
+    @Test("Forms scanned byte by byte give the fields that splitting the UTF-8 view gave, for every arrangement of & = % + and text")
+    func formScan() {
+        let pieces = ["&", "=", "a", "b", "%41", "+", "%", "é", "👍🏽", "\u{301}", "%zz", "%26", "%3D", ""]
+        var inputs: [String] = ["", "=a=b", "==", "&&=&", "a=b&a=c", "token=" + String(repeating: "eyJ0.", count: 120)]
+        // Every string of up to four pieces, and some longer ones built the same way.
+        var level = [""]
+        for _ in 0..<4 { level = level.flatMap { prefix in pieces.map { prefix + $0 } }; inputs += level }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 { inputs.append((0..<12).map { _ in pieces.randomElement(using: &generator)! }.joined()) }
+        for input in inputs {
+            #expect(RelyingPartyController<TesseraRequestContext>.form(input) == Self.formBySplit(input), "\(input.debugDescription)")
+        }
+    }
+
     @Test("The NUL check finds U+0000 in strings and substrings, wherever it is")
     func nulCheck() throws {
         for text in ["", "abc", "ü€👍🏽", String(repeating: "x", count: 600)] {
