@@ -26,6 +26,23 @@ struct IntrospectionResponse: Codable, Sendable, Equatable {
     static let inactive = IntrospectionResponse(active: false)
 }
 
+extension IntrospectionResponse: JSONObjectWritable {
+    func write(to writer: inout JSONObjectWriter) {
+        writer.add("active", active)
+        writer.add("amr", amr)
+        writer.add("aud", aud)
+        writer.add("client_id", clientId)
+        writer.add("device_id", deviceId)
+        writer.add("exp", exp)
+        writer.add("iat", iat)
+        writer.add("iss", iss)
+        writer.add("jti", jti)
+        writer.add("nodes", nodes)
+        writer.add("sub", sub)
+        writer.add("token_type", tokenType)
+    }
+}
+
 /// Introspection of result tokens (JWT) and session tokens for the client they were issued to. A
 /// token of a revoked device, an expired or revoked session, or another client's token is inactive.
 struct Introspection: Sendable {

@@ -115,3 +115,11 @@ struct TOTPVerifier: Sendable {
         guard done else { throw AppError(.totpUserUnknown, .notFound, "No such user, or it never failed a TOTP verification") }
     }
 }
+
+extension TOTPVerifyResponse: JSONObjectWritable {
+    public func write(to writer: inout JSONObjectWriter) {
+        writer.add("deviceId", deviceId)
+        writer.add("rtCode", rtCode)
+        writer.add("valid", valid)
+    }
+}

@@ -79,6 +79,33 @@ struct HotPathPartsTests {
         }
     }
 
+    @Test("Introspection and TOTP answers written by hand are byte for byte what the JSON encoder writes")
+    func handWrittenJSON() throws {
+        var controls = ""
+        for value in 0..<0x20 { controls.unicodeScalars.append(Unicode.Scalar(UInt8(value))) }
+        let texts = ["", "plain", controls, "\"quoted\" back\\slash /slash", "é 👍🏽 \u{7F} \u{2028} \u{FEFF}", "a\u{0}b"]
+        var generator = SystemRandomNumberGenerator()
+        func text() -> String { texts.randomElement(using: &generator)! }
+        func maybe<T>(_ value: T) -> T? { Bool.random(using: &generator) ? value : nil }
+        var answers: [IntrospectionResponse] = [.inactive, IntrospectionResponse(active: true, amr: [], nodes: [])]
+        for _ in 0..<500 {
+            answers.append(IntrospectionResponse(
+                active: Bool.random(using: &generator), tokenType: maybe(text()), clientId: maybe(text()), sub: maybe(text()),
+                iss: maybe(text()), aud: maybe(text()), iat: maybe(Int64.random(in: .min ... .max, using: &generator)),
+                exp: maybe(Int64.random(in: -5...5, using: &generator)), jti: maybe(text()), deviceId: maybe(text()),
+                amr: maybe((0..<Int.random(in: 0...3, using: &generator)).map { _ in text() }),
+                nodes: maybe((0..<Int.random(in: 0...3, using: &generator)).map { _ in text() })
+            ))
+        }
+        for answer in answers {
+            let expected = try SharedJSON.encoder.encode(answer)
+            #expect(answer.jsonBytes == Array(expected), "\(String(decoding: expected, as: UTF8.self))")
+        }
+        for deviceId in texts {
+            #expect(TOTPVerifyResponse(deviceId: deviceId).jsonBytes == Array(try SharedJSON.encoder.encode(TOTPVerifyResponse(deviceId: deviceId))))
+        }
+    }
+
     @Test("The NUL check finds U+0000 in strings and substrings, wherever it is")
     func nulCheck() throws {
         for text in ["", "abc", "ü€👍🏽", String(repeating: "x", count: 600)] {
