@@ -16,17 +16,15 @@ extension SQLNodeRepository {
         ).run()
     }
 
-    /// Queues, for every enabled node, each device whose current state that node has not yet
-    /// acknowledged with a receipt and that is not queued already. The normal path queues changes in
-    /// the transaction that makes them; this catches what a race can miss (a node added in one
-    /// transaction while a device is created in another, neither seeing the other's row). Returns
-    /// how many deliveries it queued.
-    @discardableResult
-    static func enqueueMissing(now: Int64, in sql: any SQLDatabase) async throws -> Int {
-        let rows = try await sql.raw(
+    /// The deliveries missing for enabled nodes, at most `limit`: each device whose current state a
+    /// node has not acknowledged with a receipt and that is not queued for it already. The normal path
+    /// queues changes in the transaction that makes them; this catches what a race can miss (a node
+    /// added in one transaction while a device is created in another, neither seeing the other's row).
+    /// It reads nodes × devices, so ``SQLNodeRepository/reconcile(now:)`` runs it beside the writer.
+    static func missing(limit: Int, in sql: any SQLDatabase) async throws -> [NodeSyncPair] {
+        try await sql.raw(
             """
-            INSERT INTO node_sync (node_id, device_id, attempts, next_attempt_at, last_error)
-            SELECT n.id, d.id, 0, \(bind: now), '' FROM nodes n CROSS JOIN devices d
+            SELECT n.id AS node_id, d.id AS device_id FROM nodes n CROSS JOIN devices d
             WHERE n.enabled = 1
               AND NOT EXISTS (SELECT 1 FROM node_sync q WHERE q.node_id = n.id AND q.device_id = d.id)
               AND NOT EXISTS (
@@ -34,10 +32,22 @@ extension SQLNodeRepository {
                   AND r.status = (CASE WHEN d.status = 'active' THEN 'active' ELSE 'revoked' END))
               AND (d.status = 'active' OR EXISTS (
                 SELECT 1 FROM node_receipts r WHERE r.node_id = n.id AND r.device_id = d.id AND r.status = 'active'))
-            ON CONFLICT (node_id, device_id) DO NOTHING
-            RETURNING node_id
+            LIMIT \(bind: limit)
             """
-        ).all()
-        return rows.count
+        ).all().map { NodeSyncPair(nodeId: try $0.decode(column: "node_id", as: String.self), deviceId: try $0.decode(column: "device_id", as: String.self)) }
     }
+
+    /// Queues these deliveries (one statement), except those queued already; returns how many it queued.
+    static func enqueue(_ pairs: [NodeSyncPair], now: Int64, in sql: any SQLDatabase) async throws -> Int {
+        guard !pairs.isEmpty else { return 0 }
+        var insert = sql.insert(into: "node_sync").columns("node_id", "device_id", "attempts", "next_attempt_at", "last_error")
+        for pair in pairs { insert = insert.values(pair.nodeId, pair.deviceId, 0, now, "") }
+        return try await insert.ignoringConflicts(with: ["node_id", "device_id"]).returning("node_id").all().count
+    }
+}
+
+/// A node and a device whose state it should be sent.
+struct NodeSyncPair: Sendable, Equatable {
+    var nodeId: String
+    var deviceId: String
 }

@@ -37,7 +37,7 @@ struct NodeSyncService: Service {
         }
     }
 
-    /// Queues whatever a node is missing (see ``SQLNodeRepository/enqueueMissing(now:in:)``) and
+    /// Queues whatever a node is missing (see ``SQLNodeRepository/reconcile(now:)``) and
     /// drops queued changes for nodes that are disabled or gone.
     func reconcile() async throws {
         let queued = try await repository.reconcile(now: clock.now())

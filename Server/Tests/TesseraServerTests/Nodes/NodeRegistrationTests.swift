@@ -87,6 +87,44 @@ struct NodeRegistrationTests {
         }
     }
 
+    @Test("the reconciliation queues each missing delivery once, for enabled nodes only, and drops a disabled node's queue", arguments: TestDatabase.kinds)
+    func reconciliationQueuesMissingAndDropsDisabled(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let client = try await runtime.makeTestClient()
+            var signedUp: [String] = []
+            for index in 0..<3 { signedUp.append(try await Self.signUp(runtime, client, "reconcile\(index)")) }
+            let devices = signedUp
+            let now = WallClock.system.now()
+            try await runtime.database.withSQL { sql in
+                for (id, enabled) in [("nd_on", 1), ("nd_off", 0)] {
+                    try await sql.raw(
+                        """
+                        INSERT INTO nodes (id, name, url, public_key, kind, enabled, created_at)
+                        VALUES (\(bind: id), \(bind: id), 'http://127.0.0.1:9', 'AAAA', 'remote', \(bind: enabled), \(bind: now))
+                        """
+                    ).run()
+                }
+                for device in devices {
+                    try await sql.raw(
+                        "INSERT INTO node_sync (node_id, device_id, attempts, next_attempt_at, last_error) VALUES ('nd_off', \(bind: device), 0, \(bind: now), '')"
+                    ).run()
+                }
+            }
+            func queued() async throws -> [String: Set<String>] {
+                try await runtime.database.withSQL { sql in
+                    try await sql.raw("SELECT node_id, device_id FROM node_sync").all().reduce(into: [:]) { queue, row in
+                        queue[try row.decode(column: "node_id", as: String.self), default: []].insert(try row.decode(column: "device_id", as: String.self))
+                    }
+                }
+            }
+            let repository = SQLNodeRepository(database: runtime.database)
+            #expect(try await repository.reconcile(now: now) == 3)
+            #expect(try await queued() == ["nd_on": Set(devices)])
+            #expect(try await repository.reconcile(now: now) == 0)
+            #expect(try await queued() == ["nd_on": Set(devices)])
+        }
+    }
+
     /// A second database handle on the same storage: an SQLite file or a PostgreSQL database.
     static func sharedStorage(_ kind: TestDatabase) async throws -> (open: @Sendable () async throws -> any Database, cleanup: @Sendable () async -> Void) {
         switch kind {
