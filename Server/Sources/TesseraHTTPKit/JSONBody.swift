@@ -117,10 +117,14 @@ public enum SharedJSON {
 extension Response {
     /// A JSON answer with the given status.
     public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try SharedJSON.encoder.encode(value)
-        return Response(
+        json(bytes: try SharedJSON.encoder.encode(value), status: status)
+    }
+
+    /// A JSON answer of these bytes (the one place that sets its content type).
+    static func json(bytes: some Sequence<UInt8>, status: HTTPResponse.Status) -> Response {
+        Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
     }
 }

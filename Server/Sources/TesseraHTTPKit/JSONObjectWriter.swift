@@ -1,5 +1,4 @@
 import Hummingbird
-import NIOCore
 
 /// A flat JSON object written straight into bytes, byte for byte what ``SharedJSON/encoder`` writes
 /// for the same members: members in the order given (the writer of a type gives them sorted, as the
@@ -12,6 +11,8 @@ import NIOCore
 public struct JSONObjectWriter: ~Copyable {
     private var bytes: [UInt8]
     private var empty = true
+    /// Lower-case hex digits for `\u00xx` escapes, made once rather than per string.
+    private static let hex = Array("0123456789abcdef".utf8)
 
     public init(capacity: Int = 256) {
         bytes = []
@@ -68,7 +69,7 @@ public struct JSONObjectWriter: ~Copyable {
 
     private mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        let hex = Array("0123456789abcdef".utf8)
+        let hex = Self.hex
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
@@ -104,9 +105,6 @@ extension JSONObjectWritable {
 extension Response {
     /// A JSON answer written by ``JSONObjectWriter`` (the same bytes as `json(_:status:)` with the encoder).
     public static func json(_ value: some JSONObjectWritable, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes))
-        )
+        json(bytes: value.jsonBytes, status: status)
     }
 }
