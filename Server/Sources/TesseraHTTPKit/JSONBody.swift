@@ -20,7 +20,7 @@ extension Request {
     /// too large (1002), not JSON (1001), a field of the wrong type (1003), a missing field (1004),
     /// a string holding U+0000 (1005).
     public mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
-        if let contentType = headers.value(.contentType), !contentType.lowercased().hasPrefix("application/json") {
+        if let contentType = headers.value(.contentType), !contentType.hasPrefix(ignoringASCIICase: "application/json") {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/json")
         }
         return try AppError.decodeJSON(T.self, from: Data(buffer: try await collectBody(limit: limit)))

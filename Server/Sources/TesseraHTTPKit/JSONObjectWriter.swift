@@ -69,6 +69,18 @@ public struct JSONObjectWriter: ~Copyable {
 
     private mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (identifiers, keys, URLs) need no escape: they are copied whole.
+        var value = value
+        let plain = value.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !plain { escaped(value) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escaped(_ value: String) {
         let hex = Self.hex
         for byte in value.utf8 {
             switch byte {
@@ -82,7 +94,6 @@ public struct JSONObjectWriter: ~Copyable {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }
 

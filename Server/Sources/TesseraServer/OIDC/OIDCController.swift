@@ -96,7 +96,7 @@ struct OIDCController<Context: TesseraContext> {
     @Sendable func identify(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let id = try context.parameters.require("requestId")
-        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+        guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
         }
         let form = RelyingPartyController<Context>.form(String(buffer: try await request.collectBody(limit: bodyLimit)))
@@ -171,7 +171,7 @@ struct OIDCController<Context: TesseraContext> {
     /// `POST /oauth2/token` (RFC 6749 §4.1.3): `client_secret_basic` or `client_secret_post`; errors as §5.2 says.
     @Sendable func token(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+        guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
             return Self.oauthError(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
         }
         let form = RelyingPartyController<Context>.form(String(buffer: try await request.collectBody(limit: bodyLimit)))

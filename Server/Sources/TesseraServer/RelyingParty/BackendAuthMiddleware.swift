@@ -19,7 +19,8 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
         }
         let clientKey = String(pair[..<colon]), secret = String(pair[pair.index(after: colon)...])
         // A NUL cannot be in a key or secret, and PostgreSQL refuses it in a lookup: same answer as a wrong key.
-        guard clientKey.count <= 100, secret.count <= 200, !pair.utf8.contains(0) else { throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid") }
+        // Lengths in bytes (keys and secrets are ASCII): counting Characters walks grapheme clusters.
+        guard clientKey.utf8.count <= 100, secret.utf8.count <= 200, !pair.utf8.contains(0) else { throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid") }
         var context = context
         context.client = try await clients.authenticateBackend(clientKey: clientKey, secret: secret)
         return try await next(request, context)

@@ -52,13 +52,13 @@ struct RelyingPartyController<Context: TesseraContext> {
     /// RFC 7662: form-encoded `token` (and optional `token_type_hint`).
     @Sendable func introspect(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        let contentType = request.headers.value(.contentType)?.lowercased() ?? ""
+        let contentType = request.headers.value(.contentType) ?? ""
         let raw = try await request.collectBody(limit: bodyLimit)
         let fields: [String: String]
-        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+        if contentType.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") {
             fields = Self.form(String(buffer: raw))
             for (name, value) in fields { try TextCheck.check(value, field: name) }
-        } else if contentType.hasPrefix("application/json") {
+        } else if contentType.hasPrefix(ignoringASCIICase: "application/json") {
             fields = ["token": try AppError.decodeJSON(IntrospectionJSONBody.self, from: Data(buffer: raw)).token]
         } else {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")

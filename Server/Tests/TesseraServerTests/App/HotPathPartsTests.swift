@@ -83,7 +83,7 @@ struct HotPathPartsTests {
     func handWrittenJSON() throws {
         var controls = ""
         for value in 0..<0x20 { controls.unicodeScalars.append(Unicode.Scalar(UInt8(value))) }
-        let texts = ["", "plain", controls, "\"quoted\" back\\slash /slash", "é 👍🏽 \u{7F} \u{2028} \u{FEFF}", "a\u{0}b"]
+        let texts = ["", "plain", controls, "\"quoted\" back\\slash /slash", "é 👍🏽 \u{7F} \u{2028} \u{FEFF}", "a\u{0}b", "tail\"", " \u{1F}", "~ !#"]
         var generator = SystemRandomNumberGenerator()
         func text() -> String { texts.randomElement(using: &generator)! }
         func maybe<T>(_ value: T) -> T? { Bool.random(using: &generator) ? value : nil }
@@ -150,6 +150,43 @@ struct HotPathPartsTests {
             #expect(hasher.verify(secret, domain: domain, against: hasher.hash(secret, domain: domain)))
         }
         #expect(hasher.hash("a", domain: "bc") != hasher.hash("ab", domain: "c"))
+    }
+
+    @Test("A media-type prefix compared without ASCII case agrees with lowercased().hasPrefix")
+    func mediaTypePrefix() {
+        let inputs = [
+            "application/json", "Application/JSON; charset=utf-8", "APPLICATION/X-WWW-FORM-URLENCODED", "application/jso",
+            "", "text/plain", "application/json\u{0}", "applİcation/json", "application/\u{212A}son", "ａpplication/json",
+            "application/x-www-form-urlencoded;charset=UTF-8", "application/x-www-form-urlencodedX", " application/json",
+        ]
+        for input in inputs {
+            #expect(input.hasPrefix(ignoringASCIICase: "application/json") == input.lowercased().hasPrefix("application/json"), "\(input)")
+            #expect(
+                input.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded")
+                    == input.lowercased().hasPrefix("application/x-www-form-urlencoded"), "\(input)"
+            )
+        }
+        #expect("Application/Json".hasPrefix(ignoringASCIICase: "application/json"))
+        #expect(!"application/jsox".hasPrefix(ignoringASCIICase: "application/json"))
+    }
+
+    @Test("A secret verifies against its own hash only: every changed digit, a cut or longer hash, another secret or domain is refused")
+    func secretVerify() {
+        let hasher = SecretHasher(key: SymmetricKey(data: Array(repeating: UInt8(7), count: 32)))
+        let stored = hasher.hash("tcs_secret", domain: "client-secret")
+        #expect(hasher.verify("tcs_secret", domain: "client-secret", against: stored))
+        #expect(!hasher.verify("tcs_secreT", domain: "client-secret", against: stored))
+        #expect(!hasher.verify("tcs_secret", domain: "session-token", against: stored))
+        #expect(!hasher.verify("tcs_secret", domain: "client-secret", against: String(stored.dropLast())))
+        #expect(!hasher.verify("tcs_secret", domain: "client-secret", against: stored + "0"))
+        #expect(!hasher.verify("tcs_secret", domain: "client-secret", against: ""))
+        #expect(!hasher.verify("tcs_secret", domain: "client-secret", against: stored.uppercased()))
+        let digits = Array(stored.utf8)
+        for index in digits.indices {
+            var changed = digits
+            changed[index] = changed[index] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            #expect(!hasher.verify("tcs_secret", domain: "client-secret", against: String(decoding: changed, as: UTF8.self)), "digit \(index)")
+        }
     }
 
     @Test("SQLite binds of strings, integers and booleans are the values SQLiteKit's encoder gives; other types go through it")
