@@ -122,9 +122,9 @@ extension Response {
 
     /// A JSON answer of these bytes (the one place that sets its content type).
     static func json(bytes: some Sequence<UInt8>, status: HTTPResponse.Status) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
-        )
+        Response(status: status, headers: jsonHeaders, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
+
+    /// Made once: building the fields from a literal for every answer was about 0.3 % of an introspection.
+    private static let jsonHeaders: HTTPFields = [.contentType: "application/json; charset=utf-8"]
 }

@@ -99,7 +99,7 @@ struct OIDCController<Context: TesseraContext> {
         guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
         }
-        let form = RelyingPartyController<Context>.form(String(buffer: try await request.collectBody(limit: bodyLimit)))
+        let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
         do {
             let (pending, clientName, matchNumber) = try await service.identify(
                 id, csrf: form["csrf"] ?? "", identifier: form["identifier"] ?? "", ip: context.remoteAddress ?? "unknown"
@@ -174,7 +174,7 @@ struct OIDCController<Context: TesseraContext> {
         guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
             return Self.oauthError(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
         }
-        let form = RelyingPartyController<Context>.form(String(buffer: try await request.collectBody(limit: bodyLimit)))
+        let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
         let basic = Self.basicCredentials(request.headers[.authorization])
         guard let (clientKey, secret) = basic ?? form["client_id"].flatMap({ id in form["client_secret"].map { (id, $0) } }),
               clientKey.count <= 100, secret.count <= 200, !clientKey.utf8.contains(0), !secret.utf8.contains(0)

@@ -9,7 +9,9 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
     let clients: ClientService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers.value(.authorization), let pair = Self.basicCredentials(header), let colon = pair.firstIndex(of: ":") else {
+        guard let header = request.headers.value(.authorization), let pair = Self.basicCredentials(header),
+              let colon = pair.utf8.firstIndex(of: UInt8(ascii: ":"))
+        else {
             var response = AppError(
                 .clientSecretInvalid, .unauthorized, "Client credentials required",
                 detail: "Send Authorization: Basic base64(clientKey:clientSecret)"
@@ -17,10 +19,12 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
             response.headers[.wwwAuthenticate] = "Basic realm=\"tessera\""
             return response
         }
-        let clientKey = String(pair[..<colon]), secret = String(pair[pair.index(after: colon)...])
+        let clientKey = String(pair[..<colon]), secret = String(pair[pair.utf8.index(after: colon)...])
         // A NUL cannot be in a key or secret, and PostgreSQL refuses it in a lookup: same answer as a wrong key.
-        // Lengths in bytes (keys and secrets are ASCII): counting Characters walks grapheme clusters.
-        guard clientKey.utf8.count <= 100, secret.utf8.count <= 200, !pair.utf8.contains(0) else { throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid") }
+        // Split and measured in bytes (keys and secrets are ASCII): walking Characters breaks grapheme clusters.
+        guard clientKey.utf8.count <= 100, secret.utf8.count <= 200, (try? TextCheck.check(pair, field: "")) != nil else {
+            throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid")
+        }
         var context = context
         context.client = try await clients.authenticateBackend(clientKey: clientKey, secret: secret)
         return try await next(request, context)

@@ -56,7 +56,7 @@ struct RelyingPartyController<Context: TesseraContext> {
         let raw = try await request.collectBody(limit: bodyLimit)
         let fields: [String: String]
         if contentType.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") {
-            fields = Self.form(String(buffer: raw))
+            fields = Self.form(buffer: raw)
             for (name, value) in fields { try TextCheck.check(value, field: name) }
         } else if contentType.hasPrefix(ignoringASCIICase: "application/json") {
             fields = ["token": try AppError.decodeJSON(IntrospectionJSONBody.self, from: Data(buffer: raw)).token]
@@ -76,6 +76,13 @@ struct RelyingPartyController<Context: TesseraContext> {
     static func form(_ text: String) -> [String: String] {
         var text = text
         return text.withUTF8 { form(bytes: $0) }
+    }
+
+    /// The fields of a form body, read from its bytes as ``form(_:)`` reads them from its text (without
+    /// first making and validating a String of the whole body: `&` and `=` never occur inside a
+    /// multi-byte UTF-8 sequence, so each part is repaired as the whole would have been).
+    static func form(buffer: ByteBuffer) -> [String: String] {
+        buffer.withUnsafeReadableBytes { form(bytes: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     private static func form(bytes: UnsafeBufferPointer<UInt8>) -> [String: String] {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import Testing
 @testable import TesseraCore
 @testable import TesseraServer
@@ -76,6 +77,24 @@ struct HotPathPartsTests {
         for _ in 0..<2000 { inputs.append((0..<12).map { _ in pieces.randomElement(using: &generator)! }.joined()) }
         for input in inputs {
             #expect(RelyingPartyController<TesseraRequestContext>.form(input) == Self.formBySplit(input), "\(input.debugDescription)")
+        }
+    }
+
+    @Test("A form read from the body's bytes has the fields of the form read from its text, invalid UTF-8 included")
+    func formFromBytes() {
+        let pieces: [[UInt8]] = [
+            [0x26], [0x3D], [0x61], Array("%41".utf8), [0x2B], Array("é".utf8), [0xE2, 0x82], [0xFF], [0xC3], [0x80], [0xF0, 0x9F, 0x91],
+            Array("token".utf8), [0x00],
+        ]
+        var generator = SystemRandomNumberGenerator()
+        var inputs: [[UInt8]] = [[], Array("token=abc&token_type_hint=x".utf8)]
+        for _ in 0..<3000 { inputs.append((0..<10).flatMap { _ in pieces.randomElement(using: &generator)! }) }
+        for input in inputs {
+            let buffer = ByteBuffer(bytes: input)
+            #expect(
+                RelyingPartyController<TesseraRequestContext>.form(buffer: buffer)
+                    == RelyingPartyController<TesseraRequestContext>.form(String(buffer: buffer)), "\(input)"
+            )
         }
     }
 
