@@ -34,7 +34,7 @@ let package = Package(
         // Test doubles for what cannot run here (Apple's LocalAuthentication), named as such.
         .target(name: "TesseraTesting", dependencies: ["Tessera", "TesseraCore"]),
         // The SDK's own tests, no server needed. The tests against a live server are in Server/Tests.
-        .testTarget(name: "TesseraSDKTests", dependencies: ["Tessera", "TesseraCore"]),
+        .testTarget(name: "TesseraSDKTests", dependencies: ["Tessera", "TesseraCore", .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )
 

@@ -26,10 +26,11 @@ struct TOTPVerifier: Sendable {
     let maxFailures: Int
 
     func verify(client: Client, request: TOTPVerifyRequest) async throws -> TOTPVerifyResponse {
-        guard request.code.count == 6, request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        // Bytes, not Characters: six ASCII digits are six bytes (walking Characters broke grapheme clusters).
+        guard request.code.utf8.count == 6, request.code.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             throw AppError.invalidField("code", "code must be 6 digits")
         }
-        guard request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
+        guard request.userKey.utf8.count <= 100 || request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
         let devices = self.devices
         let rows = try await database.read { try await devices.activeTOTPSecrets(clientId: client.id, userKey: request.userKey, in: $0) }
         guard let first = rows.first else { throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device") }
@@ -43,9 +44,7 @@ struct TOTPVerifier: Sendable {
                   let box = try? AES.GCM.SealedBox(combined: combined),
                   let secret = try? AES.GCM.open(box, using: totpKey, authenticating: Data(deviceId.utf8))
             else { continue }
-            let window = (current - 1)...(current + 1)
-            for (step, code) in zip(window, TOTP(secret: Array(secret)).codes(forSteps: window))
-            where constantTimeEquals(Array(code.utf8), Array(request.code.utf8)) {
+            if let step = TOTP(secret: Array(secret)).matchingStep(request.code, in: (current - 1)...(current + 1)) {
                 matched = (step, deviceId)
             }
         }
