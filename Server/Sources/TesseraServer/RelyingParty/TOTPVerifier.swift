@@ -31,69 +31,89 @@ struct TOTPVerifier: Sendable {
             throw AppError.invalidField("code", "code must be 6 digits")
         }
         guard request.userKey.utf8.count <= 100 || request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
-        let devices = self.devices
-        let rows = try await database.read { try await devices.activeTOTPSecrets(clientId: client.id, userKey: request.userKey, in: $0) }
-        guard let first = rows.first else { throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device") }
-        let userId = first.userId
+        let devices = self.devices, totpKey = self.totpKey, code = request.code, userKey = request.userKey
         let now = clock.now(), max = maxFailures
-        let current = now / 1000 / 30
-        var matched: (step: Int64, device: String)?
-        for row in rows {
-            let deviceId = row.deviceId
-            guard let combined = Data(base64Encoded: row.totpSecretSealed),
-                  let box = try? AES.GCM.SealedBox(combined: combined),
-                  let secret = try? AES.GCM.open(box, using: totpKey, authenticating: Data(deviceId.utf8))
-            else { continue }
-            if let step = TOTP(secret: Array(secret)).matchingStep(request.code, in: (current - 1)...(current + 1)) {
-                matched = (step, deviceId)
-            }
-        }
-        guard let matched else {
-            // One conditional write counts the failure; none is counted (or answered) past the limit.
-            let audit = self.audit
-            let failures = try await database.transaction { sql in
-                let failures = try await sql.raw(
-                    """
-                    INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
-                    ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
-                    WHERE totp_state.failures < \(bind: max)
-                    RETURNING failures
-                    """
-                ).first()?.decode(column: "failures", as: Int.self)
-                if let failures {
-                    let failed = AuditEvent(
-                        "totp.failed", actor: AuditEvent.client(client.clientKey), clientId: client.id, userId: userId,
-                        details: ["remaining": String(max - failures)]
-                    )
-                    let locked = AuditEvent("totp.locked", actor: "system", clientId: client.id, userId: userId)
-                    try await audit.append(failures < max ? [failed] : [failed, locked], in: sql)
-                }
-                return failures
-            }
-            guard let failures else { throw Self.locked }
-            throw AppError(
-                .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left", remainingAttempts: max - failures
-            )
-        }
-        // One conditional write accepts it: only a step later than the last one used, only while not locked.
-        let accepted = try await database.withSQL { sql in
-            try await sql.raw(
+        let window = (now / 1000 / 30 - 1)...(now / 1000 / 30 + 1)
+        // The secrets are read, the code matched and a match accepted in one job of the writer's
+        // batch: one wait for the database instead of two (each wait is a suspension, a wake-up and
+        // a place in a batch). The accepting write is conditional: only a step later than the last
+        // one used, only while the user is not locked.
+        let outcome = try await database.withSQL { sql -> Outcome in
+            let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql)
+            guard let first = rows.first else { return .unknownUser }
+            guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
+            let accepted = try await sql.raw(
                 """
-                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), \(bind: matched.step), 0, \(bind: now))
+                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: first.userId), \(bind: matched.step), 0, \(bind: now))
                 ON CONFLICT (user_id) DO UPDATE SET last_step = \(bind: matched.step), failures = 0, updated_at = \(bind: now)
                 WHERE totp_state.failures < \(bind: max) AND totp_state.last_step < \(bind: matched.step)
                 RETURNING user_id
                 """
             ).first() != nil
+            return accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
         }
-        guard accepted else {
+        let userId: String
+        switch outcome {
+        case .accepted(let deviceId): return TOTPVerifyResponse(deviceId: deviceId)
+        case .unknownUser: throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device")
+        case .refused(let refused):
             let failures = try await database.withSQL { sql in
-                try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: userId)").first()?.decode(column: "failures", as: Int.self)
+                try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: refused)").first()?.decode(column: "failures", as: Int.self)
             }
             if let failures, failures >= max { throw Self.locked }
             throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code")
+        case .noMatch(let unmatched): userId = unmatched
         }
-        return TOTPVerifyResponse(deviceId: matched.device)
+        // One conditional write counts the failure; none is counted (or answered) past the limit.
+        let audit = self.audit
+        let failures = try await database.transaction { sql in
+            let failures = try await sql.raw(
+                """
+                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
+                ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
+                WHERE totp_state.failures < \(bind: max)
+                RETURNING failures
+                """
+            ).first()?.decode(column: "failures", as: Int.self)
+            if let failures {
+                let failed = AuditEvent(
+                    "totp.failed", actor: AuditEvent.client(client.clientKey), clientId: client.id, userId: userId,
+                    details: ["remaining": String(max - failures)]
+                )
+                let locked = AuditEvent("totp.locked", actor: "system", clientId: client.id, userId: userId)
+                try await audit.append(failures < max ? [failed] : [failed, locked], in: sql)
+            }
+            return failures
+        }
+        guard let failures else { throw Self.locked }
+        throw AppError(
+            .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left", remainingAttempts: max - failures
+        )
+    }
+
+    /// What the database job found.
+    private enum Outcome: Sendable {
+        case unknownUser
+        case noMatch(userId: String)
+        case accepted(deviceId: String)
+        /// The code matched but the conditional write refused it: a reused step, or a locked user.
+        case refused(userId: String)
+    }
+
+    /// The step and device whose code is `code` (the last device's if several match); rows whose
+    /// secret does not open are passed over.
+    private static func match(
+        _ code: String, rows: [DeviceTOTPSecret], window: ClosedRange<Int64>, key: SymmetricKey
+    ) -> (step: Int64, deviceId: String)? {
+        var matched: (step: Int64, deviceId: String)?
+        for row in rows {
+            guard let combined = Data(base64Encoded: row.totpSecretSealed),
+                  let box = try? AES.GCM.SealedBox(combined: combined),
+                  let secret = try? AES.GCM.open(box, using: key, authenticating: Data(row.deviceId.utf8))
+            else { continue }
+            if let step = TOTP(secret: Array(secret)).matchingStep(code, in: window) { matched = (step, row.deviceId) }
+        }
+        return matched
     }
 
     static let locked = AppError(
