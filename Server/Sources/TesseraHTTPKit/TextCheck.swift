@@ -26,11 +26,30 @@ public enum TextCheck {
     /// document is only walked when its bytes contain the escape `\u0000` (the only way JSON spells
     /// the character), so ordinary bodies cost one scan.
     public static func checkJSON(_ data: Data) throws {
-        guard data.range(of: Data(#"\u0000"#.utf8)) != nil,
+        guard mayHoldNULEscape(data),
               let value = try? JSONDecoder().decode(JSONText.self, from: data),
               let path = value.pathOfNUL([])
         else { return }
         throw refusal(path.isEmpty ? "body" : path.joined(separator: "."))
+    }
+
+    /// Whether `data` holds the bytes `\u0000`: a scan for backslashes (Foundation's `Data.range(of:)`
+    /// was 1.5 % of a TOTP verification's CPU).
+    static func mayHoldNULEscape(_ data: Data) -> Bool {
+        let pattern: [UInt8] = Array(#"\u0000"#.utf8)
+        return data.withUnsafeBytes { bytes in
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == pattern[0] {
+                    var offset = 1
+                    while offset < pattern.count && bytes[index + offset] == pattern[offset] { offset += 1 }
+                    if offset == pattern.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
     }
 
     @usableFromInline

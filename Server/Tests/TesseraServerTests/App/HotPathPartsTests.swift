@@ -171,6 +171,21 @@ struct HotPathPartsTests {
         #expect(hasher.hash("a", domain: "bc") != hasher.hash("ab", domain: "c"))
     }
 
+    @Test("The scan for the escape \\u0000 finds it where Data.range(of:) does, at every position and in partial copies")
+    func nulEscapeScan() {
+        let pieces = [#"\"#, "u", "0", "x", #"\u000"#, #"\u0000"#, #"\\"#, "é", ""]
+        var inputs = ["", #"\u0000"#, #"\u000"#, #"x\u0000"#, #"\u0000x"#, #"\\u0000"#, #"\u00000"#]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 { inputs.append((0..<8).map { _ in pieces.randomElement(using: &generator)! }.joined()) }
+        for input in inputs {
+            let data = Data(input.utf8)
+            #expect(TextCheck.mayHoldNULEscape(data) == (data.range(of: Data(#"\u0000"#.utf8)) != nil), "\(input)")
+            // A slice that does not start at index 0.
+            let slice = Data(Array("ab".utf8) + Array(input.utf8)).dropFirst(2)
+            #expect(TextCheck.mayHoldNULEscape(slice) == (slice.range(of: Data(#"\u0000"#.utf8)) != nil), "\(input)")
+        }
+    }
+
     @Test("A media-type prefix compared without ASCII case agrees with lowercased().hasPrefix")
     func mediaTypePrefix() {
         let inputs = [
