@@ -20,10 +20,21 @@ extension Request {
     /// too large (1002), not JSON (1001), a field of the wrong type (1003), a missing field (1004),
     /// a string holding U+0000 (1005).
     public mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
+        try AppError.decodeJSON(T.self, from: try await jsonBody(limit: limit))
+    }
+
+    /// The same for a type that a flat object of strings can give without `JSONDecoder` (see ``FlatJSONReader``).
+    public mutating func decodeJSON<T: FlatJSONDecodable>(_ type: T.Type, limit: Int) async throws -> T {
+        let data = try await jsonBody(limit: limit)
+        if let members = FlatJSONReader.strings(data), let value = T(flatStrings: members) { return value }
+        return try AppError.decodeJSON(T.self, from: data)
+    }
+
+    private mutating func jsonBody(limit: Int) async throws -> Data {
         if let contentType = headers.value(.contentType), !contentType.hasPrefix(ignoringASCIICase: "application/json") {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/json")
         }
-        return try AppError.decodeJSON(T.self, from: Data(buffer: try await collectBody(limit: limit)))
+        return Data(buffer: try await collectBody(limit: limit))
     }
 }
 

@@ -142,3 +142,10 @@ extension TOTPVerifyResponse: JSONObjectWritable {
         writer.add("valid", valid)
     }
 }
+
+extension TOTPVerifyRequest: FlatJSONDecodable {
+    public init?(flatStrings members: [String: String]) {
+        guard let userKey = members["userKey"], let code = members["code"] else { return nil }
+        self.init(userKey: userKey, code: code)
+    }
+}

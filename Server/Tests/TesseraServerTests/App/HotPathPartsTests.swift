@@ -186,6 +186,49 @@ struct HotPathPartsTests {
         }
     }
 
+    @Test("A flat object of plain strings read without JSONDecoder gives what JSONDecoder gives; anything else is left to it")
+    func flatJSON() throws {
+        var generator = SystemRandomNumberGenerator()
+        func pick<T>(_ options: [T]) -> T { options.randomElement(using: &generator)! }
+        let spaces = ["", " ", "\t", "\n", "\r\n", "  ", "\u{0B}", "\u{A0}"]
+        let names = [#""userKey""#, #""code""#, #""other""#, #""user_key""#, #""""#, #""Code""#, #""co\u0064e""#]
+        let values = [
+            #""123456""#, #""u-1""#, #""""#, #""a b~!""#, #""é""#, #""tab\there""#, #""q\"q""#, "1", "null", "true", "[]", "{}",
+            #""\u0000""#, "\"\u{7F}\"", "\"\u{1F}\"", "\"x", #""12345\/""#,
+        ]
+        var documents: [String] = ["", "{}", " {} ", "{", "}", "[]", #"{"userKey":"u","code":"123456"}"#, #"{"userKey":"u","code":"123456"}x"#]
+        for _ in 0..<4000 {
+            var members: [String] = []
+            for _ in 0..<Int.random(in: 0...4, using: &generator) {
+                members.append(pick(spaces) + pick(names) + pick(spaces) + pick([":", ":", ":", "", "="]) + pick(spaces) + pick(values) + pick(spaces))
+            }
+            var document = pick(spaces) + pick(["{", "{", "{", "[", ""]) + members.joined(separator: pick([",", ",", ",", ",,", ";"]))
+            document += pick(["}", "}", "}", "", "}}"]) + pick(spaces)
+            documents.append(document)
+        }
+        // Mostly well-formed requests: both members with plain values, extra members of any kind, any order.
+        let plain = [#""123456""#, #""u-1""#, #""""#, #""a b~!""#, #""000000""#]
+        for _ in 0..<2000 {
+            var members = [#""userKey":"# + pick(spaces) + pick(plain), #""code""# + pick(spaces) + ":" + pick(plain)]
+            for _ in 0..<Int.random(in: 0...2, using: &generator) { members.append(pick(names) + ":" + pick(values)) }
+            documents.append(pick(spaces) + "{" + members.shuffled(using: &generator).joined(separator: pick(spaces) + "," + pick(spaces)) + "}" + pick(spaces))
+        }
+        var fastCount = 0
+        for document in documents {
+            let data = Data(document.utf8)
+            let members = FlatJSONReader.strings(data)
+            if let members {
+                #expect(try JSONDecoder().decode([String: String].self, from: data) == members, "\(document.debugDescription)")
+            }
+            guard let fast = members.flatMap(TOTPVerifyRequest.init(flatStrings:)) else { continue }
+            fastCount += 1
+            #expect(try AppError.decodeJSON(TOTPVerifyRequest.self, from: data) == fast, "\(document.debugDescription)")
+        }
+        #expect(fastCount > 100)
+        #expect(FlatJSONReader.strings(Data(#"{"a":"1","a":"2"}"#.utf8)) == nil)
+        #expect(FlatJSONReader.strings(Data(#" { "userKey" : "u" , "code" : "123456" } "#.utf8)) == ["userKey": "u", "code": "123456"])
+    }
+
     @Test("A media-type prefix compared without ASCII case agrees with lowercased().hasPrefix")
     func mediaTypePrefix() {
         let inputs = [
