@@ -24,9 +24,14 @@ final class GroupCommit: Sendable {
     /// The same connection, refusing statements that write: what read-only jobs get.
     private let readOnlySQL: any SQLDatabase
 
-    init(sql: any SQLDatabase, readOnlySQL: any SQLDatabase) {
+    /// Runs a batch's own statements (BEGIN, SAVEPOINT, RELEASE, COMMIT…) on the connection directly:
+    /// through SQLKit each was serialised and wrapped in rows machinery, four or more per write.
+    private let control: @Sendable (String) async throws -> Void
+
+    init(sql: any SQLDatabase, readOnlySQL: any SQLDatabase, control: (@Sendable (String) async throws -> Void)? = nil) {
         self.sql = sql
         self.readOnlySQL = readOnlySQL
+        self.control = control ?? { statement in try await sql.raw(SQLQueryString(statement)).run() }
     }
 
     /// Runs `body` in the next batch; `transaction` makes it atomic when it runs alone too; a
@@ -74,7 +79,7 @@ final class GroupCommit: Sendable {
             return
         }
         do {
-            try await sql.raw("BEGIN IMMEDIATE").run()
+            try await control("BEGIN IMMEDIATE")
         } catch {
             for job in batch { job.fail(error); job.signal(.done) }
             return
@@ -86,18 +91,18 @@ final class GroupCommit: Sendable {
                 continue
             }
             do {
-                try await sql.raw("SAVEPOINT write").run()
-                if !(await job.runInBatch(sql)) { try await sql.raw("ROLLBACK TO write").run() }
-                try await sql.raw("RELEASE write").run()
+                try await control("SAVEPOINT write")
+                if !(await job.runInBatch(sql)) { try await control("ROLLBACK TO write") }
+                try await control("RELEASE write")
             } catch {
                 failure = error   // the transaction is in an unknown state: none of the batch is kept
             }
         }
         if failure == nil {
-            do { try await sql.raw("COMMIT").run() } catch { failure = error }
+            do { try await control("COMMIT") } catch { failure = error }
         }
         if let failure {
-            try? await sql.raw("ROLLBACK").run()
+            try? await control("ROLLBACK")
             for job in batch { job.fail(failure) }
         }
         for job in batch { job.signal(.done) }

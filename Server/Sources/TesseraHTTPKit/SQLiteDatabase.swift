@@ -24,7 +24,8 @@ public final class SQLiteDatabase: Database {
         self.connection = connection
         writer = GroupCommit(
             sql: SQLiteDirectSQL(connection: connection, logger: logger),
-            readOnlySQL: SQLiteDirectSQL(connection: connection, logger: logger, readOnly: true)
+            readOnlySQL: SQLiteDirectSQL(connection: connection, logger: logger, readOnly: true),
+            control: { statement in _ = try await connection.run(statement, []) }
         )
         self.readers = readers.map { ($0, AsyncLock()) }
         self.logger = logger
