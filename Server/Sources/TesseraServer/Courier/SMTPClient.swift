@@ -214,8 +214,11 @@ struct SMTPConversation {
     let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let logger: Logger
     var requireEncryption = false
+    /// Told the stage of each reply awaited (so that a timeout can name the step that hung).
+    var onStage: @Sendable (String) -> Void = { _ in }
 
     mutating func readReply(stage: String, expect: ClosedRange<Int>) async throws -> SMTPReply {
+        onStage(stage)
         var text: [String] = []
         while true {
             let line: SMTPLine?
@@ -242,6 +245,7 @@ struct SMTPConversation {
 
     mutating func command(_ line: String, stage: String, expect: ClosedRange<Int> = 250...259,
                           logAs: String? = nil) async throws -> SMTPReply {
+        onStage(stage)
         logger.trace("C: \(logAs ?? line)")
         do { try await writer.write(ByteBuffer(string: line + "\r\n")) } catch {
             // The connection is gone; the inbound side knows why (e.g. a failed TLS handshake) and throws that.

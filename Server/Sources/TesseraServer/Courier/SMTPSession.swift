@@ -28,6 +28,8 @@ struct SMTPSession: Sendable {
     private final class Progress: Sendable {
         let current = Mutex<InFlight?>(nil)
         let opened = Atomic(false)
+        /// The step under way (what a timeout names): "connect", then each command's stage.
+        let stage = Mutex("connect")
     }
 
     /// Runs session `id` of `pool` until it ends, and settles the message it carried when it failed.
@@ -39,8 +41,11 @@ struct SMTPSession: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await self.converse(pool: pool, id: id, deadline: deadline, progress: progress) }
                 group.addTask {
-                    let timedOut = SMTPError(stage: "exchange", message: "timed out after \(settings.timeout)")
-                    try await deadline.watch(timedOut: timedOut, quitTimeout: settings.timeout) { pool.expire(session: id) }
+                    let timeout = settings.timeout
+                    try await deadline.watch(
+                        timedOut: { SMTPError(stage: progress.stage.withLock { $0 }, message: "timed out after \(timeout)") },
+                        quitTimeout: timeout
+                    ) { pool.expire(session: id) }
                 }
                 _ = try await group.next()
                 group.cancelAll()
@@ -94,7 +99,9 @@ struct SMTPSession: Sendable {
             throw SMTPError(stage: "connect", message: "\(settings.host):\(settings.port): \(error)")
         }
         try await channel.executeThenClose { inbound, outbound in
-            var smtp = SMTPConversation(lines: inbound.makeAsyncIterator(), writer: outbound, logger: logger)
+            var smtp = SMTPConversation(lines: inbound.makeAsyncIterator(), writer: outbound, logger: logger) { stage in
+                progress.stage.withLock { $0 = stage }
+            }
             let ehlo = try await handshake(&smtp, channel: channel, tls: tls)
             progress.opened.store(true, ordering: .releasing)
             var carried = 0

@@ -152,7 +152,7 @@ final class SMTPSessionDeadline: Sendable {
 
     /// Watches the deadline until cancelled: a busy step past its deadline throws `timedOut`; an
     /// idle time that ran out calls `idleEnded` (and the session gets `quitTimeout` to say QUIT).
-    func watch(timedOut: SMTPError, quitTimeout: Duration, idleEnded: @Sendable () -> Void) async throws {
+    func watch(timedOut: @Sendable () -> SMTPError, quitTimeout: Duration, idleEnded: @Sendable () -> Void) async throws {
         while true {
             let armed = state.withLock { $0 }
             try await Task.sleep(until: armed.at, clock: .continuous)
@@ -162,7 +162,7 @@ final class SMTPSessionDeadline: Sendable {
                 return true
             }
             guard expired else { continue }
-            if armed.kind == .busy { throw timedOut }
+            if armed.kind == .busy { throw timedOut() }
             idleEnded()
         }
     }

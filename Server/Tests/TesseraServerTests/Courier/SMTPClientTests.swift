@@ -306,6 +306,7 @@ struct SMTPClientTests {
             try await client.send(SMTPMessage(to: "k@example.org", subject: "s", body: "b"))
         }
         #expect(error?.description.contains("timed out") == true)
+        #expect(error?.stage == "greeting")  // the step that hung is named
         try await silent.close()
     }
 }
