@@ -28,10 +28,10 @@ final class GroupCommit: Sendable {
     /// through SQLKit each was serialised and wrapped in rows machinery, four or more per write.
     private let control: @Sendable (String) async throws -> Void
 
-    init(sql: any SQLDatabase, readOnlySQL: any SQLDatabase, control: (@Sendable (String) async throws -> Void)? = nil) {
+    init(sql: any SQLDatabase, readOnlySQL: any SQLDatabase, control: @escaping @Sendable (String) async throws -> Void) {
         self.sql = sql
         self.readOnlySQL = readOnlySQL
-        self.control = control ?? { statement in try await sql.raw(SQLQueryString(statement)).run() }
+        self.control = control
     }
 
     /// Runs `body` in the next batch; `transaction` makes it atomic when it runs alone too; a

@@ -199,7 +199,7 @@ struct OIDCController<Context: TesseraContext> {
 
     /// RFC 6749 §2.3.1: the client ID and secret, each form-urlencoded, in HTTP Basic.
     static func basicCredentials(_ header: String?) -> (String, String)? {
-        guard let header, header.lowercased().hasPrefix("basic "),
+        guard let header, header.hasPrefix(ignoringASCIICase: "basic "),
               let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
               let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
         else { return nil }
@@ -209,7 +209,7 @@ struct OIDCController<Context: TesseraContext> {
 
     /// `GET/POST /oauth2/userinfo` with `Authorization: Bearer` (OIDC Core §5.3).
     @Sendable func userInfo(_ request: Request, context: Context) async throws -> Response {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.headers[.authorization], header.hasPrefix(ignoringASCIICase: "bearer ") else {
             var response = Response(status: .unauthorized)
             response.headers[.wwwAuthenticate] = "Bearer"
             return response

@@ -34,12 +34,9 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
     /// credentials ignored), or nil. Plain byte work: Foundation's `trimmingCharacters` and
     /// `lowercased()` were 3 % of a TOTP verification's CPU.
     static func basicCredentials(_ header: String) -> String? {
-        let bytes = Substring(header).utf8[...]
-        let scheme = "basic".utf8
-        guard bytes.count > scheme.count + 1, zip(bytes.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
-              bytes.dropFirst(scheme.count).first == 0x20
-        else { return nil }
-        let credentials = bytes.dropFirst(scheme.count + 1).trimmingOptionalWhitespace()
+        let scheme: StaticString = "basic "
+        guard header.utf8.count > scheme.utf8CodeUnitCount, header.hasPrefix(ignoringASCIICase: scheme) else { return nil }
+        let credentials = Substring(header).utf8.dropFirst(scheme.utf8CodeUnitCount).trimmingOptionalWhitespace()
         guard let decoded = Data(base64Encoded: Data(credentials)) else { return nil }
         return String(data: decoded, encoding: .utf8)
     }
