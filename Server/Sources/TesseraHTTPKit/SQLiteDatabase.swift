@@ -84,7 +84,14 @@ public final class SQLiteDatabase: Database {
     /// The writer's queued writes and the batches it ran (see ``GroupCommit``).
     var groupCommitStatistics: (queued: Int, batches: Int) { writer.statistics }
 
+    /// Whether the writer's batches ever went to its writer task (``GroupCommit``).
+    var groupCommitWriterStarted: Bool { writer.writerStarted }
+
+    /// Whether ``close()`` began.
+    var isClosing: Bool { writer.isClosed }
+
     public func close() async {
+        await writer.close()   // the writes queued before the close are committed first
         for reader in readers { reader.connection.close() }
         connection.close()
     }

@@ -109,6 +109,43 @@ struct GroupCommitTests {
         }
     }
 
+    @Test("closing waits for the writes queued before it, which are committed; a write after the close is refused")
+    func closeCommitsQueuedWrites() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabase.logger)
+        try await database.withSQL { try await $0.raw("CREATE TABLE t (n INTEGER UNIQUE)").run() }
+        let (holder, release) = await database.holdWriter(inserting: 0)
+        let writes = (1...5).map { n in
+            Task { try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (\(bind: n))").run() } }
+        }
+        let queued = await eventually { database.groupCommitStatistics.queued == 5 }
+        #expect(queued, "the five writes did not queue behind the running batch")
+        let closing = Task { await database.close() }
+        let closeBegan = await eventually { database.isClosing }
+        #expect(closeBegan)
+        release.yield()
+        try await holder.value
+        await closing.value
+        for write in writes { try await write.value }
+        await #expect(throws: GroupCommitClosed.self) {
+            try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (6)").run() }
+        }
+        let reopened = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabase.logger)
+        #expect(try await count(reopened) == [0, 1, 2, 3, 4, 5])
+        await reopened.close()
+    }
+
+    @Test("a read that finds nothing running runs in its own task; a write goes to the writer task")
+    func readsRunInline() async throws {
+        let database = try await SQLiteDatabase.open(path: nil, logger: TestDatabase.logger)
+        for _ in 0..<3 { _ = try await database.read { try await $0.raw("SELECT 1 AS one").first() } }
+        #expect(!database.groupCommitWriterStarted)
+        try await database.withSQL { try await $0.raw("CREATE TABLE t (n INTEGER)").run() }
+        #expect(database.groupCommitWriterStarted)
+        await database.close()
+    }
+
     private struct Refused: Error {}
 }
 
