@@ -297,7 +297,9 @@ struct SMTPClientTests {
             .bind(host: "127.0.0.1", port: 0).get()
         let port = try #require(silent.localAddress?.port)
         var settings = SMTPSettings(host: "127.0.0.1", port: port, security: .none, from: Self.from)
-        settings.timeout = .milliseconds(500)
+        // Long enough that the loopback connect itself is done well within it on a busy machine (with
+        // 500 ms, one full local run of the tests timed out while still connecting: stage "connect").
+        settings.timeout = .seconds(5)
         let client = SMTPClient(settings: settings, logger: Logger(label: "test"))
         // The server never answers, so only the exchange's own timeout can end the send: it must end,
         // with a timeout error (the time limit fails the test if it hangs; how long it took on a busy
