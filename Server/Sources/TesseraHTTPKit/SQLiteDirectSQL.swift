@@ -82,7 +82,13 @@ struct SQLiteDirectRow: SQLRow {
                 SQLiteDirectColumn(column), .init(codingPath: [], debugDescription: "No column \(column) in the result")
             )
         }
-        return try decoder.decode(D.self, from: values[position])
+        // Text as `String` and integers as `Int`, the common cases, without the decoder's generic
+        // machinery (the same values it gives for them); anything else goes to the decoder.
+        switch values[position] {
+        case .text(let text) where D.self == String.self: return unsafeBitCast(text, to: D.self)
+        case .integer(let number) where D.self == Int.self: return unsafeBitCast(number, to: D.self)
+        case let value: return try decoder.decode(D.self, from: value)
+        }
     }
 }
 
