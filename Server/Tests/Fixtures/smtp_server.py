@@ -9,6 +9,7 @@ Every accepted message is written to DIR as N.eml (the raw bytes received, dot-u
 "READY <port>" when it listens, and stops on SIGTERM/SIGINT or when its stdin reaches EOF (the test died).
 """
 import argparse
+import errno
 import email
 import email.policy
 import json
@@ -112,7 +113,13 @@ def main():
     os.makedirs(args.mailbox, exist_ok=True)
     controller = Controller(SaveHandler(args.mailbox), hostname="127.0.0.1", port=args.port,
                             decode_data=args.no_8bitmime, **kwargs)
-    controller.start()
+    try:
+        controller.start()
+    except OSError as error:  # the test picked a port that another process took meanwhile: it retries
+        if error.errno == errno.EADDRINUSE or "address already in use" in str(error).lower():
+            print(f"PORT IN USE {args.port}", flush=True)
+            sys.exit(75)
+        raise
     print(f"READY {args.port}", flush=True)
 
     stop = threading.Event()

@@ -372,41 +372,65 @@ final class SMTPTestServer {
         ])
         guard openssl.status == 0 else { throw SMTPFixtureError(description: "openssl failed: \(openssl.output)") }
 
-        port = try await Self.freePort()
-        var args = [Self.script, "--port", "\(port)", "--mode", mode.rawValue, "--mailbox", directory.appending(path: "mailbox").path]
+        // The port is free when picked but not reserved: another test's server may take it before this one
+        // binds. A server that cannot bind exits, and one that binds prints "READY <port>", so the fixture
+        // waits for that line (a connect would also succeed against the other server) and otherwise retries
+        // on a new port.
+        var args = [Self.script, "--mode", mode.rawValue, "--mailbox", directory.appending(path: "mailbox").path]
         if mode != .plain { args += ["--cert", directory.appending(path: "cert.pem").path, "--key", key] }
         if auth { args += ["--user", Self.user, "--password", Self.password] }
-        process = try ChildProcess(Self.python, args + arguments, stdin: .pipe, stdout: .file(directory.appending(path: "server.log").path))
-        do {
-            try await waitUntilListening()
-        } catch {
-            stop()
-            throw error
+        var attempt = 0
+        while true {
+            attempt += 1
+            let port = try await Self.freePort()
+            let process = try ChildProcess(
+                Self.python, args + arguments + ["--port", "\(port)"], stdin: .pipe,
+                stdout: .file(directory.appending(path: "server.log").path)
+            )
+            switch await Self.waitUntilReady(process, port: port, log: directory.appending(path: "server.log")) {
+            case .ready:
+                self.port = port
+                self.process = process
+                return
+            case .exited(let log) where attempt < 5 && log.contains("PORT IN USE \(port)"):
+                continue
+            case .exited(let log):
+                try? FileManager.default.removeItem(at: directory)
+                throw SMTPFixtureError(description: "SMTP server exited:\n\(log)")
+            case .timedOut(let log):
+                Self.stop(process)
+                try? FileManager.default.removeItem(at: directory)
+                throw SMTPFixtureError(description: "SMTP server did not listen on port \(port):\n\(log)")
+            }
         }
     }
 
-    private func waitUntilListening() async throws {
+    private enum Start { case ready, exited(String), timedOut(String) }
+
+    /// Waits for the server's "READY <port>" line, or for it to exit (a port taken meanwhile).
+    private static func waitUntilReady(_ process: ChildProcess, port: Int, log: URL) async -> Start {
         let deadline = ContinuousClock.now + .seconds(20)
+        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw SMTPFixtureError(description: "SMTP server exited:\n\(log)") }
-            if let probe = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port).get() {
-                try? await probe.close()
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            if text().contains("READY \(port)\n") { return .ready }
+            guard process.isRunning else { return .exited(text()) }
+            try? await Task.sleep(for: .milliseconds(50))
         }
-        throw SMTPFixtureError(description: "SMTP server did not listen on port \(port):\n\(log)")
+        return .timedOut(text())
     }
 
     /// Stops the server (SIGTERM, then SIGKILL after 5 s) and deletes its directory.
     func stop() {
+        Self.stop(process)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func stop(_ process: ChildProcess) {
         try? process.input?.close()
         if process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now + .seconds(5)
         while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
         process.signal(SIGKILL)
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Messages as the server received them (dot-unstuffed wire bytes), oldest first.
