@@ -11,12 +11,24 @@ import TesseraTestSupport
 struct GroupCommitTests {
     /// A file database with a table `t (n INTEGER UNIQUE)`, removed afterwards.
     private func withDatabase(_ body: (SQLiteDatabase) async throws -> Void) async throws {
+        try await withDatabaseFile { path in
+            let database = try await openWithTable(path, readers: 2)
+            try await body(database)
+            await database.close()
+        }
+    }
+
+    /// A path for a database file; the file and its WAL and shared-memory files are removed afterwards.
+    private func withDatabaseFile(_ body: (String) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let database = try await SQLiteDatabase.open(path: path, readers: 2, logger: TestDatabase.logger)
+        try await body(path)
+    }
+
+    private func openWithTable(_ path: String, readers: Int) async throws -> SQLiteDatabase {
+        let database = try await SQLiteDatabase.open(path: path, readers: readers, logger: TestDatabase.logger)
         try await database.withSQL { try await $0.raw("CREATE TABLE t (n INTEGER UNIQUE)").run() }
-        try await body(database)
-        await database.close()
+        return database
     }
 
     /// The values as a reader connection beside the writer sees them (``SQLiteDatabase/scan(_:)``).
@@ -111,29 +123,28 @@ struct GroupCommitTests {
 
     @Test("closing waits for the writes queued before it, which are committed; a write after the close is refused")
     func closeCommitsQueuedWrites() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let database = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabase.logger)
-        try await database.withSQL { try await $0.raw("CREATE TABLE t (n INTEGER UNIQUE)").run() }
-        let (holder, release) = await database.holdWriter(inserting: 0)
-        let writes = (1...5).map { n in
-            Task { try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (\(bind: n))").run() } }
+        try await withDatabaseFile { path in
+            let database = try await openWithTable(path, readers: 1)
+            let (holder, release) = await database.holdWriter(inserting: 0)
+            let writes = (1...5).map { n in
+                Task { try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (\(bind: n))").run() } }
+            }
+            let queued = await eventually { database.groupCommitStatistics.queued == 5 }
+            #expect(queued, "the five writes did not queue behind the running batch")
+            let closing = Task { await database.close() }
+            let closeBegan = await eventually { database.isClosing }
+            #expect(closeBegan)
+            release.yield()
+            try await holder.value
+            await closing.value
+            for write in writes { try await write.value }
+            await #expect(throws: GroupCommitClosed.self) {
+                try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (6)").run() }
+            }
+            let reopened = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabase.logger)
+            #expect(try await count(reopened) == [0, 1, 2, 3, 4, 5])
+            await reopened.close()
         }
-        let queued = await eventually { database.groupCommitStatistics.queued == 5 }
-        #expect(queued, "the five writes did not queue behind the running batch")
-        let closing = Task { await database.close() }
-        let closeBegan = await eventually { database.isClosing }
-        #expect(closeBegan)
-        release.yield()
-        try await holder.value
-        await closing.value
-        for write in writes { try await write.value }
-        await #expect(throws: GroupCommitClosed.self) {
-            try await database.withSQL { try await $0.raw("INSERT INTO t (n) VALUES (6)").run() }
-        }
-        let reopened = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabase.logger)
-        #expect(try await count(reopened) == [0, 1, 2, 3, 4, 5])
-        await reopened.close()
     }
 
     @Test("a read that finds nothing running runs in its own task; a write goes to the writer task")
