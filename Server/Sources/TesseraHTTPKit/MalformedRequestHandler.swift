@@ -113,7 +113,8 @@ public final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChann
     }
 }
 
-/// Keeps the first line a connection sends (at most 8 KiB), before the HTTP/1 decoder sees it.
+/// Keeps the first line a connection sends (at most 8 KiB), before the HTTP/1 decoder sees it, and
+/// then leaves the pipeline (the later reads of a kept-alive connection do not pass through it).
 final class RequestLineRecorder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -133,6 +134,7 @@ final class RequestLineRecorder: ChannelInboundHandler, RemovableChannelHandler 
             }
         }
         context.fireChannelRead(data)
+        if complete { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
     }
 
     /// The path of the request line (`METHOD /path?query HTTP/1.x`), if the line has that shape.

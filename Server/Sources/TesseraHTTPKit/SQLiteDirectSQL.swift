@@ -24,7 +24,12 @@ struct SQLiteDirectSQL: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        let (sql, rawBinds) = serialize(query)
+        let sql: String, rawBinds: [any Encodable & Sendable]
+        if let statement = query as? SQLStatement {
+            (sql, rawBinds) = (statement.text, statement.binds)  // SQLite's placeholder is `?` already
+        } else {
+            (sql, rawBinds) = serialize(query)
+        }
         let binds = try rawBinds.map { try Self.sqliteData($0) }
         let result = try await connection.run(sql, binds, readOnly: readOnly)
         guard !result.rows.isEmpty else { return }

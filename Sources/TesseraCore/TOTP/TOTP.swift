@@ -43,8 +43,9 @@ public struct TOTP: Sendable, Equatable {
     }
 
     /// The step of `steps` whose code is `code`, the latest if several are; nil if none is or `code`
-    /// is not `digits` ASCII digits. Codes are compared as numbers, every step of the window whatever
-    /// matched, with no string made per step (the verifier's hot path).
+    /// is not `digits` ASCII digits. Codes are compared as numbers, with no string made per step (the
+    /// verifier's hot path), from the latest step down to the first that matches: a wrong code costs
+    /// every step of the window, a right one only the steps from the latest down to its own.
     public func matchingStep(_ code: String, in steps: ClosedRange<Int64>) -> Int64? {
         guard code.utf8.count == digits else { return nil }
         var given: UInt32 = 0
@@ -53,12 +54,10 @@ public struct TOTP: Sendable, Equatable {
             given = given * 10 + UInt32(byte - UInt8(ascii: "0"))
         }
         let keyed = KeyedSHA1(key: secret)
-        var matched: Int64?
-        for step in steps {
-            let difference = value(forStep: step, keyed: keyed) ^ given
-            if difference == 0 { matched = step }
+        for step in steps.reversed() where value(forStep: step, keyed: keyed) == given {
+            return step
         }
-        return matched
+        return nil
     }
 
     /// RFC 4226 §5.3: dynamic truncation of the step's HMAC, modulo 10^digits.

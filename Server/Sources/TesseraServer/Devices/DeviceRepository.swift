@@ -173,11 +173,12 @@ struct SQLDeviceRepository: DeviceRepository {
     }
 
     func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret] {
-        try await sql.raw(
+        try await sql.statement(
             """
             SELECT d.user_id, d.id AS device_id, d.totp_secret_sealed FROM devices d
-            WHERE d.status = 'active' AND d.user_id = (SELECT u.id FROM users u WHERE u.client_id = \(bind: clientId) AND u.user_key = \(bind: userKey))
-            """
+            WHERE d.status = 'active' AND d.user_id = (SELECT u.id FROM users u WHERE u.client_id = ? AND u.user_key = ?)
+            """,
+            clientId, userKey
         ).all().map {
             DeviceTOTPSecret(
                 userId: try $0.decode(column: "user_id", as: String.self), deviceId: try $0.decode(column: "device_id", as: String.self),

@@ -42,13 +42,14 @@ struct TOTPVerifier: Sendable {
             let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql)
             guard let first = rows.first else { return .unknownUser }
             guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
-            let accepted = try await sql.raw(
+            let accepted = try await sql.statement(
                 """
-                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: first.userId), \(bind: matched.step), 0, \(bind: now))
-                ON CONFLICT (user_id) DO UPDATE SET last_step = \(bind: matched.step), failures = 0, updated_at = \(bind: now)
-                WHERE totp_state.failures < \(bind: max) AND totp_state.last_step < \(bind: matched.step)
+                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (?, ?, 0, ?)
+                ON CONFLICT (user_id) DO UPDATE SET last_step = ?, failures = 0, updated_at = ?
+                WHERE totp_state.failures < ? AND totp_state.last_step < ?
                 RETURNING user_id
-                """
+                """,
+                first.userId, matched.step, now, matched.step, now, max, matched.step
             ).first() != nil
             return accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
         }
