@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraCore
 
 /// Asks the selected nodes, all at once, to attest a device's signed challenge, and waits for a
@@ -25,63 +26,88 @@ struct NodeQuorum: Sendable {
     }
 
     /// Sends `request` to every node in `selected`; calls `requestsSent` once all the calls are under
-    /// way, then returns as soon as a quorum verified (the rest are cancelled) or every node answered
-    /// or timed out. An error from `requestsSent` ends the round and is rethrown.
+    /// way, then returns as soon as a quorum verified or every node answered or timed out. An error
+    /// from `requestsSent` ends the round (the calls still under way are cancelled) and is rethrown.
+    ///
+    /// The calls still under way once a quorum verified are not cancelled: they end on their own,
+    /// with the node's answer or the timeout, and their answers are dropped unchecked. A cancelled
+    /// HTTP call closes its connection (async-http-client cannot reuse a connection whose answer was
+    /// not read), so with a quorum of 2 of 3 every ceremony connected to a node again; the answer
+    /// arrives moments later on the kept-alive connection instead. If the caller is cancelled (the
+    /// device went away), every call is cancelled as before.
     func attest(
         _ request: NodeAttestRequest, nodes selected: [NodeDirectory.Node], requestsSent: @Sendable () async throws -> Void
     ) async throws -> Outcome {
         let (progress, report) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
         defer { report.finish() }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            for node in selected {
-                group.addTask { report.yield(.answered(await ask(node, request, sent: { report.yield(.sent) }))) }
-            }
-            var sent = 0, answered = 0, announced = false
-            var outcome = Outcome(attested: [], failures: [])
-            if selected.isEmpty {
-                // No node to ask: nothing will answer, so the outcome (no attestation) is final now.
-                try await requestsSent()
-                return outcome
-            }
-            for await step in progress {
-                switch step {
-                case .sent: sent += 1
-                case .answered(.success(let id)):
-                    answered += 1
-                    outcome.attested.append(id)
-                case .answered(.failure(let error)):
-                    answered += 1
-                    outcome.failures.append(error.description)
-                }
-                if !announced, sent == selected.count {
+        let settled = Settled()
+        let calls = selected.map { node in
+            Task { report.yield(.answered(await ask(node, request, settled: settled, sent: { report.yield(.sent) }))) }
+        }
+        return try await withTaskCancellationHandler {
+            do {
+                var sent = 0, answered = 0, announced = false
+                var outcome = Outcome(attested: [], failures: [])
+                if selected.isEmpty {
+                    // No node to ask: nothing will answer, so the outcome (no attestation) is final now.
                     try await requestsSent()
-                    announced = true
+                    return outcome
                 }
-                if announced, outcome.attested.count >= quorum || answered == selected.count { break }
+                for await step in progress {
+                    switch step {
+                    case .sent: sent += 1
+                    case .answered(.success(let id)):
+                        answered += 1
+                        outcome.attested.append(id)
+                    case .answered(.failure(let error)):
+                        answered += 1
+                        outcome.failures.append(error.description)
+                    }
+                    if !announced, sent == selected.count {
+                        try await requestsSent()
+                        announced = true
+                    }
+                    if announced, outcome.attested.count >= quorum || answered == selected.count { break }
+                }
+                settled.settle()
+                try Task.checkCancellation()
+                return outcome
+            } catch {
+                settled.settle()
+                for call in calls { call.cancel() }
+                throw error
             }
-            group.cancelAll()
-            try Task.checkCancellation()
-            return outcome
+        } onCancel: {
+            settled.settle()
+            for call in calls { call.cancel() }
         }
     }
 
-    /// One node's attestation, checked against its key; `sent` is called as its call starts.
-    private func ask(_ node: NodeDirectory.Node, _ request: NodeAttestRequest, sent: @escaping @Sendable () -> Void) async
-        -> Result<String, NodeCallError>
-    {
+    /// Whether the round has its outcome: a call answering later is not checked or counted.
+    final class Settled: Sendable {
+        private let state = Mutex(false)
+        func settle() { state.withLock { $0 = true } }
+        var isSettled: Bool { state.withLock { $0 } }
+    }
+
+    /// One node's attestation, checked against its key; `sent` is called as its call starts. An
+    /// answer that arrives after the round was settled is dropped: neither checked, nor a failure,
+    /// nor a latency.
+    private func ask(
+        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, settled: Settled, sent: @escaping @Sendable () -> Void
+    ) async -> Result<String, NodeCallError> {
         let id = node.entry.nodeId
         let start = ContinuousClock.now
-        let result = await verifiedAttestation(node, request, sent: sent)
-        // A call cancelled because the quorum was reached without it is neither a failure nor a latency.
-        if case .failure = result, Task.isCancelled { return result }
+        let result = await verifiedAttestation(node, request, settled: settled, sent: sent)
+        if settled.isSettled || Task.isCancelled { return result }
         metrics?.nodeAttestation(nodeId: id, duration: start.duration(to: .now), failed: (try? result.get()) == nil)
         return result
     }
 
-    /// The call and the check of ``ask(_:_:sent:)``.
-    private func verifiedAttestation(_ node: NodeDirectory.Node, _ request: NodeAttestRequest, sent: @escaping @Sendable () -> Void) async
-        -> Result<String, NodeCallError>
-    {
+    /// The call and the check of ``ask(_:_:settled:sent:)``.
+    private func verifiedAttestation(
+        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, settled: Settled, sent: @escaping @Sendable () -> Void
+    ) async -> Result<String, NodeCallError> {
         let id = node.entry.nodeId, timeout = self.timeout
         do {
             let attestation = try await clock.withTimeout(
@@ -90,6 +116,7 @@ struct NodeQuorum: Sendable {
                 sent()
                 return try await node.client.attest(request)
             }
+            if settled.isSettled { return .failure(NodeCallError(nodeId: id, code: nil, message: "answered after the quorum")) }
             let statement = AuthStatement.attestation(
                 nodeId: id, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge, signedAt: attestation.signedAt
             )
@@ -99,7 +126,7 @@ struct NodeQuorum: Sendable {
             nodes.markHealthy(id)
             return .success(id)
         } catch let error as NodeCallError {
-            if error.code == nil { nodes.markFailed(id) }
+            if error.code == nil, !settled.isSettled { nodes.markFailed(id) }
             return .failure(error)
         } catch {
             return .failure(NodeCallError(nodeId: id, code: nil, message: String(describing: error)))

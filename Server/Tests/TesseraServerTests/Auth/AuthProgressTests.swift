@@ -17,6 +17,24 @@ struct AuthProgressTests {
     final class Gate: Sendable {
         private enum State { case closed, waiting(CheckedContinuation<Verdict, Never>), open(Verdict) }
         private let state = Mutex(State.closed)
+        private let cancelled = Mutex(false)
+
+        /// The call waiting here was cancelled: it stops waiting with a refusal.
+        func cancel() {
+            cancelled.withLock { $0 = true }
+            release(.refuse)
+        }
+
+        /// Whether the call was cancelled (``cancel()``).
+        var wasCancelled: Bool { cancelled.withLock { $0 } }
+
+        /// Whether a call waits here now.
+        var isWaiting: Bool {
+            state.withLock {
+                if case .waiting = $0 { return true }
+                return false
+            }
+        }
 
         func release(_ verdict: Verdict) {
             let waiting: CheckedContinuation<Verdict, Never>? = state.withLock { state in
@@ -57,7 +75,7 @@ struct AuthProgressTests {
         func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
             log.yield(AuthEvent(code: marker, at: 0))
             // A cancelled call (its timeout passed) stops waiting, as an HTTP call would.
-            let verdict = await withTaskCancellationHandler { await gate.wait() } onCancel: { gate.release(.refuse) }
+            let verdict = await withTaskCancellationHandler { await gate.wait() } onCancel: { gate.cancel() }
             switch verdict {
             case .refuse: throw NodeCallError(nodeId: nodeId, code: .nodeSignatureInvalid, message: "refused")
             case .attest:
@@ -214,6 +232,52 @@ struct AuthProgressTests {
             }
             let stored = try #require(try await runtime.auth.channels.store.find(channel.channelId))
             #expect(stored.outcome == .failed && stored.code == ErrorCode.authQuorumNotReached.rawValue)
+        }
+    }
+
+    @Test(
+        "a call still under way when the quorum verified is not cancelled (a cancelled HTTP call loses its connection) and its late answer changes nothing; a cancelled start cancels every call",
+        .timeLimit(.minutes(2)), arguments: TestDatabase.kinds
+    )
+    func lateCallEndsOnItsOwn(kind: TestDatabase) async throws {
+        let manual = ManualClock(start: WallClock.system.now())
+        try await withTestRuntime(kind, clock: manual.clock, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let (_, logInput) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .unbounded)
+            let setup = try await Self.setUp(runtime, clock: manual.clock, log: logInput, timeout: .seconds(3600))
+            let channel = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
+            let start = try Self.challengeSignature(setup.deviceKey, channel: channel, deviceId: setup.deviceId)
+            setup.nodes[0].gate.release(.attest)
+            setup.nodes[1].gate.release(.attest)
+            let response = try await setup.flow.start(channelId: channel.channelId, deviceId: setup.deviceId, client: setup.client, request: start)
+            #expect(Set(response.nodes) == ["node-1", "node-2"])
+            // The third call went out before the quorum was declared, and it still waits for its node.
+            #expect(await eventually { setup.nodes[2].gate.isWaiting })
+            #expect(!setup.nodes[2].gate.wasCancelled)
+            #expect(manual.waitingSleepers == 1, "its timeout still runs")
+            // Its answer arrives later; the call ends (its timeout with it) and the channel stays as the quorum left it.
+            setup.nodes[2].gate.release(.attest)
+            #expect(await eventually { manual.waitingSleepers == 0 })
+            #expect(!setup.nodes[2].gate.wasCancelled)
+            let stored = try #require(try await runtime.auth.channels.store.find(channel.channelId))
+            #expect(stored.state == .attested && Set(stored.nodes) == ["node-1", "node-2"])
+
+            // A start whose task is cancelled (the device went away) cancels the calls still under way.
+            let second = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
+            let nodes = (4...6).map { AuthProgressTests.HeldNode(nodeId: "node-\($0)", marker: $0, log: logInput, clock: manual.clock) }
+            let held = HeldNodes(nodes: nodes)
+            let flow = DeviceAuthFlow(
+                channels: runtime.auth.channels, devices: SQLDeviceRepository(database: runtime.database), nodes: held, tokens: runtime.tokens,
+                sealer: SealedResultToken(key: runtime.keys.tokenSealKey), nodesPerAuthentication: 3,
+                nodeQuorum: NodeQuorum(nodes: held, quorum: 2, timeout: .seconds(3600), clock: manual.clock), logger: TestDatabase.logger
+            )
+            let signature = try Self.challengeSignature(setup.deviceKey, channel: second, deviceId: setup.deviceId)
+            let task = Task {
+                try await flow.start(channelId: second.channelId, deviceId: setup.deviceId, client: setup.client, request: signature)
+            }
+            #expect(await eventually { nodes.allSatisfy(\.gate.isWaiting) })
+            task.cancel()
+            #expect(await eventually { nodes.allSatisfy(\.gate.wasCancelled) })
+            #expect((try? await task.value) == nil)
         }
     }
 
