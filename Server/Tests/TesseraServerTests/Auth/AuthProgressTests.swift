@@ -129,14 +129,23 @@ struct AuthProgressTests {
         )
         let checked = try runtime.signUp.validate(request, client: client, bundleId: client.bundleIds[0])
         let deviceId = try await runtime.signUp.signUp(request, client: client, email: checked.email, phone: checked.phone).deviceId
-        let nodes = (1...3).map { HeldNode(nodeId: "node-\($0)", marker: $0, log: log, clock: clock) }
+        let (flow, nodes) = heldFlow(runtime, markers: 1...3, clock: clock, log: log, timeout: timeout, devices: devices)
+        return (flow, nodes, client, deviceId, deviceKey)
+    }
+
+    /// A device flow over three new held nodes (named `node-<marker>`), quorum 2 of 3.
+    static func heldFlow(
+        _ runtime: TesseraRuntime, markers: ClosedRange<Int>, clock: WallClock, log: AsyncStream<AuthEvent>.Continuation, timeout: Duration,
+        devices: (any DeviceAuthLookup)? = nil
+    ) -> (flow: DeviceAuthFlow, nodes: [HeldNode]) {
+        let nodes = markers.map { HeldNode(nodeId: "node-\($0)", marker: $0, log: log, clock: clock) }
         let held = HeldNodes(nodes: nodes)
         let flow = DeviceAuthFlow(
             channels: runtime.auth.channels, devices: devices ?? SQLDeviceRepository(database: runtime.database), nodes: held, tokens: runtime.tokens,
             sealer: SealedResultToken(key: runtime.keys.tokenSealKey), nodesPerAuthentication: 3,
             nodeQuorum: NodeQuorum(nodes: held, quorum: 2, timeout: timeout, clock: clock), logger: TestDatabase.logger
         )
-        return (flow, nodes, client, deviceId, deviceKey)
+        return (flow, nodes)
     }
 
     static func challengeSignature(_ key: P256.Signing.PrivateKey, channel: AuthChannelResponse, deviceId: String) throws -> AuthStartRequest {
@@ -263,13 +272,7 @@ struct AuthProgressTests {
 
             // A start whose task is cancelled (the device went away) cancels the calls still under way.
             let second = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
-            let nodes = (4...6).map { AuthProgressTests.HeldNode(nodeId: "node-\($0)", marker: $0, log: logInput, clock: manual.clock) }
-            let held = HeldNodes(nodes: nodes)
-            let flow = DeviceAuthFlow(
-                channels: runtime.auth.channels, devices: SQLDeviceRepository(database: runtime.database), nodes: held, tokens: runtime.tokens,
-                sealer: SealedResultToken(key: runtime.keys.tokenSealKey), nodesPerAuthentication: 3,
-                nodeQuorum: NodeQuorum(nodes: held, quorum: 2, timeout: .seconds(3600), clock: manual.clock), logger: TestDatabase.logger
-            )
+            let (flow, nodes) = Self.heldFlow(runtime, markers: 4...6, clock: manual.clock, log: logInput, timeout: .seconds(3600))
             let signature = try Self.challengeSignature(setup.deviceKey, channel: second, deviceId: setup.deviceId)
             let task = Task {
                 try await flow.start(channelId: second.channelId, deviceId: setup.deviceId, client: setup.client, request: signature)
