@@ -68,7 +68,14 @@ public struct ServerKeys: Sendable {
 
     /// Reads the master key from configuration (base64, 32 bytes) or, in development, from
     /// `<dataDir>/master.key`, creating it (mode 0600) on first start.
-    static func masterKey(configured: String?, dataDirectory: String, random: RandomSource, logger: Logger) throws -> SymmetricKey {
+    ///
+    /// A new key is made only for a database that holds no sealed server secrets yet. A database
+    /// that another instance set up can only be opened with that instance's key, so a new key would
+    /// be refused a moment later: the start is refused now, naming what to do, and no stray
+    /// `master.key` is left behind.
+    static func masterKey(
+        configured: String?, dataDirectory: String, random: RandomSource, logger: Logger, databaseHasSecrets: Bool = false
+    ) throws -> SymmetricKey {
         if let configured {
             guard let data = Data(base64Encoded: configured.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
                 throw ConfigurationError("masterKey must be 32 bytes in base64 (for example: openssl rand -base64 32)")
@@ -76,6 +83,12 @@ public struct ServerKeys: Sendable {
             return SymmetricKey(data: data)
         }
         let path = (dataDirectory as NSString).appendingPathComponent("master.key")
+        if databaseHasSecrets, !FileManager.default.fileExists(atPath: path) {
+            throw ConfigurationError(
+                "the database was set up by another instance with its own master key, and \(path) does not exist: "
+                    + "give this instance the same key (copy that instance's master.key into \(dataDirectory), or set masterKey / TESSERA_MASTER_KEY)"
+            )
+        }
         let (text, created) = try KeyFile.readOrCreate(path: path) { Data(random.bytes(32)).base64EncodedString() }
         guard let data = Data(base64Encoded: text), data.count == 32 else {
             throw ConfigurationError("\(path) is not a 32-byte base64 key")

@@ -45,6 +45,37 @@ struct StartupRaceTests {
         if let url = settings.databaseURL { await TestDatabase.drop(url) }
     }
 
+    @Test("an instance without a master key on a database another instance set up is refused before it writes a key of its own")
+    func noStrayMasterKey() async throws {
+        guard TestDatabase.postgresURL != nil else { return }   // two data directories on one database: PostgreSQL
+        let url = try await TestDatabase.freshPostgresURL()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("stray-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var first = ServerConfiguration()
+        first.databaseURL = url
+        first.dataDirectory = root + "/first"
+        let runtime = try await TesseraRuntime.bootstrap(configuration: first, logger: TestDatabase.logger, runsNodes: false)
+        await runtime.shutdown()
+
+        var second = first
+        second.dataDirectory = root + "/second"
+        let strayKey = second.dataDirectory + "/master.key"
+        do {
+            _ = try await TesseraRuntime.bootstrap(configuration: second, logger: TestDatabase.logger, runsNodes: false)
+            Issue.record("the second instance started with a master key of its own")
+        } catch let error as ConfigurationError {
+            #expect(String(describing: error).contains("set up by another instance"), "\(error)")
+            #expect(String(describing: error).contains(strayKey), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: strayKey), "no stray master.key")
+        // Given the first instance's key, the same second instance starts and opens the same secrets.
+        try FileManager.default.copyItem(atPath: first.dataDirectory + "/master.key", toPath: strayKey)
+        let again = try await TesseraRuntime.bootstrap(configuration: second, logger: TestDatabase.logger, runsNodes: false)
+        #expect(again.keys.hasher.hash("probe", domain: "test") == runtime.keys.hasher.hash("probe", domain: "test"))
+        await again.shutdown()
+        await TestDatabase.drop(url)
+    }
+
     @Test("migrations started at the same instant on one empty database by six connections pools all succeed, once", arguments: TestDatabase.kinds)
     func migrationsRace(kind: TestDatabase) async throws {
         guard kind == .postgres else { return }  // SQLite instances are serialised by the data directory's startup lock
