@@ -70,9 +70,9 @@ public struct ServerKeys: Sendable {
     /// `<dataDir>/master.key`, creating it (mode 0600) on first start.
     ///
     /// A new key is made only for a database that holds no sealed server secrets yet. A database
-    /// that another instance set up can only be opened with that instance's key, so a new key would
-    /// be refused a moment later: the start is refused now, naming what to do, and no stray
-    /// `master.key` is left behind.
+    /// that another instance set up (or whose key file was lost) can only be opened with the key it
+    /// was set up with, so a new key would be refused a moment later: the start is refused now,
+    /// naming what to do, and no stray `master.key` is left behind.
     static func masterKey(
         configured: String?, dataDirectory: String, random: RandomSource, logger: Logger, databaseHasSecrets: Bool = false
     ) throws -> SymmetricKey {
@@ -85,8 +85,9 @@ public struct ServerKeys: Sendable {
         let path = (dataDirectory as NSString).appendingPathComponent("master.key")
         if databaseHasSecrets, !FileManager.default.fileExists(atPath: path) {
             throw ConfigurationError(
-                "the database was set up by another instance with its own master key, and \(path) does not exist: "
-                    + "give this instance the same key (copy that instance's master.key into \(dataDirectory), or set masterKey / TESSERA_MASTER_KEY)"
+                "the database already holds server secrets sealed under a master key, and \(path) does not exist: give this instance "
+                    + "the key the database was set up with (copy the master.key of the instance that set it up into \(dataDirectory), "
+                    + "or set masterKey / TESSERA_MASTER_KEY)"
             )
         }
         let (text, created) = try KeyFile.readOrCreate(path: path) { Data(random.bytes(32)).base64EncodedString() }

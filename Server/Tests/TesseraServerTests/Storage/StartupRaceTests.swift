@@ -64,7 +64,7 @@ struct StartupRaceTests {
             _ = try await TesseraRuntime.bootstrap(configuration: second, logger: TestDatabase.logger, runsNodes: false)
             Issue.record("the second instance started with a master key of its own")
         } catch let error as ConfigurationError {
-            #expect(String(describing: error).contains("set up by another instance"), "\(error)")
+            #expect(String(describing: error).contains("already holds server secrets"), "\(error)")
             #expect(String(describing: error).contains(strayKey), "\(error)")
         }
         #expect(!FileManager.default.fileExists(atPath: strayKey), "no stray master.key")
