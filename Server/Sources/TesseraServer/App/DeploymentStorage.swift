@@ -20,8 +20,9 @@ public struct DeploymentStorage: Sendable {
         let database = try await openDatabase(configuration: configuration, logger: logger)
         do {
             try await TesseraRuntime.checkDeploymentDatabase(database, configuration: configuration)
-            let masterKey = try ServerKeys.masterKey(
-                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, random: .system, logger: logger
+            let masterKey = try await ServerKeys.masterKey(
+                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, random: .system, logger: logger,
+                databaseHasSecrets: { try await ServerKeys.storedSecretCount(database: database) > 0 }
             )
             let keys = try await ServerKeys.loadOrCreate(database: database, masterKey: masterKey, random: .system, clock: .system)
             return DeploymentStorage(database: database, keys: keys)

@@ -336,9 +336,9 @@ public final class TesseraRuntime: Sendable {
             }
             let applied = try await Migrator.migrate(database)
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": .string(applied.map(String.init).joined(separator: ","))]) }
-            let masterKey = try ServerKeys.masterKey(
+            let masterKey = try await ServerKeys.masterKey(
                 configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, random: random, logger: logger,
-                databaseHasSecrets: try await ServerKeys.storedSecretCount(database: database) > 0
+                databaseHasSecrets: { try await ServerKeys.storedSecretCount(database: database) > 0 }
             )
             let keys = try await ServerKeys.loadOrCreate(database: database, masterKey: masterKey, random: random, clock: clock)
             let adminToken = try await AdminAuthenticator.createTokenIfMissing(

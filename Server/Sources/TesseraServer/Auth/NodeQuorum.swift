@@ -45,6 +45,7 @@ struct NodeQuorum: Sendable {
             Task { report.yield(.answered(await ask(node, request, settled: settled, sent: { report.yield(.sent) }))) }
         }
         return try await withTaskCancellationHandler {
+            defer { settled.settle() }   // whatever ends the round: answers arriving later are dropped
             do {
                 var sent = 0, answered = 0, announced = false
                 var outcome = Outcome(attested: [], failures: [])
@@ -69,11 +70,9 @@ struct NodeQuorum: Sendable {
                     }
                     if announced, outcome.attested.count >= quorum || answered == selected.count { break }
                 }
-                settled.settle()
                 try Task.checkCancellation()
                 return outcome
             } catch {
-                settled.settle()
                 for call in calls { call.cancel() }
                 throw error
             }

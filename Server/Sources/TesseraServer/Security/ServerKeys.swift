@@ -73,9 +73,10 @@ public struct ServerKeys: Sendable {
     /// that another instance set up (or whose key file was lost) can only be opened with the key it
     /// was set up with, so a new key would be refused a moment later: the start is refused now,
     /// naming what to do, and no stray `master.key` is left behind.
+    /// `databaseHasSecrets` is asked only then, when there is neither a configured key nor a key file.
     static func masterKey(
-        configured: String?, dataDirectory: String, random: RandomSource, logger: Logger, databaseHasSecrets: Bool = false
-    ) throws -> SymmetricKey {
+        configured: String?, dataDirectory: String, random: RandomSource, logger: Logger, databaseHasSecrets: () async throws -> Bool
+    ) async throws -> SymmetricKey {
         if let configured {
             guard let data = Data(base64Encoded: configured.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
                 throw ConfigurationError("masterKey must be 32 bytes in base64 (for example: openssl rand -base64 32)")
@@ -83,7 +84,7 @@ public struct ServerKeys: Sendable {
             return SymmetricKey(data: data)
         }
         let path = (dataDirectory as NSString).appendingPathComponent("master.key")
-        if databaseHasSecrets, !FileManager.default.fileExists(atPath: path) {
+        if !FileManager.default.fileExists(atPath: path), try await databaseHasSecrets() {
             throw ConfigurationError(
                 "the database already holds server secrets sealed under a master key, and \(path) does not exist: give this instance "
                     + "the key the database was set up with (copy the master.key of the instance that set it up into \(dataDirectory), "
