@@ -153,6 +153,14 @@ struct AuthProgressTests {
         return AuthStartRequest(challengeSignature: try key.signature(for: statement).rawRepresentation.base64EncodedString())
     }
 
+    /// A new channel of the set-up device on `flow`, and the start request that signs its challenge.
+    static func openSigned(
+        _ flow: DeviceAuthFlow, deviceId: String, client: Client, key: P256.Signing.PrivateKey
+    ) async throws -> (channel: AuthChannelResponse, start: AuthStartRequest) {
+        let channel = try await flow.open(deviceId: deviceId, client: client, ip: nil)
+        return (channel, try challengeSignature(key, channel: channel, deviceId: deviceId))
+    }
+
     @Test("no verifier node registered: start fails at once with 5004 (it waited forever before)", .timeLimit(.minutes(2)), arguments: TestDatabase.kinds)
     func noNodesFailsAtOnce(kind: TestDatabase) async throws {
         try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
@@ -174,10 +182,9 @@ struct AuthProgressTests {
         try await withTestRuntime(kind, clock: manual.clock, configure: { $0.embeddedNodes = 0 }) { runtime in
             let (log, logInput) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .unbounded)
             let setup = try await Self.setUp(runtime, clock: manual.clock, log: logInput, timeout: .seconds(3600))
-            let channel = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
+            let (channel, start) = try await Self.openSigned(setup.flow, deviceId: setup.deviceId, client: setup.client, key: setup.deviceKey)
             let listener = runtime.auth.hub.register(channel.channelId, logInput)
             defer { runtime.auth.hub.unregister(channel.channelId, listener) }
-            let start = try Self.challengeSignature(setup.deviceKey, channel: channel, deviceId: setup.deviceId)
 
             let (seen, response, releasedAt) = try await withThrowingTaskGroup(of: AuthStartResponse?.self) { group in
                 group.addTask {
@@ -223,8 +230,7 @@ struct AuthProgressTests {
             let (_, logInput) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .unbounded)
             // An hour: only the test's clock can let it pass within the time limit.
             let setup = try await Self.setUp(runtime, clock: manual.clock, log: logInput, timeout: .seconds(3600))
-            let channel = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
-            let start = try Self.challengeSignature(setup.deviceKey, channel: channel, deviceId: setup.deviceId)
+            let (channel, start) = try await Self.openSigned(setup.flow, deviceId: setup.deviceId, client: setup.client, key: setup.deviceKey)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await expectCode(.authQuorumNotReached) {
@@ -253,8 +259,7 @@ struct AuthProgressTests {
         try await withTestRuntime(kind, clock: manual.clock, configure: { $0.embeddedNodes = 0 }) { runtime in
             let (_, logInput) = AsyncStream<AuthEvent>.makeStream(bufferingPolicy: .unbounded)
             let setup = try await Self.setUp(runtime, clock: manual.clock, log: logInput, timeout: .seconds(3600))
-            let channel = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
-            let start = try Self.challengeSignature(setup.deviceKey, channel: channel, deviceId: setup.deviceId)
+            let (channel, start) = try await Self.openSigned(setup.flow, deviceId: setup.deviceId, client: setup.client, key: setup.deviceKey)
             setup.nodes[0].gate.release(.attest)
             setup.nodes[1].gate.release(.attest)
             let response = try await setup.flow.start(channelId: channel.channelId, deviceId: setup.deviceId, client: setup.client, request: start)
@@ -271,9 +276,8 @@ struct AuthProgressTests {
             #expect(stored.state == .attested && Set(stored.nodes) == ["node-1", "node-2"])
 
             // A start whose task is cancelled (the device went away) cancels the calls still under way.
-            let second = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil)
             let (flow, nodes) = Self.heldFlow(runtime, markers: 4...6, clock: manual.clock, log: logInput, timeout: .seconds(3600))
-            let signature = try Self.challengeSignature(setup.deviceKey, channel: second, deviceId: setup.deviceId)
+            let (second, signature) = try await Self.openSigned(flow, deviceId: setup.deviceId, client: setup.client, key: setup.deviceKey)
             let task = Task {
                 try await flow.start(channelId: second.channelId, deviceId: setup.deviceId, client: setup.client, request: signature)
             }
