@@ -48,6 +48,7 @@ echo "Tessera idle RSS: ${IDLE_RSS} MiB"
 
 sink_count() { awk '{print $1}' "$OUT/sink.count"; }
 sink_codes() { awk '{print $2}' "$OUT/sink.count"; }
+sink_duplicates() { awk '{print $3}' "$OUT/sink.count"; }
 
 # warm-up, not reported
 CLIENT_KEY=$CLIENT_KEY RUN=warm timeout 60 wrk -t2 -c4 -d3s -s bench/otp_send.lua "http://127.0.0.1:$PORT" > "$OUT/warmup.txt" 2>&1
@@ -73,8 +74,15 @@ d=json.load(sys.stdin); d.update(conc=$C, delivered=$delivered, end_to_end_s=rou
 print(json.dumps(d))" | tee -a "$OUT/tessera.jsonl"
 done
 PEAK_RSS=$(rss $TPID VmHWM)
-echo "Tessera peak RSS: ${PEAK_RSS} MiB; sink: $(sink_count) messages, $(sink_codes) with a code; accepted in total: $ACCEPTED_TOTAL"
-echo "$IDLE_RSS $PEAK_RSS $(sink_count) $(sink_codes) $ACCEPTED_TOTAL" > "$OUT/tessera_rss.txt"
+# wrk counts the answers it read; the requests still in flight when it stops (up to its concurrency per run) are
+# served and their messages sent all the same, so the sink may hold a few more messages than wrk counted. The
+# server's own count of sent messages (its outbox, SQLite only) and the sink's duplicates settle it.
+SENT=n/a
+if [ -z "${DATABASE_URL:-}" ] && command -v sqlite3 >/dev/null; then
+  SENT=$(sqlite3 "file:$DATA/tessera.sqlite?mode=ro" "SELECT count(*) FROM outbox WHERE status = 'sent'" 2>/dev/null || echo n/a)
+fi
+echo "Tessera peak RSS: ${PEAK_RSS} MiB; sink: $(sink_count) messages, $(sink_codes) with a code, $(sink_duplicates) to a recipient seen before; accepted in total: $ACCEPTED_TOTAL (wrk), sent: $SENT (the server's outbox)"
+echo "$IDLE_RSS $PEAK_RSS $(sink_count) $(sink_codes) $ACCEPTED_TOTAL $(sink_duplicates) $SENT" > "$OUT/tessera_rss.txt"
 cleanup; PIDS=()
 
 PEER_OUT=""

@@ -3,8 +3,10 @@
 
     /usr/bin/python3 smtp_sink.py PORT COUNT_FILE
 
-Accepts every message, remembers the recipients and writes the number of messages received so far
-to COUNT_FILE (rewritten at most every 100 ms and at exit). Stops on SIGTERM.
+Accepts every message, remembers the recipients and writes to COUNT_FILE (rewritten at most every 100 ms and at
+exit) three numbers: the messages received so far, those of them that carry a six-digit code, and the duplicates
+(messages to a recipient list already seen: the bench sends each code to an address of its own, so a message
+delivered twice shows here). Stops on SIGTERM.
 """
 import asyncio
 import os
@@ -16,7 +18,8 @@ import time
 from aiosmtpd.controller import Controller
 
 port, count_file = int(sys.argv[1]), sys.argv[2]
-state = {"count": 0, "written": 0.0, "codes_ok": 0}
+state = {"count": 0, "written": 0.0, "codes_ok": 0, "duplicates": 0}
+seen = set()
 lock = threading.Lock()
 
 
@@ -26,7 +29,7 @@ def flush(force=False):
         state["written"] = now
         tmp = count_file + ".tmp"
         with open(tmp, "w") as f:
-            f.write(f'{state["count"]} {state["codes_ok"]}\n')
+            f.write(f'{state["count"]} {state["codes_ok"]} {state["duplicates"]}\n')
         os.replace(tmp, count_file)
 
 
@@ -35,6 +38,10 @@ class Counter:
         body = envelope.original_content or b""
         with lock:
             state["count"] += 1
+            recipients = ",".join(sorted(envelope.rcpt_tos))
+            if recipients in seen:
+                state["duplicates"] += 1
+            seen.add(recipients)
             # every message must carry a six-digit code
             if any(len(w) == 6 and w.isdigit() for w in body.replace(b".", b" ").split()):
                 state["codes_ok"] += 1

@@ -15,9 +15,20 @@ public struct SQLStatement: SQLExpression {
     public let binds: [any Encodable & Sendable]
 
     public init(_ text: String, _ binds: [any Encodable & Sendable]) {
-        precondition(text.utf8.count { $0 == UInt8(ascii: "?") } == binds.count, "one bound value per placeholder: \(text)")
+        precondition(Self.placeholders(in: text) == binds.count, "one bound value per placeholder: \(text)")
         self.text = text
         self.binds = binds
+    }
+
+    /// The number of `?` in `text`, counted over its contiguous UTF-8 bytes (walking `String.UTF8View`
+    /// index by index took 0.6 % of a TOTP verification's CPU).
+    static func placeholders(in text: String) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in
+            var count = 0
+            for byte in bytes where byte == UInt8(ascii: "?") { count += 1 }
+            return count
+        }
     }
 
     public func serialize(to serializer: inout SQLSerializer) {

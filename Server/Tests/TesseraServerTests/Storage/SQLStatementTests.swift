@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import SQLKit
 import Testing
-import TesseraHTTPKit
+@testable import TesseraHTTPKit
 
 /// ``SQLStatement``: the `?` text runs as written on SQLite and with PostgreSQL's own placeholders
 /// there, and gives what the same query written with SQLKit's interpolation gives.
@@ -66,6 +66,17 @@ struct SQLStatementTests {
         #expect(serializer.sql == "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3) LIMIT 1")
         #expect(serializer.binds.count == 3)
         #expect(serializer.binds.first as? String == "x" && serializer.binds.last as? String == "z")
+    }
+
+    @Test("placeholders are counted over the text's bytes, the same as walking its UTF-8 view")
+    func placeholderCount() {
+        let texts = ["", "?", "??", "SELECT 1", "a = ? AND b = ?", "é ? ü ?? 🦊?", String(repeating: "x?", count: 300)]
+        for text in texts {
+            #expect(SQLStatement.placeholders(in: text) == text.utf8.count { $0 == UInt8(ascii: "?") }, "\(text)")
+        }
+        // A bridged or substring-made String, whose bytes may not be contiguous until asked.
+        let sliced = String("--SELECT ? FROM t WHERE a = ?--".dropFirst(2).dropLast(2))
+        #expect(SQLStatement.placeholders(in: sliced) == 2)
     }
 }
 
