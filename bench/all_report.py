@@ -71,6 +71,24 @@ ceiling = {r["conc"]: r["rate"] for r in scen["ceiling"]}
 for rows in scen.values():
     for r in rows:
         r["ceiling_fraction"] = r["rate"] / ceiling[r["conc"]] if ceiling.get(r["conc"]) else None
+
+
+def bracket(path):
+    """The ceiling of a scenario's own minutes: per concurrency, the mean /healthz rate of the runs right before and
+    right after it on the same server (bench/lib.sh ceiling_json)."""
+    by = {}
+    for r in jsonl(path):
+        by.setdefault(r["conc"], []).append(r["ok"] / (r.get("duration_s") or 1))
+    return {c: sum(v) / len(v) for c, v in by.items()}
+
+
+for db, name in SYSTEMS.items():
+    for key, path in (("totp", f"tessera-{db}-auth/ceiling.jsonl"), ("introspect_result", f"tessera-{db}-introspect/ceiling.jsonl")):
+        near = bracket(path)
+        for r in scen[key]:
+            if r["system"] == name and near.get(r["conc"]):
+                r["bracket_ceiling"] = near[r["conc"]]
+                r["bracket_fraction"] = r["rate"] / near[r["conc"]]
 for name, rows in scen.items():
     (out / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -119,6 +137,20 @@ def at(rows, system_prefix, conc=64):
     return exact[0] if exact else (max(mine, key=lambda r: r["conc"]) if mine else None)
 
 
+def fraction(r):
+    """A scenario's fraction of the ceiling: of the ceiling measured right before and after it when the bench did,
+    else of the run's opening ceiling."""
+    return r.get("bracket_fraction", r["ceiling_fraction"])
+
+
+def of_ceiling(r):
+    opening = f'{fmt(100 * (r["ceiling_fraction"] or 0), 1)} %'
+    if "bracket_fraction" not in r:
+        return f"{opening} of the ceiling"
+    return (f'{fmt(100 * r["bracket_fraction"], 1)} % of the /healthz ceiling right before and after it '
+            f'({fmt(r["bracket_ceiling"])}/s; {opening} of the run\'s opening ceiling)')
+
+
 def check(ok, text, figure):
     return f"| {'✅' if ok else '❌'} | {text} | {figure} |"
 
@@ -126,9 +158,9 @@ def check(ok, text, figure):
 goals = []
 t, c = at(scen["totp"], "Tessera SQLite"), None
 if t:
-    goals.append(check(t["ceiling_fraction"] and t["ceiling_fraction"] >= 0.45 and t["p99_ms"] < 15,
+    goals.append(check(fraction(t) and fraction(t) >= 0.45 and t["p99_ms"] < 15,
                        "TOTP verification ≥ 45 % of the ceiling, p99 < 15 ms",
-                       f'{fmt(t["rate"])}/s = {fmt(100 * (t["ceiling_fraction"] or 0), 1)} % at c={t["conc"]}, p99 {fmt(t["p99_ms"], 1)} ms'
+                       f'{fmt(t["rate"])}/s = {of_ceiling(t)} at c={t["conc"]}, p99 {fmt(t["p99_ms"], 1)} ms'
                        + (f' (the prepared codes ran out before the end: {t["good"]:,} of {t["total"]:,} answers good, so the rate is'
                           ' a floor; raise TOTP_USERS)' if t["good"] < t["total"] else "")))
     for peer, factor in (("Glewlwyd", 20), ("privacyIDEA", 250)):
@@ -137,9 +169,9 @@ if t:
                            f'{fmt(t["rate"] / p["rate"], 0)}× ({fmt(p["rate"], 1)}/s)' if p and p["rate"] else "peer not measured"))
 i = at(scen["introspect_result"], "Tessera SQLite")
 if i:
-    goals.append(check(i["ceiling_fraction"] and i["ceiling_fraction"] >= 0.60 and i["p99_ms"] < 10,
+    goals.append(check(fraction(i) and fraction(i) >= 0.60 and i["p99_ms"] < 10,
                        "Introspection of a result token ≥ 60 % of the ceiling, p99 < 10 ms",
-                       f'{fmt(i["rate"])}/s = {fmt(100 * (i["ceiling_fraction"] or 0), 1)} % at c={i["conc"]}, p99 {fmt(i["p99_ms"], 1)} ms'))
+                       f'{fmt(i["rate"])}/s = {of_ceiling(i)} at c={i["conc"]}, p99 {fmt(i["p99_ms"], 1)} ms'))
 lg = at(scen["login"], "Tessera SQLite")
 if lg:
     goals.append(check(lg["rate"] >= 400 and lg["p99_ms"] < 200, "Login ceremonies ≥ 400/s, p99 < 200 ms",
@@ -212,13 +244,19 @@ for name, rows in scen.items():
               "|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if extra else "")]
     for r in sorted(rows, key=lambda r: (r["conc"], list(dict.fromkeys(x["system"] for x in rows)).index(r["system"]))):
         cells = [r["system"], str(r["conc"]), fmt(r["rate"]), fmt(r["p50_ms"], 2), fmt(r["p99_ms"], 2), f'{r["good"]:,} / {r["total"]:,}',
-                 fmt(None if r["ceiling_fraction"] is None else 100 * r["ceiling_fraction"], 1, " %"), fmt(r["cpu_ms_per_op"], 3)]
+                 fmt(None if r["ceiling_fraction"] is None else 100 * r["ceiling_fraction"], 1, " %")
+                 + (f' ({fmt(100 * r["bracket_fraction"], 1)} % of its own¹)' if "bracket_fraction" in r else ""), fmt(r["cpu_ms_per_op"], 3)]
         if name == "otp_email":
             cells.append("–" if r.get("delivered") is None else f'{r["delivered"]:,}'
                          + (f' ({fmt(r["delivered_rate"])}/s end to end)' if r.get("delivered_rate") else ""))
         if name == "login":
             cells.append(fmt(r.get("nodes_cpu_ms_per_op"), 2))
         lines.append("| " + " | ".join(cells) + " |")
+    if any("bracket_fraction" in r for r in rows):
+        lines += ["", "¹ Of the ceiling of its own minutes: the mean of the server's `/healthz` runs (same wrk, same concurrency) "
+                  "right before and right after this one. The opening ceiling was measured at the start of a run that lasts "
+                  "over an hour on a machine shared with other work, and moved by up to a quarter between two 5-second runs "
+                  "(bench/PROFILE.md); the goals are judged against the ceiling of the scenario's own minutes."]
 if startup:
     lines += ["", "## Start to ready and idle RSS of `tessera serve` (existing data directory)", "",
               "Time from exec to the first answer of `/healthz` (polled every 5 ms), RSS 3 s later. *cached*: the binary's "

@@ -76,14 +76,16 @@ echo "== TOTP users ($TOTP_USERS per run, $((TOTP_USERS * NCONCS)) in all)"
 FIRST=0
 AUTH="Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
 WRK_LUA=$PEER_DIR/bench.lua
-: > "$OUT/totp.jsonl"
+: > "$OUT/totp.jsonl"; : > "$OUT/ceiling.jsonl"
 for C in $CONCS; do
-  echo "== Tessera TOTP verify c=$C"
+  echo "== Tessera TOTP verify c=$C (the /healthz ceiling right before and after it)"
+  ceiling_json "$OUT/ceiling.jsonl" "$C" "$PORT" before
   # fresh codes (this step and the next, each user once per step) right before the run
   "$BENCH" totp-bodies --first $FIRST --count "$TOTP_USERS" --client-key "$KEY" --output "$OUT/totp_c$C.txt" "${ADMIN_DB[@]}"
   FIRST=$((FIRST + TOTP_USERS))
   BODIES=$OUT/totp_c$C.txt REQ_PATH=/v1/rp/totp/verify OK_PATTERN='"valid":true' AUTH=$AUTH \
     wrk_json "$OUT/totp.jsonl" "$C" "$TPID" -- -s "$WRK_LUA" "http://127.0.0.1:$PORT"
+  ceiling_json "$OUT/ceiling.jsonl" "$C" "$PORT" after
 done
 RSS=$(awk '/^VmHWM/{print int($2/1024)}' /proc/$TPID/status)
 cleanup; PIDS=()

@@ -40,13 +40,17 @@ timeout 600 "$BENCH" tokens --server "http://127.0.0.1:$PORT" --client-key "$KEY
   --count "$TOKENS" --concurrency 16 --prefix "i$PORT" --result-tokens "$OUT/result_tokens.txt" --session-tokens "$OUT/session_tokens.txt" \
   || echo "minting failed (tokens written so far are used)"
 AUTH="Basic $(printf '%s:%s' "$KEY" "$SECRET" | base64 -w0)"
+: > "$OUT/ceiling.jsonl"
 for KIND in result session; do
   : > "$OUT/introspect_$KIND.jsonl"
   [ -s "$OUT/${KIND}_tokens.txt" ] || { echo "no $KIND tokens: skipped"; continue; }
   for C in $CONCS; do
     echo "== introspection of $KIND tokens c=$C"
+    # the result tokens' goal is a fraction of the ceiling: /healthz right before and after their runs
+    if [ "$KIND" = result ]; then ceiling_json "$OUT/ceiling.jsonl" "$C" "$PORT" before; fi
     LINES=$OUT/${KIND}_tokens.txt FORM_FIELD=token REQ_PATH=/v1/rp/introspect OK_PATTERN='"active":true' AUTH=$AUTH \
       wrk_json "$OUT/introspect_$KIND.jsonl" "$C" "$TPID" -- -s bench/post.lua "http://127.0.0.1:$PORT"
+    if [ "$KIND" = result ]; then ceiling_json "$OUT/ceiling.jsonl" "$C" "$PORT" after; fi
   done
 done
 echo "results in $OUT"

@@ -44,9 +44,18 @@ wrk_json() {
   c0=$(cpu_ticks ${pids//,/ }); t0=$(date +%s.%N)
   RESULT_FILE=$tmp timeout $((DURATION + 60)) wrk -t1 -c"$conc" -d"${DURATION}s" --timeout 30s "$@" >> "${out%.jsonl}.txt" 2>&1 || true
   c1=$(cpu_ticks ${pids//,/ }); t1=$(date +%s.%N)
-  python3 -c "import json;d=json.loads(open('$tmp').read().strip().splitlines()[-1]);d.update(conc=$conc,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),3));print(json.dumps(d))" \
+  WRK_EXTRA=${WRK_EXTRA:-} python3 -c "import json,os;d=json.loads(open('$tmp').read().strip().splitlines()[-1]);d.update(conc=$conc,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),3));d.update(json.loads(os.environ['WRK_EXTRA'] or '{}'));print(json.dumps(d))" \
     | tee -a "$out" || echo "wrk gave no result at c=$conc (see ${out%.jsonl}.txt)"
   rm -f "$tmp"
+}
+
+# ceiling_json OUT_JSONL CONC PORT WHEN: the server on PORT (TPID) answering its own GET /healthz at CONC for
+# DURATION s with the same wrk and script as the scenarios: the HTTP ceiling of the machine at that moment. A bench
+# runs it right before and right after each scenario run whose goal is a fraction of the ceiling (WHEN: before,
+# after), so that the fraction compares with the ceiling of the same minutes, not of the start of a run that lasts
+# an hour on a machine shared with other work.
+ceiling_json() {
+  METHOD=GET REQ_PATH=/healthz WRK_EXTRA="{\"when\":\"$4\"}" wrk_json "$1" "$2" "$TPID" -- -s "$ROOT/bench/post.lua" "http://127.0.0.1:$3"
 }
 
 # start_nodes ADMIN_ARGS…: three `tessera node` processes on PORT+101…103 (data in OUT/node1…3), each
