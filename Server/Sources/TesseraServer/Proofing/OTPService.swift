@@ -58,6 +58,16 @@ public struct OTPService: Sendable {
                     retryAfter: Int(max(1, (next - now + 999) / 1000))
                 )
             }
+            try await repository.supersede(binding, now: now, in: sql)
+            try await repository.insertChallenge(
+                id: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: now + settings.codeLifetime.millis, in: sql
+            )
+            try await outbox.enqueue(message, in: sql)
+            // The hourly counters of this app and of this address are rows that every send of the app (or the
+            // address) updates, so on PostgreSQL each send holds their lock until it commits. They are counted
+            // last, after the rows of this send alone, with the audit head (another shared row) after them: the
+            // section that sends wait for each other in is as short as it can be. A refusal still rolls
+            // everything back, as before.
             let retry = Int(3600 - (now / 1000) % 3600)
             let targetKey = "otp-target|\(client.id)|\(channel.rawValue)|\(target)"
             let ipKey = ip.map { "otp-ip|\($0)" }
@@ -74,11 +84,6 @@ public struct OTPService: Sendable {
             if counts[clientKey, default: 0] > settings.perClientHourlyLimit {
                 throw AppError(.otpClientRateLimited, .tooManyRequests, "Too many codes requested for this app", retryAfter: retry)
             }
-            try await repository.supersede(binding, now: now, in: sql)
-            try await repository.insertChallenge(
-                id: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: now + settings.codeLifetime.millis, in: sql
-            )
-            try await outbox.enqueue(message, in: sql)
             try await audit.append(
                 AuditEvent(
                     "otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id,

@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import Testing
 import TesseraCore
 @testable import TesseraServer
@@ -158,6 +159,15 @@ struct OTPServiceTests {
             await expectCode(.otpIPRateLimited) { try await send("t3@example.com", ip: "10.0.0.1") }
             try await send("t3@example.com", ip: "10.0.0.2")
             await expectCode(.otpClientRateLimited) { try await send("t4@example.com", ip: "10.0.0.3") }
+            // The counters are taken after the send's own rows: a refused send leaves none of them (no challenge,
+            // no message, no audit entry), and did not end the target's live challenge.
+            func count(_ statement: String) async throws -> Int? {
+                try await runtime.database.withSQL { try await $0.raw(SQLQueryString(statement)).first()?.decode(column: "n", as: Int.self) }
+            }
+            #expect(try await count("SELECT COUNT(*) AS n FROM otp_challenges") == 4)
+            #expect(try await count("SELECT COUNT(*) AS n FROM outbox") == 4)
+            #expect(try await count("SELECT COUNT(*) AS n FROM audit_log WHERE type = 'otp.sent'") == 4)
+            #expect(try await count("SELECT COUNT(*) AS n FROM otp_challenges WHERE target = 't1@example.com' AND consumed_at IS NULL") == 1)
         }
     }
 
