@@ -233,6 +233,9 @@ lines = [f"# All scenarios in one run ({out.name})", "",
          "(the machine is shared: figures are indicative, one run)",
          f"- `DURATION={meta['duration_s']} CONCS=\"{meta['concs']}\" bash bench/all.sh`; release build, loopback, load generator "
          "on the same machine, each server alone while measured; CPU per operation from /proc (server apart from the load generator)",
+         "- Tessera PostgreSQL: a local PostgreSQL started by `.ci/postgres.sh`, which sets `fsync=off`; SQLite runs "
+         "in WAL mode with `synchronous=NORMAL`, which does not flush at each commit either (both survive a killed "
+         "process, not a power cut). A production PostgreSQL with `fsync=on` adds a WAL flush to every commit",
          *([f"- note: {n}" for n in (out / "notes.txt").read_text().splitlines() if n.strip()] if (out / "notes.txt").exists() else []),
          "", "## Goals of issue 14 (c=64, SQLite)", "", "| | goal | figure |", "|---|---|---|", *goals]
 for name, rows in scen.items():

@@ -35,8 +35,15 @@ struct SQLAuditLog: AuditLog {
                 \(bind: event.deviceId), \(bind: event.sessionId), \(bind: details), \(bind: prev), \(bind: hash))
                 """
         }
-        try await sql.raw(insert).run()
-        try await sql.raw("UPDATE audit_head SET seq = \(bind: seq), hash = \(bind: hash) WHERE id = 1").run()
+        let moveHead: SQLQueryString = "UPDATE audit_head SET seq = \(bind: seq), hash = \(bind: hash) WHERE id = 1"
+        if kind == .postgres {
+            // One statement, one round trip: the head stays locked (FOR UPDATE above) until COMMIT, and every
+            // audited change of the deployment waits for it, so each round trip held here is paid by all of them.
+            try await sql.raw("WITH appended AS (" + insert + ") " + moveHead).run()
+        } else {
+            try await sql.raw(insert).run()
+            try await sql.raw(moveHead).run()
+        }
         appended?.signal()
     }
 

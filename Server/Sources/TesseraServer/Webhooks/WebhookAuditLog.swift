@@ -1,11 +1,10 @@
 import Foundation
 import SQLKit
 
-/// The audit log that also queues webhooks: after the wrapped log appends the events (inside the
-/// change's transaction), each event that names a client is queued for that client's enabled
-/// endpoints subscribed to its type, in the same transaction, so no event is lost and none is sent
-/// for a change that rolled back. Per append it costs one indexed read of `webhook_endpoints` per
-/// client named (one in practice), and nothing else when the client has no endpoint.
+/// The audit log that also queues webhooks: each event that names a client is queued for that client's enabled
+/// endpoints subscribed to its type, and the wrapped log appends the events, all inside the change's transaction,
+/// so no event is lost and none is sent for a change that rolled back. Per append it costs one indexed read of
+/// `webhook_endpoints` per client named (one in practice), and nothing else when the client has no endpoint.
 struct WebhookAuditLog: AuditLog {
     let base: any AuditLog
     let webhooks: any WebhookRepository
@@ -17,8 +16,17 @@ struct WebhookAuditLog: AuditLog {
     /// The wrapped log's signal, so the console's live view still wakes on this process's appends.
     var appended: AuditAppendSignal? { base.appended }
 
+    /// The deliveries are queued first and the events appended last: the append takes the audit head, a row that
+    /// every audited change of the deployment updates (on PostgreSQL, locked until COMMIT), so nothing else of this
+    /// change should run after it. Both are in the caller's transaction, so the order changes nothing else.
     func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws {
+        let queued = try await queueDeliveries(of: events, in: sql)
         try await base.append(events, in: sql)
+        if queued { wake() }
+    }
+
+    /// Queues the events for their clients' subscribed endpoints; true when any delivery was queued.
+    private func queueDeliveries(of events: [AuditEvent], in sql: any SQLDatabase) async throws -> Bool {
         var clientIds: [String] = []
         for case let clientId? in events.map(\.clientId) where !clientIds.contains(clientId) { clientIds.append(clientId) }
         var queued = false
@@ -34,7 +42,7 @@ struct WebhookAuditLog: AuditLog {
                 queued = true
             }
         }
-        if queued { wake() }
+        return queued
     }
 
     func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry] { try await base.entries(query, in: sql) }
