@@ -267,7 +267,9 @@ struct AuthProgressTests {
             // The third call went out before the quorum was declared, and it still waits for its node.
             #expect(await eventually { setup.nodes[2].gate.isWaiting })
             #expect(!setup.nodes[2].gate.wasCancelled)
-            #expect(manual.waitingSleepers == 1, "its timeout still runs")
+            // Its timeout sleeps on the manual clock; the sleep may start just after the node saw the request, so it is
+            // awaited, not read once. A cancelled call would never get there.
+            #expect(await eventually { manual.waitingSleepers == 1 }, "its timeout still runs")
             // Its answer arrives later; the call ends (its timeout with it) and the channel stays as the quorum left it.
             setup.nodes[2].gate.release(.attest)
             #expect(await eventually { manual.waitingSleepers == 0 })
