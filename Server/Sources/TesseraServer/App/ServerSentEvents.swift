@@ -5,7 +5,8 @@ import NIOCore
 
 /// A `text/event-stream` answer (server-sent events), written in the request's own task: an opening
 /// comment, then for each element of a sequence `event: <name>` and `data: <the element as JSON with
-/// sorted keys>`; the stream ends when the sequence does. Not stored by caches, not buffered by a
+/// sorted keys>` (written by ``JSONObjectWriter`` when the element is ``JSONObjectWritable``); the stream
+/// ends when the sequence does. Not stored by caches, not buffered by a
 /// reverse proxy. Serves the relying-party API's channel stream and the hosted sign-in page's stream.
 enum ServerSentEvents {
     /// - Parameters:
@@ -24,7 +25,8 @@ enum ServerSentEvents {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let alongside { group.addTask { try await alongside() } }
                 for try await event in events {
-                    let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+                    let bytes = try (event as? any JSONObjectWritable)?.jsonBytes ?? Array(encoder.encode(event))
+                    let data = String(decoding: bytes, as: UTF8.self)
                     let field = id?(event).map { "id: \($0)\n" } ?? ""
                     try await writer.write(ByteBuffer(string: "\(field)event: \(name(event))\ndata: \(data)\n\n"))
                 }

@@ -65,7 +65,7 @@ struct HTTPNodeClient: NodeClient {
     }
 
     private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
-        let bytes = try SharedJSON.encoder.encode(body)
+        let bytes = try (body as? any JSONObjectWritable).map { Data($0.jsonBytes) } ?? SharedJSON.encoder.encode(body)
         let signed = try MessageSignature.sign(
             method: method, path: path, body: bytes, keyId: MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation),
             privateKey: signingKey, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)

@@ -98,7 +98,7 @@ struct HotPathPartsTests {
         }
     }
 
-    @Test("Introspection and TOTP answers written by hand are byte for byte what the JSON encoder writes")
+    @Test("Introspection, TOTP and login answers, progress events and node requests written by hand are byte for byte what the JSON encoder writes")
     func handWrittenJSON() throws {
         var controls = ""
         for value in 0..<0x20 { controls.unicodeScalars.append(Unicode.Scalar(UInt8(value))) }
@@ -122,6 +122,30 @@ struct HotPathPartsTests {
         }
         for deviceId in texts {
             #expect(TOTPVerifyResponse(deviceId: deviceId).jsonBytes == Array(try SharedJSON.encoder.encode(TOTPVerifyResponse(deviceId: deviceId))))
+        }
+        // The login ceremony's answers, progress events and node requests.
+        func same(_ value: some JSONObjectWritable) throws {
+            let expected = try SharedJSON.encoder.encode(value)
+            #expect(value.jsonBytes == Array(expected), "\(String(decoding: expected, as: UTF8.self))")
+        }
+        func someTexts(_ count: Int) -> [String] { (0..<count).map { _ in text() } }
+        for _ in 0..<300 {
+            try same(AuthChannelResponse(
+                channelId: text(), challenge: text(), authType: text(), connectIp: text(), message: text(), userKey: text(), clientKey: text(),
+                expiresIn: Int.random(in: -1000...1000, using: &generator), numberChoices: maybe(someTexts(Int.random(in: 0...3, using: &generator)))
+            ))
+            try same(AuthStartResponse(authType: text(), nodes: someTexts(Int.random(in: 0...3, using: &generator))))
+            try same(AuthResultResponse(token: text(), expiresIn: Int.random(in: .min ... .max, using: &generator)))
+            try same(NodeAttestRequest(channelId: text(), deviceId: text(), challenge: text(), challengeSignature: text() + "/+="))
+            let event = AuthEvent(
+                status: maybe(AuthStatus.allCases.randomElement(using: &generator)!), outcome: maybe(AuthOutcome.allCases.randomElement(using: &generator)!),
+                code: maybe(Int.random(in: 1000...9999, using: &generator)), at: Int64.random(in: .min ... .max, using: &generator)
+            )
+            try same(event)
+            // The progress stream's own encoder (sorted keys, slashes escaped): the same, as no member holds a slash.
+            let streamEncoder = JSONEncoder()
+            streamEncoder.outputFormatting = [.sortedKeys]
+            #expect(event.jsonBytes == Array(try streamEncoder.encode(event)))
         }
     }
 
