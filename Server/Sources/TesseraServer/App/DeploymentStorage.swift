@@ -21,8 +21,8 @@ public struct DeploymentStorage: Sendable {
         do {
             try await TesseraRuntime.checkDeploymentDatabase(database, configuration: configuration)
             let masterKey = try await ServerKeys.masterKey(
-                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, random: .system, logger: logger,
-                databaseHasSecrets: { try await ServerKeys.storedSecretCount(database: database) > 0 }
+                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, database: database, random: .system,
+                logger: logger
             )
             let keys = try await ServerKeys.loadOrCreate(database: database, masterKey: masterKey, random: .system, clock: .system)
             return DeploymentStorage(database: database, keys: keys)

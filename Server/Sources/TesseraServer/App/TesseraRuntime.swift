@@ -228,8 +228,6 @@ public final class TesseraRuntime: Sendable {
         return senders
     }
 
-    /// HTTP/2 over TLS to APNs and FCM, trusting `push.caFile` too when it is set. Redirects are not
-    /// followed: a push goes to the provider's or the allowed UnifiedPush endpoint's address only.
     /// An HTTP client configuration without tracing. async-http-client takes the process's tracer when none is
     /// given, and that is a no-op tracer when nothing bootstrapped one (Tessera does not): each request then
     /// still opened a span and parsed its URL again for the span's attributes, 1 % of the server's CPU during
@@ -240,6 +238,8 @@ public final class TesseraRuntime: Sendable {
         return http
     }
 
+    /// HTTP/2 over TLS to APNs and FCM, trusting `push.caFile` too when it is set. Redirects are not
+    /// followed: a push goes to the provider's or the allowed UnifiedPush endpoint's address only.
     private static func pushHTTPConfiguration(_ configuration: ServerConfiguration) -> HTTPClient.Configuration {
         var http = untracedHTTPConfiguration()
         http.httpVersion = .automatic
@@ -347,8 +347,8 @@ public final class TesseraRuntime: Sendable {
             let applied = try await Migrator.migrate(database)
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": .string(applied.map(String.init).joined(separator: ","))]) }
             let masterKey = try await ServerKeys.masterKey(
-                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, random: random, logger: logger,
-                databaseHasSecrets: { try await ServerKeys.storedSecretCount(database: database) > 0 }
+                configured: configuration.masterKey, dataDirectory: configuration.dataDirectory, database: database, random: random,
+                logger: logger
             )
             let keys = try await ServerKeys.loadOrCreate(database: database, masterKey: masterKey, random: random, clock: clock)
             let adminToken = try await AdminAuthenticator.createTokenIfMissing(

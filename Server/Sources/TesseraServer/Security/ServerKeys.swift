@@ -72,10 +72,10 @@ public struct ServerKeys: Sendable {
     /// A new key is made only for a database that holds no sealed server secrets yet. A database
     /// that another instance set up (or whose key file was lost) can only be opened with the key it
     /// was set up with, so a new key would be refused a moment later: the start is refused now,
-    /// naming what to do, and no stray `master.key` is left behind.
-    /// `databaseHasSecrets` is asked only then, when there is neither a configured key nor a key file.
+    /// naming what to do, and no stray `master.key` is left behind. `database` is asked only then,
+    /// when there is neither a configured key nor a key file.
     static func masterKey(
-        configured: String?, dataDirectory: String, random: RandomSource, logger: Logger, databaseHasSecrets: () async throws -> Bool
+        configured: String?, dataDirectory: String, database: any Database, random: RandomSource, logger: Logger
     ) async throws -> SymmetricKey {
         if let configured {
             guard let data = Data(base64Encoded: configured.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
@@ -84,7 +84,7 @@ public struct ServerKeys: Sendable {
             return SymmetricKey(data: data)
         }
         let path = (dataDirectory as NSString).appendingPathComponent("master.key")
-        if !FileManager.default.fileExists(atPath: path), try await databaseHasSecrets() {
+        if !FileManager.default.fileExists(atPath: path), try await storedSecretCount(database: database) > 0 {
             throw ConfigurationError(
                 "the database already holds server secrets sealed under a master key, and \(path) does not exist: give this instance "
                     + "the key the database was set up with (copy the master.key of the instance that set it up into \(dataDirectory), "
