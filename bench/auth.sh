@@ -8,7 +8,7 @@
 #   3. privacyIDEA 3.14 /validate/check with correct TOTP codes (../shared/peers/privacyidea), same run.
 # Each server runs alone while it is measured. Writes bench/results/<UTC>-auth/ and bench/AUTH.md.
 #   env: DURATION=20 CONCS="16 64" PEER=1 (0 skips privacyIDEA) TOTP_USERS=25000 PORT=8097
-#        DATABASE_URL=postgres://… runs Tessera on PostgreSQL instead of SQLite (LOGIN=0 skips the logins)
+#        DATABASE_URL=postgres://… runs Tessera on PostgreSQL instead of SQLite (LOGIN=0 skips the logins, TOTP=0 the TOTP runs)
 #        OUT=<dir> (results directory) REPORT=0 (leave bench/AUTH.md alone) BIN=… BENCH=… (prebuilt binaries)
 #        NODES_DURING_TOTP=1 (leave the nodes enabled while TOTP is measured; see below)
 set -euo pipefail
@@ -37,7 +37,7 @@ DATA=$OUT/data
 DB_ARGS=(); [ -n "${DATABASE_URL:-}" ] && DB_ARGS=(--database-url "$DATABASE_URL")
 ADMIN_DB=(--data-dir "$DATA" "${DB_ARGS[@]}")
 start_tessera "$OUT/tessera.log" "$PORT" --data-dir "$DATA" "${DB_ARGS[@]}" --nodes-embedded 0 \
-  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000
+  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 ${XP_SERVE_ARGS:-}
 PIDS+=($TPID)
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
 start_nodes "${ADMIN_DB[@]}"
@@ -56,6 +56,7 @@ for C in $CONCS; do
   echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);d['server_cores']=round(($s1-$s0)/$HZ/($t1-$t0),3);print(json.dumps(d))" \
     | tee -a "$OUT/login.jsonl"
 done
+[ "${TOTP:-1}" = 1 ] || exit 0
 
 # TOTP verification does not involve the verifier nodes, but every device created is queued for delivery to every
 # enabled node: with the nodes enabled, the server would be sending the hundreds of thousands of devices created

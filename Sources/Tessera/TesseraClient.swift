@@ -226,7 +226,7 @@ public final class TesseraClient: Sendable {
         if let keyId {
             let store = keyStore
             let signed = try MessageSignature.sign(
-                method: method, path: path, body: bytes, keyId: keyId, nonce: UUID().uuidString,
+                method: method, path: path, body: bytes, keyId: keyId, nonce: MessageSignature.randomNonce(),
                 created: Int64(Date().timeIntervalSince1970)
             ) { try store.signWithDeviceKey($0) }
             own["Content-Digest"] = signed.contentDigest

@@ -70,6 +70,16 @@ public enum MessageSignature {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A fresh nonce for ``sign(method:path:body:keyId:privateKey:nonce:created:)``: 128 bits from the
+    /// system's CSPRNG (`SystemRandomNumberGenerator`), base64url without padding. On Linux,
+    /// Foundation's `UUID()` opens, reads and closes `/dev/urandom` for each one; this is two
+    /// `getrandom` calls.
+    public static func randomNonce() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let words = (generator.next(), generator.next())
+        return base64URL(withUnsafeBytes(of: words) { Data($0) })
+    }
+
     /// The RFC 9530 `Content-Digest` value of a body (`sha-256=:base64:`).
     public static func contentDigest(of body: some DataProtocol) -> String {
         "sha-256=:" + Data(SHA256.hash(data: Data(body))).base64EncodedString() + ":"

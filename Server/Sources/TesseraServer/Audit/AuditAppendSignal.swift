@@ -6,7 +6,8 @@ import Synchronization
 /// found by those polls. Signalled from inside the appending transaction, so a reader woken before
 /// the commit sees the rows at its next wake or poll. With no reader, a signal is one uncontended lock.
 final class AuditAppendSignal: Sendable {
-    private let listeners = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+    private let listeners = Mutex<[Int: AsyncStream<Void>.Continuation]>([:])
+    private let nextId = Atomic<Int>(0)
 
     init() {}
 
@@ -21,7 +22,7 @@ final class AuditAppendSignal: Sendable {
     /// the listener is removed when the stream ends.
     func listen() -> (AsyncStream<Void>, AsyncStream<Void>.Continuation) {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
+        let id = nextId.add(1, ordering: .relaxed).newValue
         listeners.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in
             _ = self?.listeners.withLock { $0.removeValue(forKey: id) }

@@ -6,16 +6,19 @@ import TesseraCore
 /// Listeners on other instances catch up from the channel row (``AuthChannelRecord/events``), which
 /// every step also writes and ``AuthEventRelay`` replays.
 final class AuthEventHub: Sendable {
-    private let listeners = Mutex<[String: [UUID: AsyncStream<AuthEvent>.Continuation]]>([:])
+    private let listeners = Mutex<[String: [Int: AsyncStream<AuthEvent>.Continuation]]>([:])
+    /// The listeners' keys: a counter, not a `UUID` (Foundation reads /dev/urandom for each, three
+    /// system calls).
+    private let nextId = Atomic<Int>(0)
 
     /// Registers a continuation that receives the channel's future events on this instance.
-    func register(_ channelId: String, _ continuation: AsyncStream<AuthEvent>.Continuation) -> UUID {
-        let id = UUID()
+    func register(_ channelId: String, _ continuation: AsyncStream<AuthEvent>.Continuation) -> Int {
+        let id = nextId.add(1, ordering: .relaxed).newValue
         listeners.withLock { $0[channelId, default: [:]][id] = continuation }
         return id
     }
 
-    func unregister(_ channelId: String, _ id: UUID) {
+    func unregister(_ channelId: String, _ id: Int) {
         listeners.withLock { listeners in
             listeners[channelId]?[id] = nil
             if listeners[channelId]?.isEmpty == true { listeners[channelId] = nil }

@@ -68,7 +68,7 @@ struct HTTPNodeClient: NodeClient {
         let bytes = try (body as? any JSONObjectWritable).map { Data($0.jsonBytes) } ?? SharedJSON.encoder.encode(body)
         let signed = try MessageSignature.sign(
             method: method, path: path, body: bytes, keyId: MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation),
-            privateKey: signingKey, nonce: UUID().uuidString, created: Int64(Date().timeIntervalSince1970)
+            privateKey: signingKey, nonce: MessageSignature.randomNonce(), created: Int64(Date().timeIntervalSince1970)
         )
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)

@@ -154,6 +154,28 @@ struct SignedRequestTests {
         #expect(MessageSignature.contentDigest(of: Data(#"{"hello": "world"}"#.utf8)) == "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:")
     }
 
+    @Test("a fresh nonce is 128 random bits in base64url: 22 characters, never the same twice, and a request signed with it verifies",
+          arguments: TestDatabase.kinds)
+    func randomNonces(kind: TestDatabase) async throws {
+        let nonces = (0..<2000).map { _ in MessageSignature.randomNonce() }
+        #expect(Set(nonces).count == nonces.count)
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for nonce in nonces {
+            #expect(nonce.utf8.count == 22 && nonce.utf8.allSatisfy(alphabet.contains), "\(nonce)")
+            #expect(Data(base64URLEncoded: nonce)?.count == 16, "\(nonce)")
+        }
+        // Every bit position takes both values across the draws (a constant or truncated source would not).
+        let words = nonces.compactMap { Data(base64URLEncoded: $0) }.map { $0.withUnsafeBytes { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) } }
+        #expect(words.reduce(UInt64(0)) { $0 | $1.0 } == .max && words.reduce(UInt64.max) { $0 & $1.0 } == 0)
+        #expect(words.reduce(UInt64(0)) { $0 | $1.1 } == .max && words.reduce(UInt64.max) { $0 & $1.1 } == 0)
+        try await withSignedRouter(kind) { fixture, http in
+            try await http.run(uri: Self.path, method: .post, headers: try fixture.headers(body: "{}", nonce: MessageSignature.randomNonce()), body: ByteBuffer(string: "{}")) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "dev_1")
+            }
+        }
+    }
+
     // MARK: Interop with a reference implementation (PyPI http-message-signatures), both directions.
 
     static let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"]
