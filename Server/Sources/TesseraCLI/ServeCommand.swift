@@ -25,8 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
         var overrides: [String: ConfigContent] = [:]
         if let host { overrides["host"] = .string(host) }
         if let port { overrides["port"] = .int(port) }
-        var configuration = try await options.configuration(overrides: overrides)
-        configuration.databaseKeptConnections = ServerConfiguration.servingKeptConnections
+        let configuration = try await options.configuration(overrides: overrides)
         if configuration.logFormat == .json {
             // Once per process, before the first logger is made: every line of this process is one JSON object.
             LoggingSystem.bootstrap { label in JSONLogHandler.standardError(label: label, metadataProvider: nil) }

@@ -44,7 +44,7 @@ public struct DeploymentStorage: Sendable {
     /// The database the configuration names: PostgreSQL when it has a URL, else the SQLite file.
     static func openDatabase(configuration: ServerConfiguration, logger: Logger) async throws -> any Database {
         if let url = configuration.databaseURL {
-            return try await PostgresDatabase.open(url: url, keptOpen: configuration.databaseKeptConnections, logger: logger)
+            return try await PostgresDatabase.open(url: url, logger: logger)
         }
         return try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
     }

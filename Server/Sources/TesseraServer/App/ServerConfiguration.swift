@@ -12,12 +12,6 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// `postgres://…`; nil means SQLite in the data directory.
     public var databaseURL: String?
-    /// PostgreSQL connections the pool keeps open when idle (at most 15; it opens up to 16). Not a
-    /// configuration key: `tessera serve` keeps 15 (``servingKeptConnections``), the admin commands and
-    /// tests 0, so a one-off command does not open 15 connections.
-    public var databaseKeptConnections = 0
-    /// What `tessera serve` sets ``databaseKeptConnections`` to.
-    public static let servingKeptConnections = 15
     /// Base64 32-byte key sealing the server's secrets; nil means `<dataDir>/master.key`.
     public var masterKey: String?
     /// A fixed admin token; nil means one is generated at first start and printed once.

@@ -16,12 +16,8 @@ public final class PostgresDatabase: Database {
     /// `host:port/database`, for messages (never the password).
     public let location: String
 
-    /// Most connections the pool opens.
-    public static let maximumConnections = 16
-
-    /// Creates a pool for a `postgres://user:password@host:port/database` URL that keeps `keptOpen`
-    /// connections open when idle (see ``open(url:keptOpen:logger:)``).
-    init(url: String, keptOpen: Int = 0, logger: Logger) throws {
+    /// Creates a pool for a `postgres://user:password@host:port/database` URL.
+    init(url: String, logger: Logger) throws {
         guard let components = URLComponents(string: url),
               let scheme = components.scheme, scheme == "postgres" || scheme == "postgresql",
               let host = components.host
@@ -46,8 +42,7 @@ public final class PostgresDatabase: Database {
             host: host, port: components.port ?? 5432, username: username, password: components.password,
             database: database.isEmpty ? nil : database, tls: probeTLS
         )
-        configuration.options.maximumConnections = Self.maximumConnections
-        configuration.options.minimumConnections = max(0, min(keptOpen, Self.maximumConnections - 1))
+        configuration.options.maximumConnections = 16
         location = "\(host):\(components.port ?? 5432)/\(database.isEmpty ? username : database)"
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
@@ -56,15 +51,8 @@ public final class PostgresDatabase: Database {
     private let runner = RunnerBox()
 
     /// Opens a pool and checks that the server answers.
-    ///
-    /// `keptOpen` connections stay open when idle (at most 15): a server keeps them (``ServerConfiguration/databaseKeptConnections``),
-    /// a one-off command or a test opens what it uses. postgres-nio gives every connection above the
-    /// minimum an idle-timeout timer each time it goes back to the pool (a task group of two tasks and a
-    /// `Task.sleep`, cancelled at the next lease), so with none kept open every query armed and cancelled
-    /// one. The keep-alive query (every 30 s on an idle connection) stays on: it keeps connections that
-    /// idle for long alive through NAT and firewalls.
-    public static func open(url: String, keptOpen: Int = 0, logger: Logger) async throws -> PostgresDatabase {
-        let database = try PostgresDatabase(url: url, keptOpen: keptOpen, logger: logger)
+    public static func open(url: String, logger: Logger) async throws -> PostgresDatabase {
+        let database = try PostgresDatabase(url: url, logger: logger)
         // One plain connection first: a wrong password or database fails at once, with the server's words.
         do {
             let probe = try await PostgresConnection.connect(configuration: database.probeConfiguration, id: 0, logger: logger)

@@ -1,7 +1,6 @@
 import Foundation
 import SQLKit
 import Testing
-import TesseraTestSupport
 @testable import TesseraServer
 
 @Suite("Storage")
@@ -103,28 +102,5 @@ struct StorageTests {
             }
             #expect(reopened == nil)
         }
-    }
-
-    @Test("PostgreSQL: a server's pool keeps its connections open when idle, and closing it closes them all")
-    func keptConnections() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
-        let url = try await TestDatabase.freshPostgresURL()
-        defer { Task { await TestDatabase.drop(url) } }
-        let name = try #require(URLComponents(string: url)?.path.dropFirst()).description
-        let observer = try await PostgresDatabase.open(url: url, logger: TestDatabase.logger)
-        @Sendable func open() async throws -> Int {
-            try await observer.withSQL { sql in
-                try await sql.raw("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = \(bind: name) AND pid <> pg_backend_pid()")
-                    .first()?.decode(column: "n", as: Int.self) ?? -1
-            }
-        }
-        #expect(try await open() == 0)
-        let server = try await PostgresDatabase.open(url: url, keptOpen: 5, logger: TestDatabase.logger)
-        // Opened in the background after the first query; nothing else uses this database.
-        #expect(try await eventually { try await open() >= 5 }, "the pool opens the connections it keeps")
-        #expect(try await open() <= PostgresDatabase.maximumConnections)
-        await server.close()
-        #expect(try await eventually { try await open() == 0 }, "closing the pool closes every connection")
-        await observer.close()
     }
 }
