@@ -9,6 +9,14 @@ import NIOCore
 /// ends when the sequence does. Not stored by caches, not buffered by a
 /// reverse proxy. Serves the relying-party API's channel stream and the hosted sign-in page's stream.
 enum ServerSentEvents {
+    /// For the elements that are not ``JSONObjectWritable``: sorted keys (one encoder for every stream;
+    /// encoding does not change it).
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
     /// - Parameters:
     ///   - comment: The first line (`: <comment>`), sent at once so that the client sees the stream open.
     ///   - events: What to send; each element's `name` is its `event:` field.
@@ -19,13 +27,11 @@ enum ServerSentEvents {
         id: (@Sendable (Events.Element) -> String?)? = nil, alongside: (@Sendable () async throws -> Void)? = nil
     ) -> Response where Events.Element: Encodable {
         let body = ResponseBody { writer in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
             try await writer.write(ByteBuffer(string: ": \(comment)\n\n"))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let alongside { group.addTask { try await alongside() } }
                 for try await event in events {
-                    let bytes = try (event as? any JSONObjectWritable)?.jsonBytes ?? Array(encoder.encode(event))
+                    let bytes = try (event as? any JSONObjectWritable)?.jsonBytes ?? Array(Self.encoder.encode(event))
                     let data = String(decoding: bytes, as: UTF8.self)
                     let field = id?(event).map { "id: \($0)\n" } ?? ""
                     try await writer.write(ByteBuffer(string: "\(field)event: \(name(event))\ndata: \(data)\n\n"))

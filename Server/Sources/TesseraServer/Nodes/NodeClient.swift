@@ -33,6 +33,21 @@ struct HTTPNodeClient: NodeClient {
     var tlsConfiguration: TLSConfiguration? = nil
     let signingKey: P256.Signing.PrivateKey
     let timeout: Duration
+    /// The RFC 9421 `keyid` of ``signingKey`` (its thumbprint): one SHA-256, taken once rather than at every call.
+    let keyId: String
+
+    init(
+        nodeId: String, baseURL: String, httpClient: HTTPClient, tlsConfiguration: TLSConfiguration? = nil,
+        signingKey: P256.Signing.PrivateKey, timeout: Duration
+    ) {
+        self.nodeId = nodeId
+        self.baseURL = baseURL
+        self.httpClient = httpClient
+        self.tlsConfiguration = tlsConfiguration
+        self.signingKey = signingKey
+        self.timeout = timeout
+        keyId = MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation)
+    }
 
     /// `PUT /v1/node/devices/{deviceId}`: one record (nodes from before batches).
     func store(_ record: NodeDeviceRecord) async throws -> NodeReceipt {
@@ -67,7 +82,7 @@ struct HTTPNodeClient: NodeClient {
     private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {
         let bytes = try (body as? any JSONObjectWritable).map { Data($0.jsonBytes) } ?? SharedJSON.encoder.encode(body)
         let signed = try MessageSignature.sign(
-            method: method, path: path, body: bytes, keyId: MessageSignature.thumbprint(ofX963: signingKey.publicKey.x963Representation),
+            method: method, path: path, body: bytes, keyId: keyId,
             privateKey: signingKey, nonce: MessageSignature.randomNonce(), created: Int64(Date().timeIntervalSince1970)
         )
         var request = HTTPClientRequest(url: baseURL + path)
