@@ -11,6 +11,7 @@
 #        DATABASE_URL=postgres://… runs Tessera on PostgreSQL instead of SQLite (LOGIN=0 skips the logins, TOTP=0 the TOTP runs)
 #        OUT=<dir> (results directory) REPORT=0 (leave bench/AUTH.md alone) BIN=… BENCH=… (prebuilt binaries)
 #        NODES_DURING_TOTP=1 (leave the nodes enabled while TOTP is measured; see below)
+#        SERVE_ARGS="--nodes-per-authentication 2" (more flags for `tessera serve`, split on spaces; for experiments)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -37,7 +38,7 @@ DATA=$OUT/data
 DB_ARGS=(); [ -n "${DATABASE_URL:-}" ] && DB_ARGS=(--database-url "$DATABASE_URL")
 ADMIN_DB=(--data-dir "$DATA" "${DB_ARGS[@]}")
 start_tessera "$OUT/tessera.log" "$PORT" --data-dir "$DATA" "${DB_ARGS[@]}" --nodes-embedded 0 \
-  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 ${XP_SERVE_ARGS:-}
+  --otp-per-ip-hourly-limit 1000000000 --otp-per-client-hourly-limit 1000000000 ${SERVE_ARGS:-}
 PIDS+=($TPID)
 SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
 start_nodes "${ADMIN_DB[@]}"
