@@ -33,13 +33,28 @@ protocol HTTPTransport: Sendable {
 struct AsyncHTTPClientTransport: HTTPTransport {
     let timeout: Duration
 
+    /// The SDK's own clients rather than `HTTPClient.shared`, which keeps at most eight connections per
+    /// host for everything. A progress stream holds its connection until its channel ends, and only a
+    /// call ends a channel: in a process that follows many channels at once (many devices in one
+    /// program: a load generator, tests) calls would wait behind streams for a connection, for good.
+    /// So calls and streams get a pool each, of up to 64 connections per host.
+    private static let calls = makeClient()
+    private static let streams = makeClient()
+
+    private static func makeClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        configuration.tracing.tracer = nil
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let seconds = timeout.components.seconds
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(seconds))
+        let response = try await Self.calls.execute(request, timeout: .seconds(seconds))
         let buffer = try await response.body.collect(upTo: 4 << 20)
         return HTTPAnswer(status: Int(response.status.code), body: Data(buffer.readableBytesView))
     }
@@ -47,7 +62,7 @@ struct AsyncHTTPClientTransport: HTTPTransport {
     func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
         var request = HTTPClientRequest(url: url.absoluteString)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, deadline: .now() + .seconds(3600))
+        let response = try await Self.streams.execute(request, deadline: .now() + .seconds(3600))
         let body = response.body
         let stream = AsyncThrowingStream<String, any Error> { continuation in
             let task = Task {

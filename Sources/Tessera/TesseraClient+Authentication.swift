@@ -6,6 +6,14 @@ import TesseraCore
 struct AuthState: Sendable {
     var channel: AuthChannelResponse?
     var token: String?
+    /// What follows the channel's progress stream to its end; cancelled when another authentication begins.
+    var follower: Task<Void, Never>?
+
+    /// A new authentication on `channel`: the previous one's stream, if still followed, is closed.
+    mutating func begin(_ channel: AuthChannelResponse) {
+        follower?.cancel()
+        self = AuthState(channel: channel)
+    }
 }
 
 /// An authentication whose nodes have attested: what ``TesseraClient/requestAuthRequest(channel:matchNumber:onProcess:)`` returns.
@@ -35,7 +43,7 @@ extension TesseraClient {
     /// Opens an authentication channel for this device (`CreateChannel`).
     public func openAuthChannel() async throws -> AuthChannelResponse {
         let channel: AuthChannelResponse = try await call("POST", "/v1/auth/channels", signedBy: try signingDeviceId())
-        authState.withLock { $0 = AuthState(channel: channel, token: nil) }
+        authState.withLock { $0.begin(channel) }
         return channel
     }
 
@@ -59,12 +67,15 @@ extension TesseraClient {
         }
     }
 
-    /// Every event of the channel's stream, the closing outcome included.
+    /// Every event of the channel's stream, the closing outcome included. After the outcome the rest of
+    /// the answer (the server ends it there) is still read, out of sight, so that its connection can
+    /// carry the next call instead of being closed.
     public func authEvents(channelId: String) -> AsyncStream<AuthEvent> {
         let url = configuration.serverURL.appendingPathComponent("v1/auth/channels/\(channelId)/events")
         let transport = self.transport, log = self.log
         return AsyncStream { continuation in
             let task = Task {
+                var ended = false
                 do {
                     let (status, lines) = try await transport.lines(url: url, headers: ["Accept": "text/event-stream"])
                     guard status == 200 else {
@@ -72,24 +83,31 @@ extension TesseraClient {
                         continuation.finish()
                         return
                     }
+                    let decoder = JSONDecoder()
                     var data = ""
-                    for try await line in lines {
+                    for try await line in lines where !ended {
                         if line.hasPrefix("data:") {
                             data += line.dropFirst(5).trimmingCharacters(in: .whitespaces)
                         } else if line.isEmpty, !data.isEmpty {
-                            if let event = try? JSONDecoder().decode(AuthEvent.self, from: Data(data.utf8)) {
+                            if let event = try? decoder.decode(AuthEvent.self, from: Data(data.utf8)) {
                                 continuation.yield(event)
-                                if event.outcome != nil { break }
+                                if event.outcome != nil {
+                                    ended = true
+                                    continuation.finish()
+                                }
                             }
                             data = ""
                         }
                     }
                 } catch {
-                    log?("✗ progress stream: \(error)")
+                    if !ended { log?("✗ progress stream: \(error)") }
                 }
                 continuation.finish()
             }
-            continuation.onTermination = { _ in task.cancel() }
+            // A consumer that stops listening closes the stream; one that got the outcome leaves it to end.
+            continuation.onTermination = { termination in
+                if case .cancelled = termination { task.cancel() }
+            }
         }
     }
 
@@ -114,16 +132,23 @@ extension TesseraClient {
         let opened: AuthChannelResponse
         if let channel { opened = channel } else { opened = try await openAuthChannel() }
         let channel = opened
-        authState.withLock { $0 = AuthState(channel: channel, token: nil) }
-        let progress = Task {
+        authState.withLock { $0.begin(channel) }
+        // The stream is followed to its end (the outcome, after the result) in the background; the wait
+        // below ends at CompleteVerificationOfNodes.
+        let (reached, reachedInput) = AsyncStream.makeStream(of: [AuthStatus].self, bufferingPolicy: .bufferingOldest(1))
+        let events = authEvents(channelId: channel.channelId)
+        let follower = Task {
             var seen: [AuthStatus] = []
-            for await status in authProgress(channelId: channel.channelId) {
+            for await event in events {
+                guard let status = event.status else { continue }
                 seen.append(status)
                 onProcess?(status)
-                if status == .completeVerificationOfNodes { break }
+                if status == .completeVerificationOfNodes { reachedInput.yield(seen) }
             }
-            return seen
+            reachedInput.yield(seen)  // the statuses so far, when the stream ended or was cut before the last
+            reachedInput.finish()
         }
+        authState.withLock { $0.follower = follower }
         let statement = AuthStatement.challenge(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
         let signature = try keyStore.signWithDeviceKey(statement).rawRepresentation.base64EncodedString()
         let started: AuthStartResponse
@@ -133,17 +158,21 @@ extension TesseraClient {
                 signedBy: deviceId
             )
         } catch {
-            progress.cancel()
+            follower.cancel()
             throw error
         }
         // The stream reports the last status within moments; don't let a slow proxy hold the flow.
         let waiter = Task {
-            try? await Task.sleep(for: .seconds(3))
-            progress.cancel()
+            do { try await Task.sleep(for: .seconds(3)) } catch { return }  // cancelled: the statuses came
+            follower.cancel()
         }
-        let seen = await progress.value
+        var statuses: [AuthStatus] = []
+        for await reported in reached {
+            statuses = reported
+            break
+        }
         waiter.cancel()
-        let missed = AuthStatus.allCases.filter { !seen.contains($0) }
+        let missed = AuthStatus.allCases.filter { !statuses.contains($0) }
         if !missed.isEmpty { log?("✗ progress lost: the stream never reported \(missed.map(\.rawValue).joined(separator: ", "))") }
         let stored = try keyStore.loadState()?.localAuthType ?? LocalAuthType.none
         let authType = LocalAuthType(rawValue: started.authType) ?? stored
@@ -169,7 +198,11 @@ extension TesseraClient {
             "POST", "/v1/auth/channels/\(channel.channelId)/result",
             body: AuthResultRequest(isSecondaryCertification: isSecondaryCertification, userVerificationSignature: signature), signedBy: deviceId
         )
-        authState.withLock { $0.token = answer.data }
+        // The stream's outcome is on its way: let it arrive, so that the stream ends by itself.
+        authState.withLock {
+            $0.token = answer.data
+            $0.follower = nil
+        }
         return answer.data
     }
 
