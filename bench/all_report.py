@@ -113,7 +113,9 @@ NOTES = {
                           "revocation and idle checks). Glewlwyd's figures are the same runs as in the result-token table "
                           "(its access tokens are looked up by hash too).",
     "login": "`tessera-bench login`: the SDK's full flow (open channel, progress stream, start with the nodes' quorum 2 of 3, "
-             "user-verification signature, result token). CPU per ceremony is the server's alone; the nodes' is in its own column. "
+             "user-verification signature, result token), one enrolled device per concurrent ceremony, all in one process; the SDK "
+             "reads each progress stream to its end and keeps its connections (calls and streams, up to 64 each). "
+             "CPU per ceremony is the server's alone; the nodes' is in its own column. "
              "The fraction of the ceiling compares ceremonies (4 HTTP exchanges from the client each) with single requests.",
     "otp_email": "Tessera: `POST /v1/otp/send` (`bench/otp-send.sh`, wrk 1 thread), the run waits until every accepted send "
                  "reached the sink; CPU per send includes the courier's delivery. privacyIDEA: `/validate/triggerchallenge` "
