@@ -34,18 +34,20 @@ struct NodeQuorum: Sendable {
     /// HTTP call closes its connection (async-http-client cannot reuse a connection whose answer was
     /// not read), so with a quorum of 2 of 3 every ceremony connected to a node again; the answer
     /// arrives moments later on the kept-alive connection instead. If the caller is cancelled (the
-    /// device went away), every call is cancelled as before.
+    /// device went away), every call is cancelled as before. Answers are checked only as many at a time
+    /// as the quorum still needs (``QuorumRound``): the third of three arriving together waits, and is
+    /// checked only if one of the first two fails.
     func attest(
         _ request: NodeAttestRequest, nodes selected: [NodeDirectory.Node], requestsSent: @Sendable () async throws -> Void
     ) async throws -> Outcome {
         let (progress, report) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
         defer { report.finish() }
-        let settled = Settled()
+        let round = QuorumRound(quorum: quorum)
         let calls = selected.map { node in
-            Task { report.yield(.answered(await ask(node, request, settled: settled, sent: { report.yield(.sent) }))) }
+            Task { report.yield(.answered(await ask(node, request, round: round, sent: { report.yield(.sent) }))) }
         }
         return try await withTaskCancellationHandler {
-            defer { settled.settle() }   // whatever ends the round: answers arriving later are dropped
+            defer { round.settle() }   // whatever ends the round: answers arriving later are dropped
             do {
                 var sent = 0, answered = 0, announced = false
                 var outcome = Outcome(attested: [], failures: [])
@@ -77,35 +79,28 @@ struct NodeQuorum: Sendable {
                 throw error
             }
         } onCancel: {
-            settled.settle()
+            round.settle()
             for call in calls { call.cancel() }
         }
-    }
-
-    /// Whether the round has its outcome: a call answering later is not checked or counted.
-    final class Settled: Sendable {
-        private let state = Mutex(false)
-        func settle() { state.withLock { $0 = true } }
-        var isSettled: Bool { state.withLock { $0 } }
     }
 
     /// One node's attestation, checked against its key; `sent` is called as its call starts. An
     /// answer that arrives after the round was settled is dropped: neither checked, nor a failure,
     /// nor a latency.
     private func ask(
-        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, settled: Settled, sent: @escaping @Sendable () -> Void
+        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, round: QuorumRound, sent: @escaping @Sendable () -> Void
     ) async -> Result<String, NodeCallError> {
         let id = node.entry.nodeId
         let start = ContinuousClock.now
-        let result = await verifiedAttestation(node, request, settled: settled, sent: sent)
-        if settled.isSettled || Task.isCancelled { return result }
+        let result = await verifiedAttestation(node, request, round: round, sent: sent)
+        if round.isSettled || Task.isCancelled { return result }
         metrics?.nodeAttestation(nodeId: id, duration: start.duration(to: .now), failed: (try? result.get()) == nil)
         return result
     }
 
-    /// The call and the check of ``ask(_:_:settled:sent:)``.
+    /// The call and the check of ``ask(_:_:round:sent:)``.
     private func verifiedAttestation(
-        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, settled: Settled, sent: @escaping @Sendable () -> Void
+        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, round: QuorumRound, sent: @escaping @Sendable () -> Void
     ) async -> Result<String, NodeCallError> {
         let id = node.entry.nodeId, timeout = self.timeout
         do {
@@ -115,17 +110,17 @@ struct NodeQuorum: Sendable {
                 sent()
                 return try await node.client.attest(request)
             }
-            if settled.isSettled { return .failure(NodeCallError(nodeId: id, code: nil, message: "answered after the quorum")) }
+            guard await round.admit() else { return .failure(NodeCallError(nodeId: id, code: nil, message: "answered after the quorum")) }
             let statement = AuthStatement.attestation(
                 nodeId: id, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge, signedAt: attestation.signedAt
             )
-            guard attestation.nodeId == id, let signature = Data(base64Encoded: attestation.signature),
-                  node.publicKey.isValidSignature(signature, for: statement)
-            else { return .failure(NodeCallError(nodeId: id, code: nil, message: "attestation does not verify")) }
+            let verifies = attestation.nodeId == id && Data(base64Encoded: attestation.signature).map { node.publicKey.isValidSignature($0, for: statement) } == true
+            round.finished(verified: verifies)
+            guard verifies else { return .failure(NodeCallError(nodeId: id, code: nil, message: "attestation does not verify")) }
             nodes.markHealthy(id)
             return .success(id)
         } catch let error as NodeCallError {
-            if error.code == nil, !settled.isSettled { nodes.markFailed(id) }
+            if error.code == nil, !round.isSettled { nodes.markFailed(id) }
             return .failure(error)
         } catch {
             return .failure(NodeCallError(nodeId: id, code: nil, message: String(describing: error)))
