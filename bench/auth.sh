@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Node-quorum authentication and TOTP verification benchmark (release build, SQLite, loopback):
 #   1. login ceremonies: three `tessera node` processes, `tessera-bench login` (the public SDK's full
-#      flow: open channel, progress stream, signed challenge fanned out to the nodes, quorum 2 of 3,
-#      user-verification signature, result token) at each concurrency;
+#      flow: open channel, signed challenge fanned out to the nodes, quorum 2 of 3, user-verification
+#      signature, result token) at each concurrency; then once more at the highest concurrency with
+#      `--progress`, each login also following its progress stream (login-progress.jsonl; PROGRESS=0 skips it);
 #   2. TOTP verification for the relying party (POST /v1/rp/totp/verify, HTTP Basic), wrk with the
 #      privacyIDEA peer's own wrk script, every request a correct, unused code;
 #   3. privacyIDEA 3.14 /validate/check with correct TOTP codes (../shared/peers/privacyidea), same run.
@@ -44,19 +45,30 @@ SECRET=$(awk '/client secret:/{print $3}' "$OUT/tessera.log")
 start_nodes "${ADMIN_DB[@]}"
 PIDS+=("${NODE_PIDS[@]}")
 
-: > "$OUT/login.jsonl"
-RUN=0
-for C in $CONCS; do
-  [ "${LOGIN:-1}" = 1 ] || break
+# login_run: one `tessera-bench login` run at concurrency C, appended to OUT/LOGIN_FILE with the server's
+# and the nodes' CPU (PROGRESS_FLAG: --progress or empty).
+login_run() {
   RUN=$((RUN + 1))
-  echo "== login ceremonies c=$C"
+  echo "== login ceremonies c=$C $PROGRESS_FLAG"
   s0=$(cpu_ticks $TPID); c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
   line=$(timeout $((DURATION + 120)) "$BENCH" login --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$DATA" \
-    --concurrency "$C" --duration "$DURATION" --prefix "l$RUN" --run-number "$RUN" | sed -n 's/^RESULT //p')
+    --concurrency "$C" --duration "$DURATION" --prefix "l$RUN" --run-number "$RUN" $PROGRESS_FLAG | sed -n 's/^RESULT //p')
   s1=$(cpu_ticks $TPID); c1=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t1=$(date +%s.%N)
   echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);d['server_cores']=round(($s1-$s0)/$HZ/($t1-$t0),3);print(json.dumps(d))" \
-    | tee -a "$OUT/login.jsonl"
+    | tee -a "$OUT/$LOGIN_FILE"
+}
+: > "$OUT/login.jsonl"; : > "$OUT/login-progress.jsonl"
+RUN=0
+LOGIN_FILE=login.jsonl PROGRESS_FLAG=
+for C in $CONCS; do
+  [ "${LOGIN:-1}" = 1 ] || break
+  login_run
 done
+if [ "${LOGIN:-1}" = 1 ] && [ "${PROGRESS:-1}" = 1 ]; then
+  LOGIN_FILE=login-progress.jsonl PROGRESS_FLAG=--progress
+  C=${CONCS##* }
+  login_run
+fi
 [ "${TOTP:-1}" = 1 ] || exit 0
 
 # TOTP verification does not involve the verifier nodes, but every device created is queued for delivery to every

@@ -24,10 +24,10 @@ public struct AuthSession: Sendable, Equatable {
     public var authType: LocalAuthType
     /// The nodes whose attestations made the quorum.
     public var nodes: [String]
-    /// The steps the progress stream never delivered (empty when it reported every one). The
-    /// authentication itself did reach its quorum; only its progress was lost on the way (a proxy
-    /// that buffers or cuts server-sent events, a dropped connection), and no step was reported that
-    /// was not received.
+    /// The steps the progress stream never delivered (empty when it reported every one, and when
+    /// nobody asked for progress: without `onProcess` the stream is not opened). The authentication
+    /// itself did reach its quorum; only its progress was lost on the way (a proxy that buffers or cuts
+    /// server-sent events, a dropped connection), and no step was reported that was not received.
     public var missedStatuses: [AuthStatus] = []
 }
 
@@ -112,7 +112,7 @@ extension TesseraClient {
     }
 
     /// The seed's `requestAuthRequest` and start: opens a channel (or takes a relying party's pending
-    /// request), follows its progress, signs the challenge with the device key and waits until a
+    /// request), follows its progress (when `onProcess` is given), signs the challenge with the device key and waits until a
     /// quorum of nodes attested.
     /// - Parameters:
     ///   - channel: A request from ``pendingAuthRequests()`` to approve; `nil` opens a new channel.
@@ -121,7 +121,9 @@ extension TesseraClient {
     ///     number ends the request (`authNumberMismatch`); there is no second guess.
     ///   - onProcess: Receives `CreateChannel`, `SelectNodes`, `StartVerificationOfNodes`,
     ///     `CompleteVerificationOfNodes` as they happen, and only those the stream delivered; the ones it
-    ///     never delivered are in ``AuthSession/missedStatuses``.
+    ///     never delivered are in ``AuthSession/missedStatuses``. Without it the progress stream is not
+    ///     opened at all: the login then costs one connection and one request less, and its outcome is
+    ///     the same (the start call itself answers once the quorum attested).
     /// - Returns: The session, with the secondary verification (`authType`) to perform next.
     /// - Throws: ``TesseraError``: `authQuorumNotReached` when too few nodes attested, `authNumberMismatch`,
     ///   channel errors, signature errors.
@@ -133,6 +135,7 @@ extension TesseraClient {
         if let channel { opened = channel } else { opened = try await openAuthChannel() }
         let channel = opened
         authState.withLock { $0.begin(channel) }
+        guard let onProcess else { return try await start(channel, deviceId: deviceId, matchNumber: matchNumber) }
         // The stream is followed to its end (the outcome, after the result) in the background; the wait
         // below ends at CompleteVerificationOfNodes.
         let (reached, reachedInput) = AsyncStream.makeStream(of: [AuthStatus].self, bufferingPolicy: .bufferingOldest(1))
@@ -142,21 +145,16 @@ extension TesseraClient {
             for await event in events {
                 guard let status = event.status else { continue }
                 seen.append(status)
-                onProcess?(status)
+                onProcess(status)
                 if status == .completeVerificationOfNodes { reachedInput.yield(seen) }
             }
             reachedInput.yield(seen)  // the statuses so far, when the stream ended or was cut before the last
             reachedInput.finish()
         }
         authState.withLock { $0.follower = follower }
-        let statement = AuthStatement.challenge(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
-        let signature = try keyStore.signWithDeviceKey(statement).rawRepresentation.base64EncodedString()
-        let started: AuthStartResponse
+        let started: AuthSession
         do {
-            started = try await call(
-                "POST", "/v1/auth/channels/\(channel.channelId)/start", body: AuthStartRequest(challengeSignature: signature, matchNumber: matchNumber),
-                signedBy: deviceId
-            )
+            started = try await start(channel, deviceId: deviceId, matchNumber: matchNumber)
         } catch {
             follower.cancel()
             throw error
@@ -166,17 +164,28 @@ extension TesseraClient {
             do { try await Task.sleep(for: .seconds(3)) } catch { return }  // cancelled: the statuses came
             follower.cancel()
         }
-        var statuses: [AuthStatus] = []
-        for await reported in reached {
-            statuses = reported
-            break
-        }
+        var first = reached.makeAsyncIterator()
+        let statuses = await first.next() ?? []
         waiter.cancel()
         let missed = AuthStatus.allCases.filter { !statuses.contains($0) }
         if !missed.isEmpty { log?("✗ progress lost: the stream never reported \(missed.map(\.rawValue).joined(separator: ", "))") }
+        var session = started
+        session.missedStatuses = missed
+        return session
+    }
+
+    /// The start call of ``requestAuthRequest(channel:matchNumber:onProcess:)``: signs the channel's
+    /// challenge with the device key; the server answers once a quorum of nodes attested.
+    private func start(_ channel: AuthChannelResponse, deviceId: String, matchNumber: String?) async throws -> AuthSession {
+        let statement = AuthStatement.challenge(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
+        let signature = try keyStore.signWithDeviceKey(statement).rawRepresentation.base64EncodedString()
+        let started: AuthStartResponse = try await call(
+            "POST", "/v1/auth/channels/\(channel.channelId)/start", body: AuthStartRequest(challengeSignature: signature, matchNumber: matchNumber),
+            signedBy: deviceId
+        )
         let stored = try keyStore.loadState()?.localAuthType ?? LocalAuthType.none
         let authType = LocalAuthType(rawValue: started.authType) ?? stored
-        return AuthSession(channel: channel, authType: authType, nodes: started.nodes, missedStatuses: missed)
+        return AuthSession(channel: channel, authType: authType, nodes: started.nodes)
     }
 
     /// The seed's `requestAuthResult(isSecondaryCertification:)`: reports the local verification. On

@@ -43,6 +43,8 @@ extension BenchCommand {
             abstract: "Node-quorum login ceremonies per second: one enrolled device per concurrent user, each running the SDK's full flow."
         )
         @OptionGroup var load: LoadOptions
+        @Flag(help: "Follow each login's progress stream (an app that shows the steps); without it no stream is opened.")
+        var progress = false
 
         func run() async throws {
             let url = try load.url(), codes = load.codes(), load = self.load
@@ -62,8 +64,13 @@ extension BenchCommand {
             }
             // Node sync runs right after each sign-up; give stragglers a moment.
             try await Task.sleep(for: .seconds(1))
+            let progress = self.progress
             let (results, start) = await measure(workers: devices.count, seconds: load.duration) { worker, _ in
-                (try? await devices[worker].authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")) != nil
+                let device = devices[worker], local = NoLocalAuthentication()
+                let token = progress
+                    ? try? await device.authenticate(localAuthenticator: local, reason: "bench") { _ in }
+                    : try? await device.authenticate(localAuthenticator: local, reason: "bench")
+                return token != nil
             }
             printResult(results, concurrency: load.concurrency, since: start)
         }

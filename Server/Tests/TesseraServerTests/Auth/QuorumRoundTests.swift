@@ -7,11 +7,7 @@ import TesseraTestSupport
 struct QuorumRoundTests {
     @Test("quorum 2: two answers are checked at once, a third waits and is dropped once both verified and the round settled")
     func thirdDropped() async {
-        let round = QuorumRound(quorum: 2)
-        #expect(await round.admit())
-        #expect(await round.admit())
-        let third = Task { await round.admit() }
-        #expect(await eventually { round.waitingCount == 1 })
+        let (round, third) = await twoCheckingOneWaiting()
         round.finished(verified: true)
         round.finished(verified: true)
         #expect(round.waitingCount == 1)  // two verified make the quorum: no third check
@@ -22,11 +18,7 @@ struct QuorumRoundTests {
 
     @Test("quorum 2: a failed check lets the waiting answer be checked instead")
     func failureAdmitsWaiting() async {
-        let round = QuorumRound(quorum: 2)
-        #expect(await round.admit())
-        #expect(await round.admit())
-        let third = Task { await round.admit() }
-        #expect(await eventually { round.waitingCount == 1 })
+        let (round, third) = await twoCheckingOneWaiting()
         round.finished(verified: false)
         #expect(await third.value == true)
         #expect(round.waitingCount == 0)
@@ -47,5 +39,15 @@ struct QuorumRoundTests {
         round.settle()
         for task in waiting { #expect(await task.value == false) }
         #expect(round.isSettled)
+    }
+
+    /// A quorum-2 round with two answers being checked and a third waiting for admission.
+    private func twoCheckingOneWaiting() async -> (QuorumRound, Task<Bool, Never>) {
+        let round = QuorumRound(quorum: 2)
+        #expect(await round.admit())
+        #expect(await round.admit())
+        let third = Task { await round.admit() }
+        #expect(await eventually { round.waitingCount == 1 })
+        return (round, third)
     }
 }

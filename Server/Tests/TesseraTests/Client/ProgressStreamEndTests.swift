@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Tessera
 import TesseraCore
@@ -19,16 +20,23 @@ struct ProgressStreamEndTests {
         case abandoned
     }
 
+    /// How many event streams a transport opened.
+    final class Opened: Sendable {
+        let count = Mutex(0)
+    }
+
     /// The platform transport, reporting how each event stream ended.
     struct RecordingStreams: HTTPTransport {
         let base: any HTTPTransport
         let ends: AsyncStream<End>.Continuation
+        var opened = Opened()
 
         func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer {
             try await base.send(method: method, url: url, headers: headers, body: body)
         }
 
         func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
+            opened.count.withLock { $0 += 1 }
             let (status, lines) = try await base.lines(url: url, headers: headers)
             let ends = self.ends
             let watched = AsyncThrowingStream<String, any Error> { continuation in
@@ -68,14 +76,35 @@ struct ProgressStreamEndTests {
             #expect(await iterator.next() == .read)  // the server ended it after the outcome
             #expect(statuses.statuses == AuthStatus.allCases)
 
-            let left = try await tessera.requestAuthRequest()
+            let left = try await tessera.requestAuthRequest { _ in }
             #expect(left.missedStatuses.isEmpty)
-            _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in")
+            _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in") { _ in }
             #expect(await iterator.next() == .abandoned)  // the login left without a result
             #expect(await iterator.next() == .read)
             // The server holds a stream until its channel ends, whether or not anyone still reads it:
             // end the left one rather than wait for its expiry at shutdown.
             try await tessera.requestAuthCancel(channel: left.channel)
+        }
+    }
+
+    @Test("a login that asks for no progress opens no stream, and reaches its result all the same")
+    func noProgressNoStream() async throws {
+        try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
+            let keyStore = MemoryKeyStore()
+            let enrolled = try await LiveServer.enrol(runtime, client, url, userKey: "no-progress", bundleId: Self.bundleId, keyStore: keyStore)
+            let (_, input) = AsyncStream.makeStream(of: End.self)
+            let streams = RecordingStreams(base: enrolled.transport, ends: input)
+            let tessera = TesseraClient(configuration: enrolled.configuration, keyStore: keyStore, onTotalLog: nil, transport: streams)
+
+            let session = try await tessera.requestAuthRequest()
+            #expect(session.nodes.count >= 2)
+            #expect(session.missedStatuses.isEmpty)
+            let token = try await tessera.requestAuthResult(isSecondaryCertification: true, unlockSecret: "482913")
+            #expect(!token.isEmpty)
+            #expect(streams.opened.count.withLock { $0 } == 0)
+
+            _ = try await tessera.authenticate(localAuthenticator: LiveServer.pin, reason: "Log in") { _ in }
+            #expect(streams.opened.count.withLock { $0 } == 1)  // asked for progress: one stream
         }
     }
 
@@ -91,7 +120,7 @@ struct ProgressStreamEndTests {
             }
             // Each login stops after its nodes attested, its stream open until the result.
             let sessions = try await withThrowingTaskGroup(of: AuthSession.self) { group in
-                for device in devices { group.addTask { try await device.requestAuthRequest() } }
+                for device in devices { group.addTask { try await device.requestAuthRequest { _ in } } }
                 return try await group.reduce(into: [AuthSession]()) { $0.append($1) }
             }
             #expect(sessions.count == 12)
