@@ -19,7 +19,7 @@ public enum ConfigurationKeys {
         "courier.email", "courier.sms", "courier.pollIntervalMs",
         "devices.maxPerUser", "devices.identityChecksPerHour",
         "auth.issuer", "auth.channelLifetime", "auth.resultTokenLifetime",
-        "production", "nodes.embedded", "nodes.embeddedDirectory", "nodes.perAuthentication", "nodes.quorum", "nodes.timeoutMs", "nodes.caFile",
+        "production", "nodes.embedded", "nodes.embeddedDirectory", "nodes.perAuthentication", "nodes.quorum", "nodes.timeoutMs", "nodes.spareAfterMs", "nodes.caFile",
         "totp.maxFailures",
         "flows.lifetime", "flows.perIpHourlyLimit",
         "sessions.lifetime", "sessions.idleTimeout", "sessions.pendingLifetime",

@@ -66,6 +66,9 @@ public struct ServerConfiguration: Sendable {
     public var nodeQuorum = 2
     /// How long the server waits for one node.
     public var nodeTimeout: Duration = .milliseconds(2000)
+    /// How long a login's first round of nodes (as many as the quorum needs) may take before the
+    /// other selected nodes are asked too (`nodes.spareAfterMs`; nil, from 0: every selected node at once).
+    public var nodeSpareAfter: Duration? = .milliseconds(100)
     /// Lifetime of an authentication channel.
     public var channelLifetime: Duration = .seconds(120)
     /// Lifetime of a result token.
@@ -258,6 +261,8 @@ public struct ServerConfiguration: Sendable {
         nodeQuorum = try count("nodes.quorum", nodeQuorum, range: 1...15)
         guard nodeQuorum <= nodesPerAuthentication else { throw ConfigurationError("nodes.quorum must not exceed nodes.perAuthentication") }
         nodeTimeout = .milliseconds(try count("nodes.timeoutMs", 2000, range: 50...60000))
+        let spareAfter = try count("nodes.spareAfterMs", 100, range: 0...60000)
+        nodeSpareAfter = spareAfter == 0 ? nil : .milliseconds(spareAfter)
         channelLifetime = try seconds("auth.channelLifetime", channelLifetime, range: 10...3600)
         resultTokenLifetime = try seconds("auth.resultTokenLifetime", resultTokenLifetime, range: 30...86400)
         totpMaxFailures = try count("totp.maxFailures", totpMaxFailures, range: 1...1000)

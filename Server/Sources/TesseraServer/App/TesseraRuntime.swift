@@ -167,7 +167,7 @@ public final class TesseraRuntime: Sendable {
             random: random, clock: clock,
             settings: .init(
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
-                nodeTimeout: configuration.nodeTimeout, channelLifetime: configuration.channelLifetime
+                nodeTimeout: configuration.nodeTimeout, nodeSpareAfter: configuration.nodeSpareAfter, channelLifetime: configuration.channelLifetime
             ),
             logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit, metrics: metrics
         )

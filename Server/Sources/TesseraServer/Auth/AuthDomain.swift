@@ -9,6 +9,8 @@ struct AuthDomain: Sendable {
         var nodesPerAuthentication = 3
         var quorum = 2
         var nodeTimeout: Duration = .milliseconds(2000)
+        /// See ``NodeQuorum/spareAfter`` (nil: every selected node at once).
+        var nodeSpareAfter: Duration? = nil
         var channelLifetime: Duration = .seconds(120)
     }
 
@@ -39,7 +41,9 @@ struct AuthDomain: Sendable {
         device = DeviceAuthFlow(
             channels: channels, devices: devices, nodes: nodes, tokens: tokens, sealer: sealer,
             nodesPerAuthentication: settings.nodesPerAuthentication,
-            nodeQuorum: NodeQuorum(nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock, metrics: metrics),
+            nodeQuorum: NodeQuorum(
+                nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock, metrics: metrics, spareAfter: settings.nodeSpareAfter
+            ),
             logger: logger
         )
         relyingParty = RelyingPartyAuthFlow(channels: channels, devices: devices, sealer: sealer, push: push)

@@ -2,9 +2,15 @@ import Foundation
 import Synchronization
 import TesseraCore
 
-/// Asks the selected nodes, all at once, to attest a device's signed challenge, and waits for a
-/// quorum. Each step is reported when it really happens: the requests are announced as sent once
-/// every node's call is under way, and the quorum is declared only after enough attestations verified.
+/// Asks the selected nodes to attest a device's signed challenge, and waits for a quorum. Each step is
+/// reported when it really happens: the requests are announced as sent once the first round's calls
+/// are under way, and the quorum is declared only after enough attestations verified.
+///
+/// With ``spareAfter`` set, the first round asks only as many nodes as the quorum needs; the others
+/// selected are spares, asked when a node of the round fails (one spare for each failure) or when
+/// the round has not reached its quorum within ``spareAfter`` (every spare left). Without it every
+/// selected node is asked at once. Either way a quorum of verified attestations is required: the
+/// spares change how many nodes are asked, never how many must attest.
 struct NodeQuorum: Sendable {
     let nodes: any AttestingNodes
     let quorum: Int
@@ -13,6 +19,9 @@ struct NodeQuorum: Sendable {
     let clock: WallClock
     /// Records each node's attestation latency and failures (nil: not recorded).
     var metrics: ServerMetrics? = nil
+    /// How long the first round may take before the spare nodes are asked too, on the injected clock
+    /// (nil: every selected node is asked at once).
+    var spareAfter: Duration? = nil
 
     /// The nodes that attested, and why the others did not.
     struct Outcome: Sendable {
@@ -23,11 +32,36 @@ struct NodeQuorum: Sendable {
     private enum Progress: Sendable {
         case sent
         case answered(Result<String, NodeCallError>)
+        case spareDue
     }
 
-    /// Sends `request` to every node in `selected`; calls `requestsSent` once all the calls are under
-    /// way, then returns as soon as a quorum verified or every node answered or timed out. An error
-    /// from `requestsSent` ends the round (the calls still under way are cancelled) and is rethrown.
+    /// The calls of one round, cancelled together; a call added after the round was cancelled is
+    /// cancelled at once.
+    private final class Calls: Sendable {
+        private let state = Mutex<(tasks: [Task<Void, Never>], cancelled: Bool)>(([], false))
+
+        func add(_ task: Task<Void, Never>) {
+            let cancelled = state.withLock { state in
+                if !state.cancelled { state.tasks.append(task) }
+                return state.cancelled
+            }
+            if cancelled { task.cancel() }
+        }
+
+        func cancelAll() {
+            let tasks = state.withLock { state in
+                state.cancelled = true
+                return state.tasks
+            }
+            for task in tasks { task.cancel() }
+        }
+    }
+
+    /// Sends `request` to the first round of `selected` (all of them without ``spareAfter``), and to
+    /// spares as described above; calls `requestsSent` once the first round's calls are under way,
+    /// then returns as soon as a quorum verified or every node asked answered or timed out with no
+    /// spare left. An error from `requestsSent` ends the round (the calls still under way are
+    /// cancelled) and is rethrown.
     ///
     /// The calls still under way once a quorum verified are not cancelled: they end on their own,
     /// with the node's answer or the timeout, and their answers are dropped unchecked. A cancelled
@@ -43,9 +77,26 @@ struct NodeQuorum: Sendable {
         let (progress, report) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
         defer { report.finish() }
         let round = QuorumRound(quorum: quorum)
-        let calls = selected.map { node in
-            Task { report.yield(.answered(await ask(node, request, round: round, sent: { report.yield(.sent) }))) }
+        let calls = Calls()
+        let firstRound = spareAfter == nil ? selected.count : min(quorum, selected.count)
+        var spares = selected.dropFirst(firstRound)
+        var asked = 0
+        func ask(_ node: NodeDirectory.Node) {
+            asked += 1
+            calls.add(Task { report.yield(.answered(await self.ask(node, request, round: round, sent: { report.yield(.sent) }))) })
         }
+        func askSpare(_ node: NodeDirectory.Node) {
+            metrics?.spareNodeAsked()
+            ask(node)
+        }
+        for node in selected.prefix(firstRound) { ask(node) }
+        let timer: Task<Void, Never>? = spareAfter.flatMap { delay in
+            spares.isEmpty ? nil : Task { [clock] in
+                do { try await clock.sleep(delay) } catch { return }
+                report.yield(.spareDue)
+            }
+        }
+        defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
             defer { round.settle() }   // whatever ends the round: answers arriving later are dropped
             do {
@@ -65,22 +116,25 @@ struct NodeQuorum: Sendable {
                     case .answered(.failure(let error)):
                         answered += 1
                         outcome.failures.append(error.description)
+                        if let spare = spares.popFirst() { askSpare(spare) }
+                    case .spareDue:
+                        while let spare = spares.popFirst() { askSpare(spare) }
                     }
-                    if !announced, sent == selected.count {
+                    if !announced, sent >= firstRound {
                         try await requestsSent()
                         announced = true
                     }
-                    if announced, outcome.attested.count >= quorum || answered == selected.count { break }
+                    if announced, outcome.attested.count >= quorum || (answered == asked && spares.isEmpty) { break }
                 }
                 try Task.checkCancellation()
                 return outcome
             } catch {
-                for call in calls { call.cancel() }
+                calls.cancelAll()
                 throw error
             }
         } onCancel: {
             round.settle()
-            for call in calls { call.cancel() }
+            calls.cancelAll()
         }
     }
 

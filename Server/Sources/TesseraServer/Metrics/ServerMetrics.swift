@@ -32,6 +32,7 @@ public final class ServerMetrics: Sendable {
     private let courierDepth: CoreMetrics.Meter
     private let courierOldestAge: CoreMetrics.Meter
     private let nodes = Mutex<[String: NodeSeries]>([:])
+    private let spareNodes: CoreMetrics.Counter
     private let webhooks: [WebhookResult: CoreMetrics.Counter]
 
     /// How a webhook delivery attempt ended, for ``webhookDelivery(_:)``.
@@ -76,6 +77,7 @@ public final class ServerMetrics: Sendable {
         })
         courierDepth = CoreMetrics.Meter(label: "tessera_courier_queue_depth", factory: factory)
         courierOldestAge = CoreMetrics.Meter(label: "tessera_courier_oldest_pending_age_seconds", factory: factory)
+        spareNodes = CoreMetrics.Counter(label: "tessera_node_spare_asks_total", factory: factory)
         webhooks = Dictionary(uniqueKeysWithValues: WebhookResult.allCases.map {
             ($0, CoreMetrics.Counter(label: "tessera_webhook_deliveries_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
         })
@@ -109,6 +111,10 @@ public final class ServerMetrics: Sendable {
         series.latency.record(duration: duration)
         if failed { series.failures.increment() }
     }
+
+    /// A spare node was asked to attest: a node of the login's first round failed, or the round was
+    /// slower than `nodes.spareAfterMs`.
+    func spareNodeAsked() { spareNodes.increment() }
 
     /// The courier's queue as read at a scrape: pending messages and the age of the oldest one.
     func courierQueue(depth: Int, oldestAge: Duration) {
