@@ -32,32 +32,32 @@ struct SpareNodesTests {
         return await calls.reduce(into: []) { $0.append($1.code ?? 0) }
     }
 
-    @Test("healthy first round: the two nodes the quorum needs are asked, the spare never")
-    func spareNotAsked() async throws {
+    /// One round over the three nodes, each released beforehand with its verdict: its outcome, the
+    /// nodes called (sorted markers) and the clock's time at the end.
+    static func round(_ verdicts: [AuthProgressTests.Verdict]) async throws -> (outcome: NodeQuorum.Outcome, called: [Int], now: Int64) {
         let manual = ManualClock(start: 1_000_000)
         let (quorum, nodes, selected, calls) = Self.setUp(manual)
-        nodes[0].gate.release(.attest)
-        nodes[1].gate.release(.attest)
-        nodes[2].gate.release(.attest)
+        for (node, verdict) in zip(nodes, verdicts) { node.gate.release(verdict) }
         let outcome = try await quorum.attest(Self.request, nodes: selected, requestsSent: {})
+        #expect(await eventually { manual.waitingSleepers == 0 }, "the calls' timeouts and the spare's timer ended with the round")
+        return (outcome, await Self.called(nodes, calls).sorted(), manual.clock.now())
+    }
+
+    @Test("healthy first round: the two nodes the quorum needs are asked, the spare never")
+    func spareNotAsked() async throws {
+        let (outcome, called, _) = try await Self.round([.attest, .attest, .attest])
         #expect(Set(outcome.attested) == ["node-1", "node-2"])
         #expect(outcome.failures.isEmpty)
-        #expect(await eventually { manual.waitingSleepers == 0 }, "the spare's timer ended with the round")
-        #expect(await Self.called(nodes, calls).sorted() == [1, 2])
+        #expect(called == [1, 2])
     }
 
     @Test("a node of the first round fails: the spare is asked at once, without waiting for the delay")
     func failureAsksSpare() async throws {
-        let manual = ManualClock(start: 1_000_000)
-        let (quorum, nodes, selected, calls) = Self.setUp(manual)
-        nodes[0].gate.release(.refuse)
-        nodes[1].gate.release(.attest)
-        nodes[2].gate.release(.attest)
-        let outcome = try await quorum.attest(Self.request, nodes: selected, requestsSent: {})
+        let (outcome, called, now) = try await Self.round([.refuse, .attest, .attest])
         #expect(Set(outcome.attested) == ["node-2", "node-3"])
         #expect(outcome.failures.count == 1)
-        #expect(manual.clock.now() == 1_000_000)  // no time passed: the failure itself brought the spare in
-        #expect(await Self.called(nodes, calls).sorted() == [1, 2, 3])
+        #expect(now == 1_000_000)  // no time passed: the failure itself brought the spare in
+        #expect(called == [1, 2, 3])
     }
 
     @Test("a slow first round: once the delay passed the spare is asked, and the quorum is the fast node and the spare")
@@ -84,13 +84,10 @@ struct SpareNodesTests {
 
     @Test("every node refuses: the failures use up the spare, then the round ends without a quorum")
     func allRefuse() async throws {
-        let manual = ManualClock(start: 1_000_000)
-        let (quorum, nodes, selected, calls) = Self.setUp(manual)
-        for node in nodes { node.gate.release(.refuse) }
-        let outcome = try await quorum.attest(Self.request, nodes: selected, requestsSent: {})
+        let (outcome, called, _) = try await Self.round([.refuse, .refuse, .refuse])
         #expect(outcome.attested.isEmpty)
         #expect(outcome.failures.count == 3)
-        #expect(await Self.called(nodes, calls).sorted() == [1, 2, 3])
+        #expect(called == [1, 2, 3])
     }
 
     @Test("the configuration: 100 ms by default, 0 asks every selected node at once, out of range is refused")

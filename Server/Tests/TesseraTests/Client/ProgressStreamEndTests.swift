@@ -59,16 +59,21 @@ struct ProgressStreamEndTests {
         }
     }
 
+    /// A device enrolled as `userKey` whose transport records its event streams, how they ended.
+    static func recordingDevice(
+        _ runtime: TesseraRuntime, _ client: Client, _ url: URL, userKey: String
+    ) async throws -> (tessera: TesseraClient, ends: AsyncStream<End>, streams: RecordingStreams) {
+        let keyStore = MemoryKeyStore()
+        let enrolled = try await LiveServer.enrol(runtime, client, url, userKey: userKey, bundleId: Self.bundleId, keyStore: keyStore)
+        let (ends, input) = AsyncStream.makeStream(of: End.self)
+        let streams = RecordingStreams(base: enrolled.transport, ends: input)
+        return (TesseraClient(configuration: enrolled.configuration, keyStore: keyStore, onTotalLog: nil, transport: streams), ends, streams)
+    }
+
     @Test("a login reads its progress stream to the end; one left after the nodes attested has its stream closed when the next begins")
     func streamEnds() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
-            let keyStore = MemoryKeyStore()
-            let enrolled = try await LiveServer.enrol(runtime, client, url, userKey: "stream-end", bundleId: Self.bundleId, keyStore: keyStore)
-            let (ends, input) = AsyncStream.makeStream(of: End.self)
-            let tessera = TesseraClient(
-                configuration: enrolled.configuration, keyStore: keyStore, onTotalLog: nil,
-                transport: RecordingStreams(base: enrolled.transport, ends: input)
-            )
+            let (tessera, ends, _) = try await Self.recordingDevice(runtime, client, url, userKey: "stream-end")
             var iterator = ends.makeAsyncIterator()
 
             let statuses = TesseraClientAuthTests.Recorder()
@@ -90,11 +95,7 @@ struct ProgressStreamEndTests {
     @Test("a login that asks for no progress opens no stream, and reaches its result all the same")
     func noProgressNoStream() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
-            let keyStore = MemoryKeyStore()
-            let enrolled = try await LiveServer.enrol(runtime, client, url, userKey: "no-progress", bundleId: Self.bundleId, keyStore: keyStore)
-            let (_, input) = AsyncStream.makeStream(of: End.self)
-            let streams = RecordingStreams(base: enrolled.transport, ends: input)
-            let tessera = TesseraClient(configuration: enrolled.configuration, keyStore: keyStore, onTotalLog: nil, transport: streams)
+            let (tessera, _, streams) = try await Self.recordingDevice(runtime, client, url, userKey: "no-progress")
 
             let session = try await tessera.requestAuthRequest()
             #expect(session.nodes.count >= 2)
