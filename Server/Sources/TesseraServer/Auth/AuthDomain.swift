@@ -10,7 +10,7 @@ struct AuthDomain: Sendable {
         var quorum = 2
         var nodeTimeout: Duration = .milliseconds(2000)
         /// See ``NodeQuorum/spareAfter`` (nil: every selected node at once).
-        var nodeSpareAfter: Duration? = nil
+        var nodeSpareAfter: Duration? = .milliseconds(100)
         var channelLifetime: Duration = .seconds(120)
     }
 

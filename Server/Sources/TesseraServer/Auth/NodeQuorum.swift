@@ -80,9 +80,7 @@ struct NodeQuorum: Sendable {
         let calls = Calls()
         let firstRound = spareAfter == nil ? selected.count : min(quorum, selected.count)
         var spares = selected.dropFirst(firstRound)
-        var asked = 0
         func ask(_ node: NodeDirectory.Node) {
-            asked += 1
             calls.add(Task { report.yield(.answered(await self.ask(node, request, round: round, sent: { report.yield(.sent) }))) })
         }
         func askSpare(_ node: NodeDirectory.Node) {
@@ -124,7 +122,8 @@ struct NodeQuorum: Sendable {
                         try await requestsSent()
                         announced = true
                     }
-                    if announced, outcome.attested.count >= quorum || (answered == asked && spares.isEmpty) { break }
+                    // Every selected node answered (spares included: one is asked only when it is popped from them).
+                    if announced, outcome.attested.count >= quorum || answered == selected.count { break }
                 }
                 try Task.checkCancellation()
                 return outcome
