@@ -12,10 +12,6 @@ public final class PushPeer: Sendable {
         public var description: String
     }
 
-    /// TESSERA_TEST_PYTHON: a python with hypercorn and PyJWT.
-    public static let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"]
-    /// In CI the peer must run (tests fail rather than skip).
-    public static let required = ProcessInfo.processInfo.environment["CI"] == "true"
     static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Fixtures/push_peer.py").path
     /// The APNs key ID, team ID and topic, and the FCM service account, the peer checks.
@@ -41,16 +37,15 @@ public final class PushPeer: Sendable {
     /// What the peer printed.
     public var log: String { (try? String(contentsOfFile: directory + "/peer.log", encoding: .utf8)) ?? "" }
 
-    /// Whether the peer can run here; throws in CI when it cannot (the tests must not skip there).
-    public static func available() throws -> Bool {
-        if python != nil { return true }
-        if required { throw Unavailable(description: "TESSERA_TEST_PYTHON (with hypercorn and PyJWT) is required in CI") }
-        return false
+    /// The Python the peer runs under (TESSERA_TEST_PYTHON with hypercorn, h2 and PyJWT); a test
+    /// without it fails naming it (skipped only in `scripts/test.sh --quick`, see ``TestRequirements``).
+    public static func requirePython() throws -> String {
+        try TestRequirements.python(importing: ["hypercorn", "h2", "jwt"], for: "the APNs/FCM push peer")
     }
 
     /// Starts the peer; `apns` and `fcm` are the statuses it answers first (then 200), e.g. `["503", "429@120"]`.
     public init(apns: [String] = [], fcm: [String] = []) async throws {
-        guard let python = Self.python else { throw Unavailable(description: "TESSERA_TEST_PYTHON is not set") }
+        let python = try Self.requirePython()
         certificate = try TestCertificate()
         directory = certificate.directory
         for command in [

@@ -3,16 +3,17 @@ import Logging
 import SQLKit
 import TesseraServer
 
-/// Fresh PostgreSQL databases on the test server named by `TESSERA_TEST_DATABASE_URL` (CI always
-/// sets it; see `.ci/run`), for both test targets.
+/// Fresh PostgreSQL databases on the test server named by `TESSERA_TEST_DATABASE_URL`
+/// (`scripts/test.sh` starts a throw-away server and sets it), for both test targets.
 public enum TestPostgres {
-    /// The test server's URL, or nil when PostgreSQL tests do not run.
+    /// The test server's URL, or nil when it is not set (a test that needs it then fails, see ``TestRequirements``).
     public static let baseURL = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"]
 
     /// The URL of a new, empty database on the test server.
     public static func freshURL(logger: Logger) async throws -> String {
-        guard let url = baseURL, var components = URLComponents(string: url) else {
-            throw ConfigurationError("TESSERA_TEST_DATABASE_URL not set")
+        let url = try TestRequirements.postgresURL()
+        guard var components = URLComponents(string: url) else {
+            throw ConfigurationError("TESSERA_TEST_DATABASE_URL is not a URL: \(url)")
         }
         let name = "tessera_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let admin = try await PostgresDatabase.open(url: url, logger: logger)

@@ -25,16 +25,9 @@ public final class WebhookReceiver: Sendable {
     /// What the receiver printed.
     public var log: String { (try? String(contentsOfFile: directory + "/receiver.log", encoding: .utf8)) ?? "" }
 
-    /// Whether the receiver can run here (TESSERA_TEST_PYTHON set); throws in CI when it cannot.
-    public static func available() throws -> Bool {
-        if PushPeer.python != nil { return true }
-        if PushPeer.required { throw Unavailable(description: "TESSERA_TEST_PYTHON (with standardwebhooks) is required in CI") }
-        return false
-    }
-
     /// Starts the receiver (up, with no secrets yet).
     public init() async throws {
-        guard let python = PushPeer.python else { throw Unavailable(description: "TESSERA_TEST_PYTHON is not set") }
+        let python = try TestRequirements.python(importing: ["standardwebhooks"], for: "the Standard Webhooks receiver")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-webhooks-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process = try ChildProcess(python, [Self.script, "--dir", directory], stdin: .pipe, stdout: .file(directory + "/receiver.log"))

@@ -44,7 +44,7 @@ struct OIDCStorageTests {
         }
     }
 
-    @Test("settings round-trip; redirect URIs must be absolute http(s) without a fragment", arguments: TestDatabase.allCases)
+    @Test("settings round-trip; redirect URIs must be absolute http(s) without a fragment", arguments: TestDatabase.kinds)
     func settings(_ kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in
             let client = try await runtime.clients.create(name: "Web", bundleIds: ["com.example.web"]).client
@@ -59,7 +59,7 @@ struct OIDCStorageTests {
         }
     }
 
-    @Test("a code works once, within 60 s, for its client, redirect URI and verifier; a reuse revokes its access token", arguments: TestDatabase.allCases)
+    @Test("a code works once, within 60 s, for its client, redirect URI and verifier; a reuse revokes its access token", arguments: TestDatabase.kinds)
     func codes(_ kind: TestDatabase) async throws {
         let manual = ManualClock(start: WallClock.system.now())
         try await withTestRuntime(kind, clock: manual.clock) { runtime in
@@ -93,7 +93,7 @@ struct OIDCStorageTests {
         }
     }
 
-    @Test("the page: a wrong form token is refused, an identifier once per request, 5 tries per identifier in 10 minutes", arguments: TestDatabase.allCases)
+    @Test("the page: a wrong form token is refused, an identifier once per request, 5 tries per identifier in 10 minutes", arguments: TestDatabase.kinds)
     func pageLimits(_ kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in
             let client = try await runtime.clients.create(name: "Web", bundleIds: ["com.example.web"]).client

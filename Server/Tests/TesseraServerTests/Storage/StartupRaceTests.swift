@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import Testing
+import TesseraTestSupport
 @testable import TesseraServer
 
 /// Several instances started at once on one empty database (the way replicas start), and what a
@@ -47,7 +48,7 @@ struct StartupRaceTests {
 
     @Test("an instance without a master key on a database another instance set up is refused before it writes a key of its own")
     func noStrayMasterKey() async throws {
-        guard TestDatabase.postgresURL != nil else { return }   // two data directories on one database: PostgreSQL
+        _ = try TestRequirements.postgresURL()   // two data directories on one database: PostgreSQL
         let url = try await TestDatabase.freshPostgresURL()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("stray-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -5,8 +5,9 @@ import Testing
 @testable import TesseraServer
 import TesseraTestSupport
 
-/// The engines the storage-facing suites run on. PostgreSQL joins when
-/// `TESSERA_TEST_DATABASE_URL` names a server (CI always sets it; see `.ci/run`).
+/// The engines the storage-facing suites run on: both, always (`scripts/test.sh` starts a
+/// throw-away PostgreSQL and sets `TESSERA_TEST_DATABASE_URL`; without it the PostgreSQL cases fail
+/// naming it). Only `scripts/test.sh --quick` leaves PostgreSQL out, and says so.
 enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
@@ -14,7 +15,7 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     static let postgresURL = ProcessInfo.processInfo.environment["TESSERA_TEST_DATABASE_URL"]
-    static var kinds: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    static var kinds: [TestDatabase] { TestRequirements.quick && postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
     static let logger: Logger = {
         var logger = Logger(label: "tessera-test")

@@ -10,8 +10,8 @@ import TesseraTestSupport
 /// or a checkpoint's signature replaced, fails and is named.
 @Suite("CLI: tessera admin audit", .serialized)
 struct AuditCLITests {
-    /// The engines: SQLite, and PostgreSQL when `TESSERA_TEST_DATABASE_URL` names a server.
-    static var engines: [String] { TestPostgres.baseURL == nil ? ["sqlite"] : ["sqlite", "postgres"] }
+    /// The engines: SQLite and PostgreSQL (only `scripts/test.sh --quick` leaves PostgreSQL out).
+    static var engines: [String] { TestRequirements.quick && TestPostgres.baseURL == nil ? ["sqlite"] : ["sqlite", "postgres"] }
 
     /// Serves a new deployment on `engine` while `body` runs.
     static func serve(_ engine: String, _ body: @escaping @Sendable (TesseraRuntime, [String]) async throws -> Void) async throws {

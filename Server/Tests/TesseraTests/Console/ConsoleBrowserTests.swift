@@ -18,26 +18,9 @@ struct ConsoleBrowserTests {
     static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../../.e2e/screenshots").standardized.path
 
-    /// Whether Chromium, chromedriver and Selenium are here; in CI their absence fails the test.
-    static func browserAvailable() async throws -> Bool {
-        var missing = ["/usr/bin/chromium", "/usr/bin/chromedriver"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        if let python = PushPeer.python {
-            let check = try await DeviceCLITests.run(URL(fileURLWithPath: python), ["-c", "import selenium"])
-            if check.status != 0 { missing.append("selenium in \(python)") }
-        } else {
-            missing.append("TESSERA_TEST_PYTHON")
-        }
-        guard missing.isEmpty else {
-            #expect(!PushPeer.required, "the console browser test needs \(missing.joined(separator: ", ")) in CI")
-            print("skipping the console browser test, missing: \(missing.joined(separator: ", "))")
-            return false
-        }
-        return true
-    }
-
     @Test("Chromium signs in, creates a client, revokes a device, rotates a key, verifies the audit log and sees a login live")
     func console() async throws {
-        guard try await Self.browserAvailable(), let python = PushPeer.python else { return }
+        let python = try TestRequirements.browser(for: "the console browser test")
         try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
         try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
             let token = try #require(runtime.firstStart?.adminToken)

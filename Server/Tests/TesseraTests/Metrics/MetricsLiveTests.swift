@@ -21,12 +21,9 @@ struct MetricsLiveTests {
         var value: Double
     }
 
-    /// Parses `text` with prometheus-client (TESSERA_TEST_PYTHON); nil when no python is configured outside CI.
-    static func parse(_ text: String) async throws -> [Sample]? {
-        guard let python = ProcessInfo.processInfo.environment["TESSERA_TEST_PYTHON"] else {
-            #expect(ProcessInfo.processInfo.environment["CI"] != "true", "TESSERA_TEST_PYTHON (with prometheus-client) is required in CI")
-            return nil
-        }
+    /// Parses `text` with prometheus-client (TESSERA_TEST_PYTHON; without it the test fails naming it).
+    static func parse(_ text: String) async throws -> [Sample] {
+        let python = try TestRequirements.python(importing: ["prometheus_client"], for: "parsing /metrics with prometheus-client")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("scrape-\(UUID().uuidString).txt")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -68,7 +65,7 @@ struct MetricsLiveTests {
                 let second = try await scrape()
                 #expect(second.status == .ok)
 
-                guard let before = try await Self.parse(first.body), let after = try await Self.parse(second.body) else { return }
+                let before = try await Self.parse(first.body), after = try await Self.parse(second.body)
                 func moved(_ name: String, _ labels: [String: String]) -> Double {
                     Self.value(after, name, labels) - Self.value(before, name, labels)
                 }

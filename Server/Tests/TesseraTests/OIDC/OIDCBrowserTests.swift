@@ -41,22 +41,14 @@ struct OIDCBrowserTests {
         var issuer: String
     }
 
-    /// Whether Chromium, chromedriver, the python peers and the `tessera` executable are here; in CI their absence fails the test.
-    static func browserAvailable() async throws -> Bool {
-        var missing = ["/usr/bin/chromium", "/usr/bin/chromedriver"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        if DeviceCLITests.binary == nil { missing.append("the tessera executable (swift build --build-tests builds it)") }
-        if let python = PushPeer.python {
-            let check = try await DeviceCLITests.run(URL(fileURLWithPath: python), ["-c", "import selenium, authlib, hypercorn, jwt"])
-            if check.status != 0 { missing.append("selenium, authlib, hypercorn or PyJWT in \(python)") }
-        } else {
-            missing.append("TESSERA_TEST_PYTHON")
+    /// Chromium, chromedriver, the python peers and the `tessera` executable; a missing one fails the
+    /// test naming it (skipped only in `scripts/test.sh --quick`, see ``TestRequirements``).
+    static func requireBrowser() throws -> (python: String, binary: URL) {
+        let python = try TestRequirements.browser(importing: ["authlib", "hypercorn", "jwt"], for: "the browser end-to-end test")
+        guard let binary = DeviceCLITests.binary else {
+            try TestRequirements.missing("the tessera executable (swift build --build-tests builds it)")
         }
-        guard missing.isEmpty else {
-            #expect(!PushPeer.required, "the browser end-to-end test needs \(missing.joined(separator: ", ")) in CI")
-            print("skipping the browser end-to-end test, missing: \(missing.joined(separator: ", "))")
-            return false
-        }
-        return true
+        return (python, binary)
     }
 
     /// The relying party's redirect URI: a loopback listener that answers with a small page.
@@ -96,9 +88,9 @@ struct OIDCBrowserTests {
     }
 
     /// One sign-in through the browser with a client pushing through `provider`; the device approves,
-    /// declines or cancels (`mode`). Returns the script's result, nil when skipped.
-    static func signIn(provider: PushProvider, mode: String, userKey: String, label: String) async throws -> [String: Any]? {
-        guard try await browserAvailable(), let python = PushPeer.python, let binary = DeviceCLITests.binary else { return nil }
+    /// declines or cancels (`mode`). Returns the script's result.
+    static func signIn(provider: PushProvider, mode: String, userKey: String, label: String) async throws -> [String: Any] {
+        let (python, binary) = try requireBrowser()
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
         let waiting = screenshots + "/\(label)-waiting.png"
         try? FileManager.default.removeItem(atPath: waiting)
@@ -169,7 +161,7 @@ struct OIDCBrowserTests {
                 }
             }
         }
-        guard let done = outcome.current else { return nil }
+        let done = try #require(outcome.current, "the sign-in never finished")
         var result = try OIDCFlowTests.result((status: 0, output: done.output))
         result["redirect"] = done.redirect
         result["clientKey"] = done.clientKey
@@ -192,13 +184,13 @@ struct OIDCBrowserTests {
 
     @Test("APNs: Chromium signs in on the hosted page, the push wakes the device, the device approves, Authlib verifies the ID token")
     func apnsApproved() async throws {
-        guard let result = try await Self.signIn(provider: .apns, mode: "approve", userKey: "rosa", label: "apns") else { return }
+        let result = try await Self.signIn(provider: .apns, mode: "approve", userKey: "rosa", label: "apns")
         Self.expectSignedIn(result, userKey: "rosa")
     }
 
     @Test("FCM: the same sign-in with a client that pushes through FCM")
     func fcmApproved() async throws {
-        guard let result = try await Self.signIn(provider: .fcm, mode: "approve", userKey: "sam", label: "fcm") else { return }
+        let result = try await Self.signIn(provider: .fcm, mode: "approve", userKey: "sam", label: "fcm")
         Self.expectSignedIn(result, userKey: "sam")
     }
 
@@ -217,9 +209,7 @@ struct OIDCBrowserTests {
         Ending(mode: "cancel", status: "cancelled", text: "The sign-in was cancelled.", provider: .fcm, userKey: "uma"),
     ])
     func endedOnDevice(ending: Ending) async throws {
-        guard let result = try await Self.signIn(provider: ending.provider, mode: ending.mode, userKey: ending.userKey, label: ending.status) else {
-            return
-        }
+        let result = try await Self.signIn(provider: ending.provider, mode: ending.mode, userKey: ending.userKey, label: ending.status)
         #expect(result["page_status"] as? String == ending.status)
         #expect(result["page_text"] as? String == ending.text)
         let url = result["url"] as? String ?? ""
