@@ -41,7 +41,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         case is CleanExit:
             self.init(status: 0, message: "")
         case let error as ValidationError:
-            self.init(status: Self.usage, message: "error: \(error.message)\n(see --help)")
+            self.init(status: Self.usage, message: UsageError.text(error.message))
         case let error as AppError:
             self.init(status: Self.refused, message: Self.refusal(code: error.code, text: error.detail ?? error.title))
         case let error as TesseraError:

@@ -13,7 +13,8 @@ import TesseraServer
 /// - 1: refused by the server (or by the storage's rules, for `admin`), with its code;
 /// - 2: usage: an unknown or missing flag, an invalid value, an unknown configuration key;
 /// - 3: a local failure: I/O, the server cannot be reached, no deployment, a wrong PIN, a timeout.
-/// Usage errors found while parsing print the usage text; failures while running print `error: …` only.
+/// Every usage error, found while parsing or while running, is printed in one format (``UsageError``);
+/// other failures print `error: …` or `refused: …` only.
 @main
 enum CLIMain {
     static func main() async {
@@ -24,14 +25,15 @@ enum CLIMain {
             command = try TesseraCommand.parseAsRoot()
         } catch {
             let code = TesseraCommand.exitCode(for: error)
-            let message = TesseraCommand.fullMessage(for: error)
             if code == .success {
-                print(message)
+                print(TesseraCommand.fullMessage(for: error))
                 exit(0)
             }
+            let message = UsageError.text(parserError: error, arguments: Array(CommandLine.arguments.dropFirst()))
             FileHandle.standardError.write(Data((message + "\n").utf8))
             exit(CLIFailure.usage)
         }
+        UsageError.command = type(of: command)
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

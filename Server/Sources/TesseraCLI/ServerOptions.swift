@@ -23,6 +23,7 @@ struct ServerOptions: ParsableArguments {
     /// The configuration reader over the overrides, the flags in `extra`, the `TESSERA_…` environment
     /// and the `--config` file, after refusing unknown flags, variables and file keys.
     func reader(overrides: [String: ConfigContent] = [:], reporter: ConfigurationValueCheck? = nil) async throws -> ConfigReader {
+        try UsageError.checkConfigurationArguments(extra)
         try ConfigurationKeys.checkArguments(extra)
         try ConfigurationKeys.checkEnvironment(ProcessInfo.processInfo.environment)
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
@@ -52,6 +53,8 @@ struct ServerOptions: ParsableArguments {
             let configuration = try ServerConfiguration(reader: try await reader(overrides: overrides, reporter: check))
             try check.check()
             return configuration
+        } catch let error as ValidationError {
+            throw error
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         } catch {
