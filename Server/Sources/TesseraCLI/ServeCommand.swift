@@ -9,7 +9,8 @@ import TesseraServer
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the Tessera server (zero configuration: a development deployment in ./.tessera)."
+        abstract: "Run the Tessera server (zero configuration: a development deployment in ./.tessera).",
+        discussion: ConfigurationHelp.section
     )
 
     @Option(help: "Address to listen on.")
@@ -50,6 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         let app = try runtime.makeApplication()
+        let signals = ShutdownSignalLog(logger: logger)
+        defer { signals.cancel() }
         do {
             try await app.runService()
         } catch {
@@ -58,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         await runtime.shutdown()
+        logger.notice("stopped")
     }
 
     private func printFirstStart(_ first: TesseraRuntime.FirstStart, configuration: ServerConfiguration) {
@@ -78,4 +82,23 @@ struct ServeCommand: AsyncParsableCommand {
         lines.append("")
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
+}
+
+/// Logs `shutting down (SIGTERM)` (or `SIGINT`) when the signal that ends `tessera serve` arrives;
+/// the service group, which traps the same signals, does the graceful shutdown.
+struct ShutdownSignalLog {
+    private let sources: [any DispatchSourceSignal]
+
+    init(logger: Logger) {
+        sources = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { number, name in
+            // As the service group does: the signal is delivered to the dispatch sources, not acted on.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { logger.notice("shutting down (\(name))") }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() { sources.forEach { $0.cancel() } }
 }
