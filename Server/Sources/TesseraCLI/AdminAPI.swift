@@ -24,7 +24,8 @@ struct AdminAPI: Sendable {
     let token: String
 
     /// Resolves the server and the admin token: an unknown flag or a missing token is a usage error
-    /// (exit 2), no local deployment without `--server` a local failure (exit 3).
+    /// (exit 2), no local deployment without `--server` a local failure (exit 3) that says how to
+    /// reach the running server instead.
     static func connect(_ options: AdminOptions) async throws -> AdminAPI {
         let configuration = try await options.deployment.configuration()
         let base: String
@@ -34,7 +35,18 @@ struct AdminAPI: Sendable {
             }
             base = server.hasSuffix("/") ? String(server.dropLast()) : server
         } else {
-            try DeploymentStorage.checkExists(configuration)
+            do {
+                try DeploymentStorage.checkExists(configuration)
+            } catch let error as ConfigurationError {
+                throw CLIFailure.local(
+                    """
+                    \(error.description)
+                    To reach a running server from elsewhere, give its URL and the admin token:
+                      tessera admin … --server URL --admin-token TOKEN   (or TESSERA_ADMIN_TOKEN=TOKEN)
+                    (`tessera serve` prints the token at its first start; `tessera admin token reset` makes a new one where it runs)
+                    """
+                )
+            }
             base = localURL(configuration)
         }
         guard let token = configuration.adminToken, !token.isEmpty else {
