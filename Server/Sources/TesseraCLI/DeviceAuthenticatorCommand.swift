@@ -37,7 +37,8 @@ extension DeviceCommand {
             commandName: "register-authenticator",
             abstract: "Register a PIN or password authenticator (its own key pair) under the client's policy; --list and --delete manage them."
         )
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
+        @OptionGroup var pin: PINOption
         @Option(help: "pin or password.") var type: String?
         @Option(help: "The secret to enrol (otherwise --pin, TESSERA_DEVICE_PIN / TESSERA_DEVICE_PASSWORD, or asked).") var secret: String?
         @Option(help: "The user to register for (default: the stored user key; the server refuses another user's, 7208).") var username: String?
@@ -46,7 +47,7 @@ extension DeviceCommand {
         @Flag(help: "Print the list as JSON.") var json = false
 
         func run() async throws {
-            let tessera = try options.client(try options.connection(), logging: !json)
+            let tessera = try device.signedUpClient(logging: !json)
             if let delete {
                 try await tessera.deleteAuthenticator(id: delete)
                 print("deleted \(delete)")
@@ -57,7 +58,7 @@ extension DeviceCommand {
                 switch type {
                 case "pin":
                     kind = .pin
-                    fromEnvironment = options.pin ?? ProcessInfo.processInfo.environment["TESSERA_DEVICE_PIN"]
+                    fromEnvironment = pin.given
                 case "password":
                     kind = .password
                     fromEnvironment = ProcessInfo.processInfo.environment["TESSERA_DEVICE_PASSWORD"]

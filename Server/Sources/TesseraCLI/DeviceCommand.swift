@@ -22,23 +22,34 @@ struct DeviceCommand: AsyncParsableCommand {
         var bundleId: String
     }
 
-    struct DeviceOptions: ParsableArguments {
+    /// `--device-dir`, which every device command takes: where this device's keys, state and
+    /// connection live.
+    struct DeviceDirectory: ParsableArguments {
         @Option(help: "Directory holding this device's keys and state.") var deviceDir = "./.tessera-device"
-        @Option(help: "Server URL (saved at sign-up).") var server: String?
-        @Option(help: "Client key (saved at sign-up).") var clientKey: String?
-        @Option(help: "Bundle identifier (saved at sign-up).") var bundleId: String?
-        @Option(help: "Read the OTP from this server data directory's development outbox instead of asking.") var otpFromOutbox: String?
-        @Option(help: "The PIN (otherwise asked; TESSERA_DEVICE_PIN also works).") var pin: String?
 
         var directory: URL { URL(fileURLWithPath: deviceDir) }
 
-        func connection() throws -> Connection {
-            let saved = (try? Data(contentsOf: directory.appendingPathComponent("connection.json")))
-                .flatMap { try? JSONDecoder().decode(Connection.self, from: $0) }
-            guard let server = server ?? saved?.server, let clientKey = clientKey ?? saved?.clientKey,
-                  let bundleId = bundleId ?? saved?.bundleId
-            else { throw ValidationError("give --server, --client-key and --bundle-id (they are saved after sign-up)") }
-            return Connection(server: server, clientKey: clientKey, bundleId: bundleId)
+        /// The connection saved at sign-up, if any.
+        var savedConnection: Connection? {
+            (try? Data(contentsOf: directory.appendingPathComponent("connection.json"))).flatMap { try? JSONDecoder().decode(Connection.self, from: $0) }
+        }
+
+        /// Refuses a directory where no device has signed up, creating nothing.
+        func requireDevice() throws {
+            guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("device.json").path) else {
+                throw CLIFailure.local(
+                    "there is no device in \(deviceDir) (sign one up with `tessera device signup`, `flow-signup`, `recover` or `password-login`, or give --device-dir)"
+                )
+            }
+        }
+
+        /// The SDK client of a device that has signed up, with the connection saved then.
+        func signedUpClient(logging: Bool = true) throws -> TesseraClient {
+            try requireDevice()
+            guard let connection = savedConnection else {
+                throw CLIFailure.local("\(deviceDir) has no saved connection (connection.json): sign up again")
+            }
+            return try client(connection, logging: logging)
         }
 
         @Sendable static func printLog(_ line: String) { print("  · \(line)") }
@@ -59,17 +70,28 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
             }
         }
+    }
 
-        func readPIN(confirm: Bool) throws -> String {
-            if let pin = pin ?? ProcessInfo.processInfo.environment["TESSERA_DEVICE_PIN"] { return pin }
-            print("PIN: ", terminator: "")
-            guard let first = readLine(), !first.isEmpty else { throw ValidationError("no PIN given") }
-            if confirm {
-                print("PIN again: ", terminator: "")
-                guard readLine() == first else { throw ValidationError("the PINs differ") }
-            }
-            return first
+    /// Where the server is: the commands that make a device (`signup`, `recover`, `flow-signup`,
+    /// `password-login`), which save it in the device directory for the others.
+    struct ConnectionOptions: ParsableArguments {
+        @Option(help: "Server URL (saved at sign-up).") var server: String?
+        @Option(help: "Client key (saved at sign-up).") var clientKey: String?
+        @Option(help: "Bundle identifier (saved at sign-up).") var bundleId: String?
+
+        /// The flags, else what the device directory has saved.
+        func connection(_ device: DeviceDirectory) throws -> Connection {
+            let saved = device.savedConnection
+            guard let server = server ?? saved?.server, let clientKey = clientKey ?? saved?.clientKey,
+                  let bundleId = bundleId ?? saved?.bundleId
+            else { throw ValidationError("give --server, --client-key and --bundle-id (they are saved after sign-up)") }
+            return Connection(server: server, clientKey: clientKey, bundleId: bundleId)
         }
+    }
+
+    /// `--otp-from-outbox`: the commands that verify a code sent by e-mail or SMS.
+    struct OTPOptions: ParsableArguments {
+        @Option(help: "Read the OTP from this server data directory's development outbox instead of asking.") var otpFromOutbox: String?
 
         /// The code from the dev outbox (waiting up to 10 s for the courier) or typed by the user.
         func readCode(to target: String, after count: Int) async throws -> String {
@@ -94,15 +116,34 @@ struct DeviceCommand: AsyncParsableCommand {
             guard let dataDir = otpFromOutbox else { return 0 }
             return ((try? OutboxFile(dataDirectory: dataDir).entries()) ?? []).filter { $0.to == target }.count
         }
+    }
 
-        func authenticator(pin: String) -> SoftwareSecretAuthenticator {
-            SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: directory.appendingPathComponent("pin.json").path)) { _ in pin }
+    /// `--pin`: the commands that set or check this device's PIN.
+    struct PINOption: ParsableArguments {
+        @Option(help: "The PIN (otherwise asked; TESSERA_DEVICE_PIN also works).") var pin: String?
+
+        /// The PIN given, from `TESSERA_DEVICE_PIN`, or nil.
+        var given: String? { pin ?? ProcessInfo.processInfo.environment["TESSERA_DEVICE_PIN"] }
+
+        func readPIN(confirm: Bool) throws -> String {
+            if let given { return given }
+            print("PIN: ", terminator: "")
+            guard let first = readLine(), !first.isEmpty else { throw ValidationError("no PIN given") }
+            if confirm {
+                print("PIN again: ", terminator: "")
+                guard readLine() == first else { throw ValidationError("the PINs differ") }
+            }
+            return first
+        }
+
+        func authenticator(pin: String, in device: DeviceDirectory) -> SoftwareSecretAuthenticator {
+            SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: device.directory.appendingPathComponent("pin.json").path)) { _ in pin }
         }
 
         /// A PIN verifier that asks for the PIN only when the flow gets there.
-        func promptingAuthenticator() -> SoftwareSecretAuthenticator {
-            let given = pin ?? ProcessInfo.processInfo.environment["TESSERA_DEVICE_PIN"]
-            return SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: directory.appendingPathComponent("pin.json").path)) { _ in
+        func promptingAuthenticator(in device: DeviceDirectory) -> SoftwareSecretAuthenticator {
+            let given = given
+            return SoftwareSecretAuthenticator(type: .pin, store: FileSecretVerifierStore(path: device.directory.appendingPathComponent("pin.json").path)) { _ in
                 if let given { return given }
                 print("PIN: ", terminator: "")
                 return readLine()
@@ -110,10 +151,10 @@ struct DeviceCommand: AsyncParsableCommand {
         }
 
         /// Runs the node-quorum authentication, printing each status as it arrives.
-        func authenticate(_ tessera: TesseraClient, channel: AuthChannelResponse?, matchNumber: String? = nil) async throws {
+        func authenticate(_ tessera: TesseraClient, in device: DeviceDirectory, channel: AuthChannelResponse?, matchNumber: String? = nil) async throws {
             let started = Date()
             let token = try await tessera.authenticate(
-                channel: channel, matchNumber: matchNumber, localAuthenticator: promptingAuthenticator(), reason: "Log in"
+                channel: channel, matchNumber: matchNumber, localAuthenticator: promptingAuthenticator(in: device), reason: "Log in"
             ) { status in
                 print(String(format: "  %6.0f ms  %@", Date().timeIntervalSince(started) * 1000, status.rawValue))
             }
@@ -124,15 +165,18 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Signup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "signup", abstract: "Sign up: OTP to the e-mail address, PIN, signed sign-up.")
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
+        @OptionGroup var server: ConnectionOptions
+        @OptionGroup var otp: OTPOptions
+        @OptionGroup var pin: PINOption
         @Option(help: "E-mail address (the OTP goes there).") var email: String
         @Option(help: "Phone number, E.164.") var phone: String
         @Option(help: "User ID.") var userKey: String
         @Option(help: "Your name.") var name: String
 
         func run() async throws {
-            let connection = try options.connection()
-            let tessera = try options.client(connection)
+            let connection = try server.connection(device)
+            let tessera = try device.client(connection)
             print("1. checking that \(email) and \(userKey) are free")
             guard try await !tessera.checkDuplicateUserData(verifyData: email, verifyType: .email) else {
                 throw CLIFailure(status: CLIFailure.refused, message: "refused: \(email) already has an account")
@@ -141,39 +185,42 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw CLIFailure(status: CLIFailure.refused, message: "refused: user key \(userKey) is taken")
             }
             print("2. sending a code to \(email)")
-            let before = options.outboxCount(to: email.lowercased())
+            let before = otp.outboxCount(to: email.lowercased())
             let sent = try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: email)
-            let code = try await options.readCode(to: sent.sendTarget, after: before)
+            let code = try await otp.readCode(to: sent.sendTarget, after: before)
             print("3. verifying the code")
             guard case .valid(let token) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: sent.sendTarget, otpNumber: code) else {
                 throw CLIFailure(status: CLIFailure.refused, message: "refused: the code does not match")
             }
             print("4. setting the PIN (local authentication)")
-            let pin = try options.readPIN(confirm: true)
-            let verifier = options.authenticator(pin: pin)
+            let pin = try self.pin.readPIN(confirm: true)
+            let verifier = self.pin.authenticator(pin: pin, in: device)
             try verifier.enroll(secret: pin)
             print("5. signing up with a new device key")
             let state = try await tessera.requestSignUp(userData: UserData(
                 appVersion: "tessera-cli", token: "", email: email, phoneNumber: phone, userKey: userKey, name: name, authType: .pin,
                 os: .linux, disposeToken: token, agreeGccs: true, agreePerson: true, agreeDevice: true
             ), localAuthenticator: verifier, reason: "Sign up")
-            try options.save(connection)
+            try device.save(connection)
             print("signed up: device \(state.deviceId), user \(state.userKey)")
         }
     }
 
     struct Recover: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "recover", abstract: "Move an account to this device (the old device is revoked).")
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
+        @OptionGroup var server: ConnectionOptions
+        @OptionGroup var otp: OTPOptions
+        @OptionGroup var pin: PINOption
         @Option(help: "Registered e-mail address.") var email: String
         @Option(help: "User ID.") var userKey: String
         @Option(help: "Name as registered.") var name: String
 
         func run() async throws {
-            let connection = try options.connection()
-            let tessera = try options.client(connection)
+            let connection = try server.connection(device)
+            let tessera = try device.client(connection)
             print("1. checking the identity and sending a recovery code to \(email)")
-            let before = options.outboxCount(to: email.lowercased())
+            let before = otp.outboxCount(to: email.lowercased())
             let last = try await tessera.requestSendOTPNumberForRegisterDevice(userKey: userKey, name: name, sendType: .email, sendTarget: email)
             print("  last local authentication: \(last?.rawValue ?? "unknown")")
             // The new device must authenticate as the account's devices did; this command knows only a PIN.
@@ -183,19 +230,19 @@ struct DeviceCommand: AsyncParsableCommand {
                     message: "refused: this account's devices use \(last.rawValue), and `tessera device` can only register a PIN device; recover it with the app"
                 )
             }
-            let code = try await options.readCode(to: email.lowercased(), after: before)
+            let code = try await otp.readCode(to: email.lowercased(), after: before)
             print("2. verifying the code")
             guard case .valid(let token) = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: email, otpNumber: code) else { throw CLIFailure(status: CLIFailure.refused, message: "refused: the code does not match") }
             print("3. setting the PIN on this device")
-            let pin = try options.readPIN(confirm: true)
-            let verifier = options.authenticator(pin: pin)
+            let pin = try self.pin.readPIN(confirm: true)
+            let verifier = self.pin.authenticator(pin: pin, in: device)
             try verifier.enroll(secret: pin)
             print("4. registering this device")
             let state = try await tessera.requestRegisterDevice(existingUserData: ExistingUserData(
                 appVersion: "tessera-cli", token: "", email: email, userKey: userKey, name: name, authType: .pin, os: .linux,
                 disposeToken: token, otpType: .email
             ), localAuthenticator: verifier, reason: "Move account")
-            try options.save(connection)
+            try device.save(connection)
             print("recovered: device \(state.deviceId), user \(state.userKey); the previous device is revoked")
         }
     }
@@ -205,11 +252,12 @@ struct DeviceCommand: AsyncParsableCommand {
             commandName: "login",
             abstract: "Authenticate: node verification (each status printed as it happens), PIN, result token."
         )
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
+        @OptionGroup var pin: PINOption
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
-            try await options.authenticate(tessera, channel: nil)
+            let tessera = try device.signedUpClient()
+            try await pin.authenticate(tessera, in: device, channel: nil)
         }
     }
 
@@ -218,10 +266,11 @@ struct DeviceCommand: AsyncParsableCommand {
             commandName: "approve",
             abstract: "Handle a relying party's pending request: show who asks, approve with the PIN, or decline. Polls, or waits for a push with --push-listen."
         )
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
+        @OptionGroup var pin: PINOption
         @Option(help: "Seconds to wait for a request to arrive.") var wait = 30
         @Flag(help: "Decline instead of approving.") var decline = false
-        @Option(help: "Number matching: the two digits the sign-in page shows (a wrong number ends the request).") var number: String?
+        @Option(help: "Number matching: the two digits the relying party shows the user (`tessera rp authenticate` prints them, the OpenID Connect sign-in page shows them); a wrong number ends the request.") var number: String?
         @Option(help: ArgumentHelp(
             "Wait for a push instead of polling: listen on 127.0.0.1:PORT (0: any free port) and register it as this device's UnifiedPush endpoint (the client's allowed prefixes must cover it).",
             valueName: "127.0.0.1:PORT"
@@ -229,7 +278,7 @@ struct DeviceCommand: AsyncParsableCommand {
         var pushListen: PushListenAddress?
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
+            let tessera = try device.signedUpClient()
             let request = if let pushListen { try await pushListen.waitForRequest(tessera, wait: wait) } else { try await poll(tessera) }
             print("request from \(request.connectIp.isEmpty ? "an unknown address" : request.connectIp) for \(request.userKey)")
             if !request.message.isEmpty { print("  “\(request.message)”") }
@@ -238,13 +287,21 @@ struct DeviceCommand: AsyncParsableCommand {
                 print("declined")
             } else {
                 if let choices = request.numberChoices {
-                    print("number matching: the sign-in page shows one of \(choices.joined(separator: ", "))")
+                    let shower = Self.numberShower(request)
+                    print("number matching: \(shower) shows one of \(choices.joined(separator: ", "))")
                     guard number != nil else {
-                        throw CLIFailure.local("this request asks for number matching: run again with --number and the number the sign-in page shows")
+                        throw CLIFailure.local("this request asks for number matching: run again with --number and the number \(shower) shows")
                     }
                 }
-                try await options.authenticate(tessera, channel: request, matchNumber: number)
+                try await pin.authenticate(tessera, in: device, channel: request, matchNumber: number)
             }
+        }
+
+        /// Who shows the number to match: the hosted OpenID Connect sign-in page (its requests say
+        /// "Sign in to <client name>", OIDCService's wording), or else the relying party that asked
+        /// (`tessera rp authenticate` prints the number).
+        static func numberShower(_ request: AuthChannelResponse) -> String {
+            request.message.hasPrefix("Sign in to ") ? "the sign-in page" : "the relying party"
         }
 
         /// Asks for pending requests every half second until one is there or `wait` has passed.
@@ -265,13 +322,14 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct TOTPCode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "totp", abstract: "Print the current TOTP code (offline).")
-        @Option(help: "Directory holding this device's keys and state.") var deviceDir = "./.tessera-device"
+        @OptionGroup var device: DeviceDirectory
         @Option(help: "Unix time to compute the code for (default now).") var at: Int64?
 
         func run() async throws {
-            guard let state = try FileKeyStore(directory: URL(fileURLWithPath: deviceDir)).loadState(),
+            try device.requireDevice()
+            guard let state = try FileKeyStore(directory: device.directory).loadState(),
                   let totp = TOTP(base32Secret: state.totpSecret)
-            else { throw CLIFailure.local("this device has not signed up (\(deviceDir))") }
+            else { throw CLIFailure.local("this device has not signed up (\(device.deviceDir))") }
             let date = at.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
             print(totp.code(at: date))
         }
@@ -279,16 +337,17 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show this device's state (no secrets) and ask the server who it is.")
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
 
         func run() async throws {
-            let store = try FileKeyStore(directory: options.directory)
-            guard let state = try store.loadState() else { throw CLIFailure.local("this device has not signed up (\(options.deviceDir))") }
+            try device.requireDevice()
+            let store = try FileKeyStore(directory: device.directory)
+            guard let state = try store.loadState() else { throw CLIFailure.local("this device has not signed up (\(device.deviceDir))") }
             print("device id:   \(state.deviceId)")
             print("user key:    \(state.userKey)")
             print("local auth:  \(state.localAuthType.rawValue)")
             print("push token:  \(state.pushToken.isEmpty ? "(none)" : state.pushToken)")
-            let tessera = try options.client(try options.connection())
+            let tessera = try device.signedUpClient()
             print("session:     \(tessera.isAuthenticated ? "logged in" : "logged out")")
             do {
                 let info = try await tessera.deviceInfo()

@@ -11,12 +11,12 @@ extension DeviceCommand {
             commandName: "push-token",
             abstract: "Set this device's push token by hand (an empty token turns pushes off: the device polls)."
         )
-        @OptionGroup var options: DeviceOptions
+        @OptionGroup var device: DeviceDirectory
         @Option(help: "apns, fcm or unifiedpush.") var platform: PushProvider
         @Option(help: "The APNs device token (hex), the FCM registration token or the UnifiedPush endpoint URL; empty for none.") var token: String
 
         func run() async throws {
-            let tessera = try options.client(try options.connection())
+            let tessera = try device.signedUpClient()
             try await tessera.updatePushToken(token, platform: platform)
             print(token.isEmpty ? "push token cleared: the device polls" : "push token set (\(platform.rawValue))")
         }

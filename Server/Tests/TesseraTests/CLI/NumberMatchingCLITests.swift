@@ -55,6 +55,8 @@ struct NumberMatchingCLITests {
             let approve = ["device", "approve", "--device-dir", deviceDir, "--pin", "246813", "--wait", "20"]
             let refused = try await DeviceCLITests.run(binary, approve)
             #expect(refused.status == 3 && refused.output.contains("--number") && refused.output.contains(number), "\(refused.output)")
+            // The number came from `tessera rp authenticate`, not from the OpenID Connect sign-in page.
+            #expect(refused.output.contains("the relying party shows") && !refused.output.contains("sign-in page"), "\(refused.output)")
             #expect(try await store.find(request.id)?.outcome == .pending)
             let approved = try await DeviceCLITests.run(binary, approve + ["--number", number])
             #expect(approved.status == 0 && approved.output.contains("authenticated"), "\(approved.output)")
