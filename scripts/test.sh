@@ -1,15 +1,43 @@
 #!/usr/bin/env bash
-# The test command: builds and runs every test of both packages — the SDK at the root (`Tessera`,
-# `TesseraCore`) and the server, node and CLI in Server/. PostgreSQL suites run when
-# TESSERA_TEST_DATABASE_URL is set (.ci/run starts a server and sets it); the SMTP suites start
-# their own aiosmtpd (Debian package python3-aiosmtpd). Arguments go to the server package's
-# `swift test` (e.g. --filter).
+# The test command: sets up what the tests need, then builds and runs every test of both packages —
+# the SDK at the root (`Tessera`, `TesseraCore`) and the server, node and CLI in Server/.
+#
+#   scripts/test.sh                  everything, PostgreSQL included (what CI runs, through .ci/run)
+#   scripts/test.sh --quick          the inner loop: sets nothing up, SQLite only; a test that needs
+#                                    something missing (a Debian program, the Python tools, PostgreSQL)
+#                                    is reported as skipped, naming it
+#   scripts/test.sh --filter Suite   further arguments go to the server package's `swift test`
+#                                    (with arguments the SDK package's tests are not run)
+#
+# The set-up (scripts/test-env.sh): Debian's packages it lacks (apt-get, as root; otherwise it stops
+# naming them), a Python venv in .venv-test/ with the PyPI tools the tests drive, and a throw-away
+# PostgreSQL on a free port in a temporary directory, stopped at the end (unless
+# TESSERA_TEST_DATABASE_URL names a server already). Without --quick a test that lacks any of these
+# fails naming it: nothing is skipped, nothing missing counts as passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -z "${TESSERA_TEST_DATABASE_URL:-}" ]; then
-  echo "note: TESSERA_TEST_DATABASE_URL not set: PostgreSQL suites are skipped (CI sets it)"
-  if [ "${CI:-}" = "true" ]; then echo "error: CI must test PostgreSQL"; exit 1; fi
+START=$(date +%s)
+QUICK=0
+if [ "${1:-}" = "--quick" ]; then QUICK=1; shift; fi
+case "${1:-}" in
+  -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+
+# shellcheck source=scripts/test-env.sh
+source scripts/test-env.sh
+if [ $QUICK = 1 ]; then
+  export TESSERA_TEST_QUICK=1
+  if [ -z "${TESSERA_TEST_PYTHON:-}" ] && [ -x .venv-test/bin/python ]; then export TESSERA_TEST_PYTHON="$PWD/.venv-test/bin/python"; fi
+  echo "== --quick: nothing is set up; PostgreSQL${TESSERA_TEST_DATABASE_URL:+ (set, so included)} and what is missing here are skipped, and the skipped tests say why"
+else
+  if [ "${TESSERA_TEST_QUICK:-}" = 1 ]; then echo "error: TESSERA_TEST_QUICK=1 is set; use scripts/test.sh --quick instead"; exit 2; fi
+  echo "== setting up what the tests need"
+  tessera_debian_packages
+  tessera_venv
+  trap tessera_postgres_stop EXIT
+  tessera_postgres
 fi
+
 # Each domain owns its tables (fast, no build needed): fails naming file, line and table.
 scripts/check-table-ownership.sh
 # The verifier node links neither the server, nor PostgreSQL, nor SMTP (the target graph).
@@ -29,3 +57,5 @@ fi
 echo "== the server package (Server/)"
 swift build --package-path Server --build-tests
 timeout "${TEST_TIMEOUT:-1800}" swift test --package-path Server --skip-build "$@"
+if [ $QUICK = 0 ]; then tessera_postgres_check_left; fi
+echo "== scripts/test.sh: done in $(( ($(date +%s) - START) / 60 )) min $(( ($(date +%s) - START) % 60 )) s"
