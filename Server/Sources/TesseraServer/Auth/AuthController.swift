@@ -35,7 +35,7 @@ struct AuthController<Context: TesseraContext> {
         let channel = try await device.open(
             deviceId: try deviceId(context), client: try context.requireClient(), ip: context.remoteAddress, signed: context.signedDevice
         )
-        return try .json(channel, status: .created)
+        return .json(channel, status: .created)
     }
 
     @Sendable func pending(_ request: Request, context: Context) async throws -> Response {
@@ -45,7 +45,7 @@ struct AuthController<Context: TesseraContext> {
     @Sendable func start(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(AuthStartRequest.self, limit: bodyLimit)
-        return try .json(try await device.start(
+        return .json(try await device.start(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
             request: body, signed: context.signedDevice
         ))
@@ -54,7 +54,7 @@ struct AuthController<Context: TesseraContext> {
     @Sendable func result(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(AuthResultRequest.self, limit: bodyLimit)
-        return try .json(try await device.complete(
+        return .json(try await device.complete(
             channelId: try context.parameters.require("channelId"), deviceId: try deviceId(context), client: try context.requireClient(),
             request: body, signed: context.signedDevice
         ))

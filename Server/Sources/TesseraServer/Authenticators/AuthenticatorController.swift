@@ -29,7 +29,7 @@ struct AuthenticatorController<Context: TesseraContext> {
         signed.post("authenticator-logins") { request, context in
             var request = request
             let body = try await request.decodeJSON(AuthenticatorAuthenticationRequest.self, limit: bodyLimit)
-            return try Response.json(try await login.authenticate(
+            return Response.json(try await login.authenticate(
                 body, deviceId: try context.requireDevice(), client: try context.requireClient(), signed: context.signedDevice
             ))
         }

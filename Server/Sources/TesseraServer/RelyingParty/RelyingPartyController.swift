@@ -46,7 +46,7 @@ struct RelyingPartyController<Context: TesseraContext> {
     @Sendable func verifyTOTP(_ request: Request, context: Context) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(TOTPVerifyRequest.self, limit: bodyLimit)
-        return try .json(try await totp.verify(client: try context.requireClient(), request: body))
+        return .json(try await totp.verify(client: try context.requireClient(), request: body))
     }
 
     /// RFC 7662: form-encoded `token` (and optional `token_type_hint`).
@@ -64,7 +64,7 @@ struct RelyingPartyController<Context: TesseraContext> {
             throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
         }
         guard let token = fields["token"], !token.isEmpty else { throw AppError(.fieldMissing, .badRequest, "token is required", field: "token") }
-        return try .json(try await introspection.introspect(token: token, client: try context.requireClient()))
+        return .json(try await introspection.introspect(token: token, client: try context.requireClient()))
     }
 
     /// The fields of a form (`application/x-www-form-urlencoded`, or a query): the first value of
