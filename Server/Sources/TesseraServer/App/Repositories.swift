@@ -30,13 +30,15 @@ struct Repositories: Sendable {
         webhookWake: @escaping @Sendable () -> Void
     ) -> Repositories {
         let sessions = SQLSessionRepository()
+        let users = SQLUserRepository(), clients = SQLClientRepository(database: database)
+        let subjects = RepositoryAuditSubjects(clients: clients, users: users)
         return Repositories(
-            users: SQLUserRepository(), devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
-            clients: SQLClientRepository(database: database), otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
+            users: users, devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
+            clients: clients, otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
             authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
             audit: WebhookAuditLog(
-                base: SQLAuditLog(kind: database.kind, clock: clock, appended: AuditAppendSignal()), webhooks: webhooks, clock: clock, random: random,
-                wake: webhookWake
+                base: SQLAuditLog(kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects), webhooks: webhooks,
+                subjects: subjects, clock: clock, random: random, wake: webhookWake
             ),
             webhooks: webhooks
         )

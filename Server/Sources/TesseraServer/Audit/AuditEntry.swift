@@ -1,6 +1,6 @@
 /// A row of the audit log as the admin API lists and exports it (one JSON object; one line of the
-/// JSONL export). `hash` covers exactly these fields (docs/audit-log.md gives the encoding), so a
-/// third party can recompute the chain from the export alone.
+/// JSONL export). `hash` covers exactly the stored fields (all but `clientKey` and `userKey`;
+/// docs/audit-log.md gives the encoding), so a third party can recompute the chain from the export alone.
 public struct AuditEntry: Codable, Sendable, Equatable {
     /// Position in the chain: 1, 2, 3, … without gaps.
     public var seq: Int64
@@ -18,10 +18,16 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var prevHash: String
     /// SHA-256 over `prevHash`'s bytes and the canonical encoding of this row, lowercase hex.
     public var hash: String
+    /// The client key (`tck_…`) of `clientId`, as the CLI and the console name the client. Looked up when the
+    /// row is read, not stored nor hashed; absent when there is no client (or it no longer exists).
+    public var clientKey: String?
+    /// The user key of `userId`, as the users list names the user (unique within the client). Looked up when
+    /// the row is read, not stored nor hashed; absent when there is no user (or it no longer exists).
+    public var userKey: String?
 
     public init(
         seq: Int64, time: Int64, type: String, actor: String, clientId: String?, userId: String?, deviceId: String?, sessionId: String?,
-        details: String, prevHash: String, hash: String
+        details: String, prevHash: String, hash: String, clientKey: String? = nil, userKey: String? = nil
     ) {
         self.seq = seq
         self.time = time
@@ -34,6 +40,8 @@ public struct AuditEntry: Codable, Sendable, Equatable {
         self.details = details
         self.prevHash = prevHash
         self.hash = hash
+        self.clientKey = clientKey
+        self.userKey = userKey
     }
 }
 

@@ -6,11 +6,15 @@ struct AuditQuery: Sendable {
     var after: Int64 = 0
     /// Only this event type.
     var type: String?
-    /// Only rows naming this ID as client, user, device or session.
+    /// Only rows naming this ID as client, user, device or session, or naming the client of this client key or a
+    /// user with this user key.
     var subject: String?
     /// Only rows appended at or after this time (ms).
     var since: Int64?
     var limit = 100
+    /// Fill in each row's client key and user key (``AuditEntry/clientKey``); off for the chain's verification,
+    /// which reads only the hashed fields.
+    var named = true
 }
 
 /// The audit log, the one owner of `audit_log`, `audit_head` and `audit_checkpoints`: an
@@ -21,7 +25,7 @@ protocol AuditLog: Sendable {
     /// Appends `events` in order (one locking read of the head, one INSERT, one UPDATE of the head),
     /// inside the caller's transaction, stamped with the injected clock.
     func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws
-    /// Rows in sequence order.
+    /// Rows in sequence order, with their subjects' keys when `query.named`.
     func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry]
     /// The last row's sequence number and hash.
     func head(in sql: any SQLDatabase) async throws -> AuditHead

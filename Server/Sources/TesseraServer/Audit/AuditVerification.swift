@@ -23,7 +23,7 @@ struct AuditVerification: Codable, Sendable, Equatable {
     static func run(database: any Database, audit: any AuditLog, publicKey: Curve25519.Signing.PublicKey, page: Int) async throws -> AuditVerification {
         let (head, checkpoints) = try await database.scan { sql in (try await audit.head(in: sql), try await audit.checkpoints(in: sql)) }
         var verifier = AuditVerifier()
-        var query = AuditQuery(limit: page)
+        var query = AuditQuery(limit: page, named: false)
         while true {
             let current = query
             let entries = try await database.scan { try await audit.entries(current, in: $0) }

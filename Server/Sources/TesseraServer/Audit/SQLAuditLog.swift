@@ -8,6 +8,8 @@ struct SQLAuditLog: AuditLog {
     let clock: WallClock
     /// Woken after each append (the console's live view listens).
     var appended: AuditAppendSignal? = nil
+    /// Looks up the client and user keys of the rows read (nil: rows carry the IDs only).
+    var subjects: (any AuditSubjectKeys)? = nil
 
     static let columns = "seq, time, type, actor, client_id, user_id, device_id, session_id, details, prev_hash, hash"
 
@@ -51,12 +53,22 @@ struct SQLAuditLog: AuditLog {
         var statement: SQLQueryString = "SELECT \(unsafeRaw: Self.columns) FROM audit_log WHERE seq > \(bind: query.after)"
         if let type = query.type { statement = statement + " AND type = \(bind: type)" }
         if let subject = query.subject {
-            statement = statement
-                + " AND (client_id = \(bind: subject) OR user_id = \(bind: subject) OR device_id = \(bind: subject) OR session_id = \(bind: subject))"
+            // The subject as an ID, and the IDs it names as a client key or a user key.
+            let named = try await subjects?.ids(named: subject, in: sql) ?? []
+            if named.isEmpty {
+                statement = statement
+                    + " AND (client_id = \(bind: subject) OR user_id = \(bind: subject) OR device_id = \(bind: subject) OR session_id = \(bind: subject))"
+            } else {
+                let ids: [any Encodable & Sendable] = [subject] + named
+                statement = statement
+                    + " AND (client_id IN (\(binds: ids)) OR user_id IN (\(binds: ids)) OR device_id = \(bind: subject) OR session_id = \(bind: subject))"
+            }
         }
         if let since = query.since { statement = statement + " AND time >= \(bind: since)" }
         statement = statement + " ORDER BY seq LIMIT \(bind: query.limit)"
-        return try await sql.raw(statement).all().map(Self.decode)
+        let entries = try await sql.raw(statement).all().map(Self.decode)
+        guard query.named, let subjects, !entries.isEmpty else { return entries }
+        return try await subjects.named(entries, in: sql)
     }
 
     func head(in sql: any SQLDatabase) async throws -> AuditHead {

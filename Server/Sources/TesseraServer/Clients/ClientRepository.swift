@@ -10,6 +10,11 @@ public protocol ClientRepository: Sendable {
     func setEnabled(clientKey: String, enabled: Bool, at time: Int64) async throws -> Bool
     /// Replaces the secret hash; returns the client, or nil when there is no such client.
     func replaceSecret(clientKey: String, secretHash: String, at time: Int64) async throws -> Client?
+    /// The client key of each of these client IDs that exists, read on the caller's handle (the audit log's
+    /// rows and webhooks name the client by its key).
+    func clientKeys(ids: [String], in sql: any SQLDatabase) async throws -> [String: String]
+    /// The ID of the client with this key, on the caller's handle; nil when there is none.
+    func clientId(clientKey: String, in sql: any SQLDatabase) async throws -> String?
 }
 
 /// ``ClientRepository`` over SQLKit.
@@ -64,6 +69,20 @@ struct SQLClientRepository: ClientRepository {
                 "UPDATE clients SET enabled = \(bind: enabled ? 1 : 0), updated_at = \(bind: time) WHERE client_key = \(bind: clientKey) RETURNING id"
             ).first() != nil
         }
+    }
+
+    func clientKeys(ids: [String], in sql: any SQLDatabase) async throws -> [String: String] {
+        guard !ids.isEmpty else { return [:] }
+        let binds: [any Encodable & Sendable] = ids
+        var keys: [String: String] = [:]
+        for row in try await sql.raw("SELECT id, client_key FROM clients WHERE id IN (\(binds: binds))").all() {
+            keys[try row.decode(column: "id", as: String.self)] = try row.decode(column: "client_key", as: String.self)
+        }
+        return keys
+    }
+
+    func clientId(clientKey: String, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw("SELECT id FROM clients WHERE client_key = \(bind: clientKey)").first()?.decode(column: "id", as: String.self)
     }
 
     func replaceSecret(clientKey: String, secretHash: String, at time: Int64) async throws -> Client? {

@@ -10,7 +10,7 @@ export async function render(view, params) {
   const list = el("div");
   const verifyOut = el("div", { id: "audit-verify-result" });
   const type = el("input", { id: "audit-type", value: params.get("type") || "", placeholder: "login.completed" });
-  const subject = el("input", { id: "audit-subject", value: params.get("subject") || "", placeholder: "client, user, device or session ID" });
+  const subject = el("input", { id: "audit-subject", value: params.get("subject") || "", placeholder: "client key, user key, or an ID" });
   const after = Number(params.get("after") || 0);
   const form = el("form", { class: "card row" },
     el("div", { class: "grow" }, el("label", { for: "audit-type" }, "Event type"), type),
@@ -27,7 +27,7 @@ export async function render(view, params) {
       ? el("div", { class: "notice", "data-ok": "true" }, "The audit log verifies: " + result.rows + " rows, " + result.checkpoints + " signed checkpoints (key " + result.keyId + ").")
       : el("div", { class: "problem", "data-ok": "false" }, "The audit log does NOT verify: " + result.problem.message));
   });
-  view.append(...heading("Audit log", "Every security event, hash-chained and signed at checkpoints. Rows name IDs only."),
+  view.append(...heading("Audit log", "Every security event, hash-chained and signed at checkpoints. Clients and users are named by their keys, their internal IDs beside them."),
     el("div", { class: "card" }, verify, verifyOut), form, out, el("div", { class: "card" }, list));
 
   function go(from) {
@@ -48,7 +48,11 @@ export async function render(view, params) {
     { title: "Time", cell: (e) => time(e.time), wide: true },
     { title: "Type", cell: (e) => el("code", {}, e.type) },
     { title: "Actor", cell: (e) => e.actor },
-    { title: "Subject", cell: (e) => [e.clientId, e.userId, e.deviceId, e.sessionId].filter(Boolean).map((id) => el("div", {}, el("code", {}, id))), wide: true },
+    { title: "Subject", cell: (e) => [
+        e.clientId && ["client", e.clientKey, e.clientId], e.userId && ["user", e.userKey, e.userId],
+        e.deviceId && ["device", null, e.deviceId], e.sessionId && ["session", null, e.sessionId],
+      ].filter(Boolean).map(([kind, key, id]) => el("div", { "data-subject": kind }, kind + " ", key ? el("strong", {}, key) : null, key ? " " : null,
+        el("code", { class: key ? "muted" : "" }, id))), wide: true },
     { title: "Details", cell: (e) => (e.details === "{}" ? "" : el("code", {}, e.details)), wide: true },
   ], page.entries, after ? "No more rows." : "No audit rows match.", (e) => ({ "data-seq": e.seq })),
   el("div", { class: "actions" },

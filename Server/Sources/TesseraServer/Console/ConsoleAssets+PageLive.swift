@@ -18,7 +18,8 @@ export function render(view) {
     const entry = JSON.parse(event.data);
     empty.hidden = true;
     for (const old of list.querySelectorAll("li.fresh")) old.classList.remove("fresh");
-    const subject = [entry.userId && "user " + entry.userId, entry.deviceId && "device " + entry.deviceId].filter(Boolean).join(" · ");
+    const subject = [entry.clientKey && "client " + entry.clientKey, entry.userId && "user " + (entry.userKey || entry.userId),
+      entry.deviceId && "device " + entry.deviceId].filter(Boolean).join(" · ");
     list.prepend(el("li", { class: "fresh", "data-type": entry.type, "data-seq": entry.seq },
       el("span", { class: "muted" }, new Date(entry.time).toLocaleTimeString()),
       el("code", {}, entry.type),

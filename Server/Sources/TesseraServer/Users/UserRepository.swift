@@ -37,6 +37,10 @@ protocol UserRepository: Sendable {
     func page(clientId: String, after: String, limit: Int, in sql: any SQLDatabase) async throws -> [UserRecord]
     func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo
     func count(clientId: String, in sql: any SQLDatabase) async throws -> Int
+    /// The user key of each of these user IDs that exists (the audit log's rows and webhooks name the user by it).
+    func userKeys(ids: [String], in sql: any SQLDatabase) async throws -> [String: String]
+    /// The IDs of the users with this user key, one per client that has it (an audit subject filter).
+    func userIds(userKey: String, in sql: any SQLDatabase) async throws -> [String]
 
     // Password log-in: every try is counted by one conditional write before the password is compared.
     /// The password state of the client's identity whose e-mail (or phone) is `target`.
@@ -133,6 +137,22 @@ struct SQLUserRepository: UserRepository {
 
     func count(clientId: String, in sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT COUNT(*) AS n FROM users WHERE client_id = \(bind: clientId)").first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func userKeys(ids: [String], in sql: any SQLDatabase) async throws -> [String: String] {
+        guard !ids.isEmpty else { return [:] }
+        let binds: [any Encodable & Sendable] = ids
+        var keys: [String: String] = [:]
+        for row in try await sql.raw("SELECT id, user_key FROM users WHERE id IN (\(binds: binds))").all() {
+            keys[try row.decode(column: "id", as: String.self)] = try row.decode(column: "user_key", as: String.self)
+        }
+        return keys
+    }
+
+    func userIds(userKey: String, in sql: any SQLDatabase) async throws -> [String] {
+        try await sql.raw("SELECT id FROM users WHERE user_key = \(bind: userKey) ORDER BY id LIMIT 100").all().map {
+            try $0.decode(column: "id", as: String.self)
+        }
     }
 
     func passwordState(clientId: String, channel: OTPChannel, target: String, in sql: any SQLDatabase) async throws -> PasswordState? {

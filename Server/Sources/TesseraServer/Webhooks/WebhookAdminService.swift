@@ -79,7 +79,10 @@ public struct WebhookAdminService: Sendable {
     /// Queues a `webhook.test` event for this endpoint only; returns its delivery.
     public func sendTest(_ id: String) async throws -> WebhookDeliveryView {
         let record = try await record(id)
-        let event = WebhookPayload.test(endpointId: id, clientId: record.clientId, id: random.identifier(prefix: "msg_"), time: clock.now())
+        let clientKey = try await clients.list().first { $0.id == record.clientId }?.clientKey
+        let event = WebhookPayload.test(
+            endpointId: id, clientId: record.clientId, clientKey: clientKey, id: random.identifier(prefix: "msg_"), time: clock.now()
+        )
         let deliveryId = try await repository.enqueue(event, endpointId: id)
         wake()
         return try await delivery(deliveryId)

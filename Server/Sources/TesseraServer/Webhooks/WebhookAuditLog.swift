@@ -4,10 +4,13 @@ import SQLKit
 /// The audit log that also queues webhooks: each event that names a client is queued for that client's enabled
 /// endpoints subscribed to its type, and the wrapped log appends the events, all inside the change's transaction,
 /// so no event is lost and none is sent for a change that rolled back. Per append it costs one indexed read of
-/// `webhook_endpoints` per client named (one in practice), and nothing else when the client has no endpoint.
+/// `webhook_endpoints` per client named (one in practice), and nothing else when the client has no endpoint; with
+/// a subscriber, one read of the client's key and one of the user's key per event sent.
 struct WebhookAuditLog: AuditLog {
     let base: any AuditLog
     let webhooks: any WebhookRepository
+    /// Names the event's client and user by their keys in the message (nil: IDs only).
+    var subjects: (any AuditSubjectKeys)? = nil
     let clock: WallClock
     let random: RandomSource
     /// Wakes this instance's ``WebhookService`` (after a queued delivery).
@@ -34,10 +37,16 @@ struct WebhookAuditLog: AuditLog {
             let subscribers = try await webhooks.subscribers(clientId: clientId, in: sql)
             guard !subscribers.isEmpty else { continue }
             let time = clock.now()
+            var clientKey: String??
             for event in events where event.clientId == clientId {
                 let matching = subscribers.filter { WebhookEventTypes.matches($0.eventTypes, event.type) }
                 guard !matching.isEmpty else { continue }
-                let message = WebhookPayload.event(event, id: random.identifier(prefix: "msg_"), time: time)
+                if clientKey == nil { clientKey = .some(try await subjects?.clientKeys(ids: [clientId], in: sql)[clientId]) }
+                var userKey: String?
+                if let userId = event.userId { userKey = try await subjects?.userKeys(ids: [userId], in: sql)[userId] }
+                let message = WebhookPayload.event(
+                    event, clientKey: clientKey ?? nil, userKey: userKey, id: random.identifier(prefix: "msg_"), time: time
+                )
                 for subscriber in matching { try await webhooks.enqueue(message, endpointId: subscriber.endpointId, in: sql) }
                 queued = true
             }
@@ -51,3 +60,4 @@ struct WebhookAuditLog: AuditLog {
     func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64? { try await base.lastCheckpointSeq(in: sql) }
     func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint] { try await base.checkpoints(in: sql) }
 }
+

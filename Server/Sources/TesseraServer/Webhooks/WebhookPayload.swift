@@ -1,12 +1,17 @@
 import Foundation
 
 /// The body of a webhook, in the Standard Webhooks shape: `{"type", "timestamp", "data"}`. `data`
-/// holds the event's IDs, actor and details as the audit log records them: never an e-mail
-/// address, a phone number, a name, a code, a token or a secret.
+/// holds the event's IDs, actor and details as the audit log records them, and the client key and
+/// user key the app and the operator know the client and the user by: never an e-mail address, a
+/// phone number, a name, a code, a token or a secret.
 struct WebhookPayload: Encodable {
     struct EventData: Encodable {
         var actor: String?
+        /// The client's key (`tck_…`), beside its internal `clientId`.
+        var clientKey: String?
         var clientId: String?
+        /// The user's key (the app's own name for the user), beside the internal `userId`.
+        var userKey: String?
         var userId: String?
         var deviceId: String?
         var sessionId: String?
@@ -19,22 +24,23 @@ struct WebhookPayload: Encodable {
     var timestamp: String
     var data: EventData
 
-    /// The message of an audit event.
-    static func event(_ event: AuditEvent, id: String, time: Int64) -> WebhookEvent {
+    /// The message of an audit event, naming its client and user also by `clientKey` and `userKey`.
+    static func event(_ event: AuditEvent, clientKey: String?, userKey: String?, id: String, time: Int64) -> WebhookEvent {
         let payload = WebhookPayload(
             type: event.type, timestamp: iso8601(time),
             data: EventData(
-                actor: event.actor, clientId: event.clientId, userId: event.userId, deviceId: event.deviceId, sessionId: event.sessionId,
-                details: event.details.isEmpty ? nil : event.details
+                actor: event.actor, clientKey: clientKey, clientId: event.clientId, userKey: userKey, userId: event.userId,
+                deviceId: event.deviceId, sessionId: event.sessionId, details: event.details.isEmpty ? nil : event.details
             )
         )
         return WebhookEvent(id: id, type: event.type, payload: payload.json)
     }
 
     /// The `webhook.test` message for one endpoint.
-    static func test(endpointId: String, clientId: String, id: String, time: Int64) -> WebhookEvent {
+    static func test(endpointId: String, clientId: String, clientKey: String?, id: String, time: Int64) -> WebhookEvent {
         let payload = WebhookPayload(
-            type: WebhookEventTypes.test, timestamp: iso8601(time), data: EventData(actor: "admin", clientId: clientId, endpointId: endpointId)
+            type: WebhookEventTypes.test, timestamp: iso8601(time),
+            data: EventData(actor: "admin", clientKey: clientKey, clientId: clientId, endpointId: endpointId)
         )
         return WebhookEvent(id: id, type: WebhookEventTypes.test, payload: payload.json)
     }

@@ -9,7 +9,7 @@ struct WebhookEvent: Sendable {
     /// The Standard Webhooks message ID (`msg_…`), the same for every endpoint and every retry.
     var id: String
     var type: String
-    /// The JSON body (`{"type", "timestamp", "data"}`), IDs only.
+    /// The JSON body (`{"type", "timestamp", "data"}`): IDs, and the client and user keys beside them.
     var payload: String
 }
 

@@ -77,6 +77,7 @@ struct AuditLogTests {
                 #expect(signedUp.clientId == client.id)
                 let userId = try #require(signedUp.userId)
                 #expect(userId.hasPrefix("usr_"))
+                #expect(signedUp.clientKey == client.clientKey && signedUp.userKey == "audrey", "named by the keys the operator sees")
                 #expect(entries.first { $0.type == "device.enrolled" }?.deviceId == state.deviceId)
                 #expect(entries.first { $0.type == "session.created" }?.sessionId?.hasPrefix("ses_") == true)
                 let attested = try #require(entries.first { $0.type == "login.attested" })
@@ -95,6 +96,69 @@ struct AuditLogTests {
                         .compactMap { $0 }.joined(separator: "|")
                     for secret in secrets { #expect(!text.contains(secret), "row \(entry.seq) holds a secret: \(text)") }
                 }
+            }
+        }
+    }
+
+    @Test("rows name the client by its client key and the user by its user key beside the IDs (listing, export, subject filter); the chain still verifies", arguments: TestDatabase.kinds)
+    func keysBesideIDs(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind) { runtime in
+            let client = try await runtime.makeTestClient(bundle: "com.example.names")
+            let other = try await runtime.makeTestClient(bundle: "com.example.twin")
+            // The same user key in two clients: a user key names one user per client.
+            let alice = try await PushDeliveryTests.user(runtime, client: client, name: "alice")
+            let twin = try await PushDeliveryTests.user(runtime, client: other, name: "alice")
+            let audit = runtime.repositories.audit
+            let start = try await runtime.database.read { try await audit.head(in: $0) }.seq
+            try await runtime.database.transaction { sql in
+                try await audit.append([
+                    AuditEvent("login.completed", actor: AuditEvent.device(alice.deviceId), clientId: client.id, userId: alice.userId, deviceId: alice.deviceId),
+                    AuditEvent("otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id),
+                    AuditEvent("login.completed", actor: "system", clientId: other.id, userId: twin.userId),
+                    AuditEvent("login.failed", actor: "system", clientId: "cl_gone", userId: "usr_gone"),
+                    AuditEvent("admin.key.rotated", actor: "admin"),
+                ], in: sql)
+            }
+            let rows = try await Self.entries(runtime).filter { $0.seq > start }
+            try #require(rows.count == 5)
+            #expect(rows.map(\.clientKey) == [client.clientKey, client.clientKey, other.clientKey, nil, nil])
+            #expect(rows.map(\.userKey) == [alice.userKey, nil, twin.userKey, nil, nil])
+            #expect(rows.map(\.clientId) == [client.id, client.id, other.id, "cl_gone", nil], "the IDs stay beside the keys")
+            #expect(rows.map(\.userId) == [alice.userId, nil, twin.userId, "usr_gone", nil])
+            #expect(try await Self.verify(runtime) == nil, "the keys are outside the chain")
+
+            let adminToken = try #require(runtime.firstStart?.adminToken)
+            let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
+            try await app.test(.router) { http in
+                func page(_ query: String) async throws -> [[String: Any]] {
+                    let response = try await http.executeRequest(
+                        uri: "/v1/admin/audit?after=\(start)&\(query)", method: .get, headers: [.authorization: "Bearer \(adminToken)"], body: nil
+                    )
+                    #expect(response.status == .ok)
+                    let object = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+                    let entries = object?["entries"] as? [[String: Any]]
+                    #expect(entries != nil, "a page has entries")
+                    return entries ?? []
+                }
+                let listed = try await page("limit=10")
+                #expect(listed.first?["clientKey"] as? String == client.clientKey)
+                #expect(listed.first?["clientId"] as? String == client.id)
+                #expect(listed.first?["userKey"] as? String == alice.userKey)
+                #expect(listed.first?["userId"] as? String == alice.userId)
+                #expect(listed.last?["clientKey"] == nil && listed.last?["userKey"] == nil)
+                // The subject filter takes a client key, a user key or an ID.
+                #expect(try await page("subject=\(client.clientKey)").map { $0["type"] as? String } == ["login.completed", "otp.sent"])
+                #expect(try await page("subject=\(alice.userKey)").compactMap { $0["clientKey"] as? String } == [client.clientKey, other.clientKey])
+                #expect(try await page("subject=\(twin.userId)").compactMap { $0["clientKey"] as? String } == [other.clientKey])
+                #expect(try await page("subject=\(alice.deviceId)").count == 1)
+                // The export: one line a row, with the keys.
+                let export = try await http.executeRequest(
+                    uri: "/v1/admin/audit/export?after=\(start)", method: .get, headers: [.authorization: "Bearer \(adminToken)"], body: nil
+                )
+                let lines = String(buffer: export.body).split(separator: "\n")
+                    .map { try? JSONDecoder().decode(AuditEntry.self, from: Data($0.utf8)) }
+                #expect(lines.map { $0?.clientKey } == [client.clientKey, client.clientKey, other.clientKey, nil, nil])
+                #expect(lines.map { $0?.userKey } == [alice.userKey, nil, twin.userKey, nil, nil])
             }
         }
     }
