@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import SQLKit
 
-/// `/healthz` (the process is up), `/readyz` (the database answers), and the OpenAPI contract.
+/// `/healthz` (the process is up), `/readyz` (the database answers), the OpenAPI contract, and the
+/// favicon every page (the console, the hosted sign-in page) makes the browser ask for.
 struct HealthController<Context: TesseraContext> {
     let database: any Database
 
@@ -17,6 +18,12 @@ struct HealthController<Context: TesseraContext> {
             } catch {
                 throw AppError(.storageUnavailable, .serviceUnavailable, "Database unavailable")
             }
+        }
+        router.get("favicon.ico") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "image/x-icon", .cacheControl: "public, max-age=86400"],
+                body: .init(byteBuffer: ByteBuffer(bytes: Favicon.data))
+            )
         }
         router.get("openapi.json") { _, _ in
             Response(
@@ -35,4 +42,9 @@ public enum OpenAPIDocument {
         else { fatalError("openapi.json missing from the TesseraServer resources") }
         return data
     }()
+}
+
+/// Tessera's icon: a white T on the console's blue, 16×16 (an ICO holding one PNG, 133 bytes).
+enum Favicon {
+    static let data = Data(base64Encoded: "AAABAAEAEBAAAAEAIABvAAAAFgAAAIlQTkcNChoKAAAADUlIRFIAAAAQAAAAEAgGAAAAH/P/YQAAADZJREFUeNpjYIAC/ejL/0nBDMiAVM0ohpCrGW4I1Q0gBGhvADbDyA6DUQMGgwE0zw8U5UiYPgCfWnCPEbiZigAAAABJRU5ErkJggg==")!
 }
