@@ -186,8 +186,7 @@ struct ReadmeWalkthroughTests {
         try #require(located.status == 0 && locatedLines.count == 2, "`\(exportLine)` puts no tessera on PATH (build it first): \(located.output)")
         let tesseraPath = locatedLines[0], path = locatedLines[1]
         #expect(tesseraPath == Self.root.path + "/Server/.build/debug/tessera", "tessera found at \(tesseraPath)")
-        let curl = try await ChildProcess.run("/bin/bash", ["-c", "command -v curl"], environment: ["PATH": path])
-        try #require(curl.status == 0, "curl is needed: the README uses it")
+        _ = try TestRequirements.program("curl", for: "the README's API calls", debianPackage: "curl")
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-walkthrough-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
