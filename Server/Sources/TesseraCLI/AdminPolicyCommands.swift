@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import TesseraCore
 
-extension AuthenticatorType: ExpressibleByArgument {}
+// TesseraCore does not depend on ArgumentParser, so this conformance can only ever be the CLI's.
+extension AuthenticatorType: @retroactive ExpressibleByArgument {}
 
 /// `tessera admin client policy`: show or change a client's policy (capability 7).
 struct ClientPolicyCommand: AsyncParsableCommand {

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import TesseraCore
 
-extension APNsEnvironment: ExpressibleByArgument {}
+// TesseraCore does not depend on ArgumentParser, so this conformance can only ever be the CLI's.
+extension APNsEnvironment: @retroactive ExpressibleByArgument {}
 
 /// `tessera admin client push …`: a client's APNs, FCM or UnifiedPush settings, through the admin API. The key
 /// files are read here and sent once; no command prints a private key.

@@ -3,7 +3,8 @@ import Foundation
 import Tessera
 import TesseraCore
 
-extension PushProvider: ExpressibleByArgument {}
+// TesseraCore does not depend on ArgumentParser, so this conformance can only ever be the CLI's.
+extension PushProvider: @retroactive ExpressibleByArgument {}
 
 extension DeviceCommand {
     struct PushToken: AsyncParsableCommand {
