@@ -46,16 +46,27 @@ scripts/check-node-deps.sh
 # processes and browsers interleaved make single requests wait longer than the SDK's 30 s timeout
 # (a loaded CI run failed that way). Eight at a time keeps the run short and each request prompt.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
+# Builds, and fails on a compiler warning from the project's own sources (dependencies' and generated
+# code's warnings aside). A build only compiles what changed, so a fresh clone (CI) sees them all.
+BUILD_LOG=$(mktemp)
+build() {
+  swift build "$@" 2>&1 | tee "$BUILD_LOG"
+  [ "${PIPESTATUS[0]}" = 0 ] || return 1
+  local own
+  own=$(grep -E "^$PWD/(Sources|Tests|Server/Sources|Server/Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$BUILD_LOG" | sort -u || true)
+  if [ -n "$own" ]; then echo "error: the build warns about the project's own sources:"; echo "$own"; return 1; fi
+}
 if [ $# -eq 0 ]; then
   echo "== the SDK package (root): builds alone, without the server's dependencies"
-  swift build --build-tests
+  build --build-tests
   # The Apple adapters against the shims transcribed from Apple's documentation (Tools/AppleShims):
   # seconds, reusing the build above; fails on a type error in them.
   scripts/check-apple-adapters.sh
   timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build
 fi
 echo "== the server package (Server/)"
-swift build --package-path Server --build-tests
+build --package-path Server --build-tests
+rm -f "$BUILD_LOG"
 timeout "${TEST_TIMEOUT:-1800}" swift test --package-path Server --skip-build "$@"
 if [ $QUICK = 0 ]; then tessera_postgres_check_left; fi
 echo "== scripts/test.sh: done in $(( ($(date +%s) - START) / 60 )) min $(( ($(date +%s) - START) % 60 )) s"
