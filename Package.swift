@@ -2,9 +2,9 @@
 import PackageDescription
 
 // The SDK an app embeds, and the wire types it shares with the server. An app that adds this
-// package resolves only swift-crypto (and, on Linux, async-http-client): the server, the verifier
-// node and the `tessera` command are a package of their own in `Server/`, which depends on this
-// one by path.
+// package resolves only swift-crypto (and its swift-asn1). The server, the verifier node and the
+// `tessera` command are a package of their own in `Server/`; the HTTP transport for Linux
+// (async-http-client) is one in `Transports/`. Both depend on this one by path.
 let package = Package(
     name: "Tessera",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -16,19 +16,18 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Wire types, error codes and the request-signature format shared by the SDK and the server.
         .target(name: "TesseraCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        // The SDK that apps embed: URLSession on Apple platforms, async-http-client on Linux.
+        // The SDK that apps embed: URLSession on Apple platforms; on Linux the app passes a transport
+        // (Transports/: async-http-client).
         .target(
             name: "Tessera",
             dependencies: [
                 "TesseraCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
             ]
         ),
         // Test doubles for what cannot run here (Apple's LocalAuthentication), named as such.

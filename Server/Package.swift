@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Tessera", path: ".."),
+        .package(name: "TesseraTransports", path: "../Transports"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "CommandLineArguments"]),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
@@ -96,6 +97,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The console's files, compiled in through ConsoleAssets+Generated.swift (scripts/generate-console-assets.sh).
+            exclude: ["Console/web"],
             resources: [.copy("OpenAPI/openapi.json")]
         ),
         .executableTarget(
@@ -103,6 +106,7 @@ let package = Package(
             dependencies: [
                 "TesseraServer", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -114,6 +118,7 @@ let package = Package(
             dependencies: [
                 "TesseraServer",
                 .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -138,6 +143,7 @@ let package = Package(
             dependencies: [
                 "TesseraServer", "TesseraTestSupport", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,6 +156,7 @@ let package = Package(
                 "TesseraServer", "TesseraTestSupport", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraTesting", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -1,89 +1,43 @@
 import Foundation
 // URLSession (FoundationNetworking on Linux) only where it is the transport: importing it on Linux
-// would link libcurl and its two dozen libraries into every program that embeds the SDK (the
-// `tessera` binary among them) for nothing.
+// would link libcurl and its two dozen libraries into every program that embeds the SDK for nothing.
 #if canImport(FoundationNetworking) && (!os(Linux) || TESSERA_APPLE_SHIMS)
 import FoundationNetworking
 #endif
 #if TESSERA_APPLE_SHIMS
 import URLSessionShims  // Tools/AppleShims: URLSession.bytes(for:), which FoundationNetworking on Linux lacks
 #endif
-#if os(Linux) && !TESSERA_APPLE_SHIMS
-import AsyncHTTPClient
-import NIOCore
-#endif
 
-/// A raw HTTP answer.
-struct HTTPAnswer: Sendable {
-    var status: Int
-    var body: Data
+/// A raw HTTP answer: what an ``HTTPTransport`` returns for one request.
+public struct HTTPAnswer: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The whole body.
+    public var body: Data
+
+    /// An answer with this status and body.
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
 }
 
-/// How the SDK talks HTTP: URLSession on Apple platforms, AsyncHTTPClient on Linux
-/// (FoundationNetworking cannot stream server-sent events, which later calls need). Chosen by
-/// platform (`#if os(Linux)`), so an Apple app gets URLSession even when a whole-package build makes
-/// AsyncHTTPClient importable.
-protocol HTTPTransport: Sendable {
+/// How the SDK talks HTTP. On Apple platforms the SDK brings its own (URLSession, chosen when you
+/// create a ``TesseraClient`` without one). On Linux, FoundationNetworking cannot stream server-sent
+/// events, so the SDK brings none: add the `TesseraAsyncHTTPClient` product of the package in
+/// `Transports/` (async-http-client) and pass its `AsyncHTTPClientTransport`, or pass your own.
+/// The SDK package itself depends on swift-crypto only.
+public protocol HTTPTransport: Sendable {
+    /// Sends one request and returns the whole answer. Throws only when no answer came (connection
+    /// refused, timeout); an HTTP error status is an answer.
     func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer
-    /// A streamed GET: the answer's status, then its body line by line as it arrives (server-sent events).
+    /// A streamed GET: the answer's status, then its body line by line as it arrives (server-sent
+    /// events; ``LineSplitter`` splits bytes as they need). Cancelling the stream closes the request.
     func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>)
 }
 
-#if os(Linux) && !TESSERA_APPLE_SHIMS  // the Apple shim check (Tools/AppleShims) type-checks the URLSession path on Linux
-struct AsyncHTTPClientTransport: HTTPTransport {
-    let timeout: Duration
-
-    /// The SDK's own clients rather than `HTTPClient.shared`, which keeps at most eight connections per
-    /// host for everything. A progress stream holds its connection until its channel ends, and only a
-    /// call ends a channel: in a process that follows many channels at once (many devices in one
-    /// program: a load generator, tests) calls would wait behind streams for a connection, for good.
-    /// So calls and streams get a pool each, of up to 64 connections per host.
-    private static let calls = makeClient()
-    private static let streams = makeClient()
-
-    private static func makeClient() -> HTTPClient {
-        var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        configuration.tracing.tracer = nil
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }
-
-    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .init(rawValue: method)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let seconds = timeout.components.seconds
-        let response = try await Self.calls.execute(request, timeout: .seconds(seconds))
-        let buffer = try await response.body.collect(upTo: 4 << 20)
-        return HTTPAnswer(status: Int(response.status.code), body: Data(buffer.readableBytesView))
-    }
-
-    func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await Self.streams.execute(request, deadline: .now() + .seconds(3600))
-        let body = response.body
-        let stream = AsyncThrowingStream<String, any Error> { continuation in
-            let task = Task {
-                do {
-                    var splitter = LineSplitter()
-                    for try await chunk in body {
-                        for byte in chunk.readableBytesView {
-                            if let line = splitter.feed(byte) { continuation.yield(line) }
-                        }
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-        return (Int(response.status.code), stream)
-    }
-}
-#else
+#if !os(Linux) || TESSERA_APPLE_SHIMS  // the Apple shim check (Tools/AppleShims) type-checks it on Linux
+/// The transport on Apple platforms: URLSession, streaming server-sent events with `bytes(for:)`.
 struct URLSessionTransport: HTTPTransport {
     let session: URLSession
     let timeout: Duration
@@ -124,12 +78,16 @@ struct URLSessionTransport: HTTPTransport {
 #endif
 
 /// Splits a byte stream into lines as server-sent events need it: LF or CRLF ends a line, and empty
-/// lines are kept (an empty line ends an event). Both transports use it.
-struct LineSplitter {
+/// lines are kept (an empty line ends an event). For an ``HTTPTransport``'s
+/// ``HTTPTransport/lines(url:headers:)``: feed it the body's bytes as they arrive.
+public struct LineSplitter: Sendable {
     private var pending: [UInt8] = []
 
+    /// An empty splitter.
+    public init() {}
+
     /// Takes one byte; returns the line it completes, without its line ending.
-    mutating func feed(_ byte: UInt8) -> String? {
+    public mutating func feed(_ byte: UInt8) -> String? {
         guard byte == UInt8(ascii: "\n") else {
             pending.append(byte)
             return nil

@@ -68,7 +68,8 @@ public final class TesseraClient: Sendable {
     /// The last successful local authentication, until sign-up or re-registration uses it.
     let localAuthentication = Mutex<(type: LocalAuthType, result: LocalAuthResult)?>(nil)
 
-    /// Creates a client.
+    #if !os(Linux) || TESSERA_APPLE_SHIMS  // the platform decides, not which packages happen to be importable
+    /// Creates a client that talks HTTP through URLSession.
     /// - Parameters:
     ///   - configuration: Server URL, client key and bundle identifier.
     ///   - keyStore: Where device keys and state are kept. Default: a ``FileKeyStore`` in
@@ -76,16 +77,21 @@ public final class TesseraClient: Sendable {
     ///     relaunch; pass a ``MemoryKeyStore`` for tests and short-lived tools.
     ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
     public convenience init(configuration: Configuration, keyStore: (any DeviceKeyStore)? = nil, onTotalLog: LogHandler? = nil) {
-        #if os(Linux) && !TESSERA_APPLE_SHIMS  // the platform decides, not which packages happen to be importable (a whole-package Apple build can import AsyncHTTPClient too)
-        let transport = AsyncHTTPClientTransport(timeout: configuration.timeout)
-        #else
         let transport = URLSessionTransport(session: .shared, timeout: configuration.timeout)
-        #endif
         self.init(configuration: configuration, keyStore: keyStore, onTotalLog: onTotalLog, transport: transport)
     }
+    #endif
 
-    /// Creates a client over `transport` (tests wrap the platform's to break one part of it).
-    init(configuration: Configuration, keyStore: (any DeviceKeyStore)?, onTotalLog: LogHandler?, transport: any HTTPTransport) {
+    /// Creates a client that talks HTTP through `transport`. On Linux this is the way to make one:
+    /// pass `AsyncHTTPClientTransport(timeout:)` from the `TesseraAsyncHTTPClient` product (whose
+    /// `import` also brings the initialiser without a transport), or a transport of your own.
+    /// - Parameters:
+    ///   - configuration: Server URL, client key and bundle identifier.
+    ///   - keyStore: Where device keys and state are kept; nil for a ``FileKeyStore`` in
+    ///     ``FileKeyStore/standardDirectory(for:environment:)``.
+    ///   - onTotalLog: Optional hook receiving every log line the SDK produces.
+    ///   - transport: What sends the requests; it should honour ``Configuration/timeout``.
+    public init(configuration: Configuration, keyStore: (any DeviceKeyStore)? = nil, onTotalLog: LogHandler? = nil, transport: any HTTPTransport) {
         self.configuration = configuration
         let keyStore = keyStore ?? FileKeyStore(standardFor: configuration)
         self.keyStore = keyStore

@@ -52,18 +52,18 @@ struct DefaultKeyStoreTests {
         let configuration = TesseraClient.Configuration(
             serverURL: URL(string: "https://id.example.com")!, clientKey: "tck_\(UUID().uuidString)", bundleIdentifier: "com.example.app"
         )
-        let client = TesseraClient(configuration: configuration)
+        let client = TesseraClient(configuration: configuration, transport: OfflineTransport())
         let store = try #require(client.keyStore as? FileKeyStore)
         #expect(store.directory == FileKeyStore.standardDirectory(for: configuration))
         defer { try? FileManager.default.removeItem(at: store.directory) }
         try client.keyStore.saveState(DeviceState(deviceId: "dev_1", userKey: "u1", totpSecret: "JBSWY3DPEHPK3PXP", pushToken: "", localAuthType: .pin))
         // The app relaunches: a new client with the same configuration finds the state.
-        #expect(try TesseraClient(configuration: configuration).loadDeviceID() == "dev_1")
+        #expect(try TesseraClient(configuration: configuration, transport: OfflineTransport()).loadDeviceID() == "dev_1")
         // Another client key of the same app has its own directory.
         var other = configuration
         other.clientKey = "tck_other_\(UUID().uuidString)"
         #expect(FileKeyStore.standardDirectory(for: other) != store.directory)
-        #expect(try TesseraClient(configuration: other).loadDeviceID() == nil)
+        #expect(try TesseraClient(configuration: other, transport: OfflineTransport()).loadDeviceID() == nil)
     }
 
     #if os(Linux)
@@ -76,4 +76,16 @@ struct DefaultKeyStoreTests {
         #expect(home.path.hasPrefix("/home/u/.local/share/tessera/com.example.app-"))
     }
     #endif
+}
+
+/// A transport for tests that never reach a server: every request fails. The SDK package has no
+/// transport of its own on Linux (Transports/ has async-http-client's).
+struct OfflineTransport: HTTPTransport {
+    struct Offline: Error {}
+
+    func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer { throw Offline() }
+
+    func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
+        throw Offline()
+    }
 }

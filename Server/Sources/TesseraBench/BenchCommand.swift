@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 
 /// `tessera-bench`: the load generators and fixtures of the benchmarks in bench/ (a bench-only

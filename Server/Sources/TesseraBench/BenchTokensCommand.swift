@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Tessera
+import TesseraAsyncHTTPClient
 
 extension BenchCommand {
     /// `tessera-bench tokens`: mints tokens for the introspection bench through the public API only.

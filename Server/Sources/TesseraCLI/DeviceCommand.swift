@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 
 /// `tessera device …`: a real device on Linux, built only on the public SDK (file key store,

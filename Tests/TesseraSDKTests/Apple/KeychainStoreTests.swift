@@ -81,7 +81,7 @@ struct KeychainStoreTests {
             if case .string(let account)? = query[.account] { return account } else { return nil }
         } })
         #expect(accounts == ["device-key", "user-verification-key", "device-state"])
-        let client = TesseraClient(configuration: .init(serverURL: URL(string: "https://id.example.com")!, clientKey: "k", bundleIdentifier: "b"), keyStore: store)
+        let client = TesseraClient(configuration: .init(serverURL: URL(string: "https://id.example.com")!, clientKey: "k", bundleIdentifier: "b"), keyStore: store, transport: OfflineTransport())
         #expect(client.keyStoreKind == .secureEnclave)
     }
 
@@ -103,8 +103,8 @@ struct KeychainStoreTests {
     func kinds() throws {
         let configuration = TesseraClient.Configuration(serverURL: URL(string: "https://id.example.com")!, clientKey: "k", bundleIdentifier: "b")
         let software = KeychainDeviceKeyStore(items: KeychainItems(service: "s", calls: FakeKeychain()), keys: SoftwareSigningKeys())
-        #expect(TesseraClient(configuration: configuration, keyStore: software).keyStoreKind == .keychain)
-        #expect(TesseraClient(configuration: configuration, keyStore: MemoryKeyStore()).keyStoreKind == .memory)
+        #expect(TesseraClient(configuration: configuration, keyStore: software, transport: OfflineTransport()).keyStoreKind == .keychain)
+        #expect(TesseraClient(configuration: configuration, keyStore: MemoryKeyStore(), transport: OfflineTransport()).keyStoreKind == .memory)
         let generated = try software.generateKeys(unlockSecret: nil, localAuthType: .biometric)
         let message = Data("m".utf8)
         #expect(generated.userVerification.isValidSignature(try software.signWithUserVerificationKey(message, unlockSecret: nil), for: message))

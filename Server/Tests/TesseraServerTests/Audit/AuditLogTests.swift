@@ -6,6 +6,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 import TesseraTestSupport
 @testable import TesseraServer

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

@@ -5,6 +5,7 @@ import SQLKit
 import Testing
 import TesseraTestSupport
 @testable import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

@@ -7,6 +7,7 @@ import NIOCore
 import Testing
 import TesseraTestSupport
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraTesting
 import TesseraCore
 

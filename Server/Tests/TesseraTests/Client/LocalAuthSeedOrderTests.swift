@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

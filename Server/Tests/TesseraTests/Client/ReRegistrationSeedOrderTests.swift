@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

@@ -5,6 +5,7 @@ import Logging
 import Testing
 import TesseraTestSupport
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

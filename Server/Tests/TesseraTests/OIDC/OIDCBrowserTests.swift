@@ -6,6 +6,7 @@ import NIOCore
 import Synchronization
 import Testing
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 import TesseraTestSupport
 @testable import TesseraServer

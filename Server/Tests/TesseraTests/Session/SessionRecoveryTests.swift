@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Tessera
+import TesseraAsyncHTTPClient
 import TesseraCore
 @testable import TesseraServer
 

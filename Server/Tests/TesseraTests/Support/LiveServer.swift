@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Tessera
+import TesseraAsyncHTTPClient
 import TesseraTestSupport
 @testable import TesseraServer
 
