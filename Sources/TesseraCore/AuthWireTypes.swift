@@ -36,7 +36,9 @@ public enum AuthOutcome: String, Codable, Sendable, CaseIterable {
 
 /// Signed `POST /v1/auth/channels`: opens a channel (the seed's `requestAuthRequest`).
 public struct AuthChannelResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// Always "OK" on success.
     public var rtMsg: String
     /// The channel's identifier; also the capability to read its event stream.
     public var channelId: String
@@ -44,11 +46,14 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
     public var challenge: String
     /// The secondary verification the device must perform (the user's local-auth type).
     public var authType: String
-    /// The address that asked (relying-party requests), else empty.
+    /// The address that asked: for a channel the device opened, the device's address as the server saw
+    /// it (empty if unknown); for a relying party's request, the address it sent.
     public var connectIp: String
     /// What the relying party says the authentication is for, else empty.
     public var message: String
+    /// The user key of the device's user (the app's own ID for the user, as given at sign-up).
     public var userKey: String
+    /// The client key of the app the device is enrolled in.
     public var clientKey: String
     /// Seconds until the channel expires.
     public var expiresIn: Int
@@ -59,6 +64,8 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
     /// Absent when the request does not ask for number matching.
     public var numberChoices: [String]?
 
+    /// Creates a successful answer: `rtCode` 0, `rtMsg` "OK", and ``AuthChannelResponse/eventsPath`` set to
+    /// `/v1/auth/channels/{channelId}/events`; every other field as given.
     public init(
         channelId: String, challenge: String, authType: String, connectIp: String, message: String, userKey: String, clientKey: String,
         expiresIn: Int, numberChoices: [String]? = nil
@@ -80,9 +87,13 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
 
 /// Signed `GET /v1/auth/pending`: relying-party requests waiting for this device.
 public struct PendingAuthResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// The relying-party requests still pending for this device's user, oldest first, at most 20; each
+    /// is a channel the device can start (or decline). Empty when there are none.
     public var requests: [AuthChannelResponse]
 
+    /// Creates a successful answer (`rtCode` 0) listing `requests`.
     public init(requests: [AuthChannelResponse]) {
         rtCode = 0
         self.requests = requests
@@ -97,6 +108,8 @@ public struct AuthStartRequest: Codable, Sendable, Equatable {
     /// request asks for number matching. A missing or wrong number ends the request at once.
     public var matchNumber: String?
 
+    /// Creates a start request: the device key's signature over the challenge and, when the request asks
+    /// for number matching, the number the user picked.
     public init(challengeSignature: String, matchNumber: String? = nil) {
         self.challengeSignature = challengeSignature
         self.matchNumber = matchNumber
@@ -105,13 +118,16 @@ public struct AuthStartRequest: Codable, Sendable, Equatable {
 
 /// Answer of the start call once a quorum of nodes attested (the seed's `AuthStartResponse`).
 public struct AuthStartResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// Always "OK" on success.
     public var rtMsg: String
     /// The secondary verification the device must now perform.
     public var authType: String
     /// The nodes whose attestations count.
     public var nodes: [String]
 
+    /// Creates a successful answer: `rtCode` 0, `rtMsg` "OK", the local-auth type to perform and the attesting nodes.
     public init(authType: String, nodes: [String]) {
         rtCode = 0
         rtMsg = "OK"
@@ -128,6 +144,8 @@ public struct AuthResultRequest: Codable, Sendable, Equatable {
     /// ``AuthStatement/userVerification(channelId:deviceId:challenge:)``; required when the verification succeeded.
     public var userVerificationSignature: String?
 
+    /// Creates a result request: whether the local verification succeeded and, when it did, the
+    /// user-verification key's signature.
     public init(isSecondaryCertification: Bool, userVerificationSignature: String?) {
         self.isSecondaryCertification = isSecondaryCertification
         self.userVerificationSignature = userVerificationSignature
@@ -136,13 +154,16 @@ public struct AuthResultRequest: Codable, Sendable, Equatable {
 
 /// Answer of a completed authentication: the result token (the seed's `AuthResultResponse.data`).
 public struct AuthResultResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// Always "OK" on success.
     public var rtMsg: String
     /// The result token: a JWT (ES256) naming user, client, device, methods and attesting nodes.
     public var data: String
     /// Seconds the token stays valid.
     public var expiresIn: Int
 
+    /// Creates a successful answer: `rtCode` 0, `rtMsg` "OK", ``AuthResultResponse/data`` set to `token`.
     public init(token: String, expiresIn: Int) {
         rtCode = 0
         rtMsg = "OK"
@@ -153,9 +174,13 @@ public struct AuthResultResponse: Codable, Sendable, Equatable {
 
 /// A plain success answer (cancel, decline).
 public struct RtResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// What was done: the server answers "cancelled" to a cancel and "declined" to a decline (the device's
+    /// and the relying party's routes alike); "OK" by default.
     public var rtMsg: String
 
+    /// Creates a success answer: `rtCode` 0 and `rtMsg` as given ("OK" unless told).
     public init(rtMsg: String = "OK") {
         rtCode = 0
         self.rtMsg = rtMsg
@@ -168,11 +193,14 @@ public struct AuthEvent: Codable, Sendable, Equatable {
     public var status: AuthStatus?
     /// Set on the closing event.
     public var outcome: AuthOutcome?
-    /// The error code of a failed outcome.
+    /// The error code of a closing event whose outcome is not `completed` (`failed`, `declined`,
+    /// `cancelled`, `expired`); absent otherwise.
     public var code: Int?
     /// Milliseconds since 1970 when it happened.
     public var at: Int64
 
+    /// Creates an event: a progress event with `status`, or the closing event with `outcome` (and `code`
+    /// when it did not complete); `at` in milliseconds since 1970.
     public init(status: AuthStatus? = nil, outcome: AuthOutcome? = nil, code: Int? = nil, at: Int64) {
         self.status = status
         self.outcome = outcome
@@ -183,6 +211,8 @@ public struct AuthEvent: Codable, Sendable, Equatable {
 
 /// Relying party: `POST /v1/rp/auth-requests` (client key and secret).
 public struct RPAuthRequest: Codable, Sendable, Equatable {
+    /// The user key (the app's own ID for the user, as given at sign-up) of the user to authenticate; at
+    /// most 100 characters. A user with no active device of this client is ``ErrorCode/authUserUnknown`` (404).
     public var userKey: String
     /// The address of the browser or terminal that is logging in, shown on the device.
     public var connectIp: String
@@ -192,6 +222,7 @@ public struct RPAuthRequest: Codable, Sendable, Equatable {
     /// to show the user, and the device approves only with that number. Missing means false.
     public var numberMatching: Bool
 
+    /// Creates a request; number matching is off unless asked for.
     public init(userKey: String, connectIp: String, message: String, numberMatching: Bool = false) {
         self.userKey = userKey
         self.connectIp = connectIp
@@ -211,17 +242,24 @@ public struct RPAuthRequest: Codable, Sendable, Equatable {
 
 /// Relying party: the state of a request it made.
 public struct RPAuthState: Codable, Sendable, Equatable {
+    /// The request's ID (the ID of its authentication channel, `ch_…`): the `{requestId}` of
+    /// `GET` and `DELETE /v1/rp/auth-requests/{requestId}`.
     public var requestId: String
+    /// Where the request stands: `pending` until a device picks it up, `in_progress` while the device goes
+    /// through the steps, then final. Past its lifetime it reads `expired`, even before the server wrote that.
     public var outcome: AuthOutcome
     /// The error code when the outcome is `failed`, `declined`, `cancelled` or `expired`.
     public var code: Int?
     /// The result token, once `completed`.
     public var token: String?
+    /// Seconds from this answer until the request expires; 0 once it has. A request lives
+    /// `auth.channelLifetime` seconds (120 by default) from when it was made.
     public var expiresIn: Int
     /// Number matching: the two digits to show the user, who picks them on the phone. Absent when
     /// the request did not ask for number matching.
     public var matchNumber: String?
 
+    /// Creates a state answer with every field as given.
     public init(requestId: String, outcome: AuthOutcome, code: Int?, token: String?, expiresIn: Int, matchNumber: String? = nil) {
         self.requestId = requestId
         self.outcome = outcome
@@ -234,9 +272,15 @@ public struct RPAuthState: Codable, Sendable, Equatable {
 
 /// Relying party: `POST /v1/rp/totp/verify`.
 public struct TOTPVerifyRequest: Codable, Sendable, Equatable {
+    /// The user key (the app's own ID for the user) whose devices' codes are checked; at most 100
+    /// characters. A user with no active device is ``ErrorCode/totpUserUnknown`` (404).
     public var userKey: String
+    /// The six-digit code the user gives (RFC 6238, ``TOTP``: 30-second steps, six ASCII digits). The server
+    /// accepts the current step or the one either side, and only a step later than the last one it
+    /// accepted for the user (else ``ErrorCode/totpStepReused``).
     public var code: String
 
+    /// Creates a request to check `code` for the user `userKey`.
     public init(userKey: String, code: String) {
         self.userKey = userKey
         self.code = code
@@ -245,10 +289,16 @@ public struct TOTPVerifyRequest: Codable, Sendable, Equatable {
 
 /// Answer of a successful TOTP verification.
 public struct TOTPVerifyResponse: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// Always true: a code that does not verify is an error answer, not `false` (``ErrorCode/totpInvalid``,
+    /// ``ErrorCode/totpStepReused``, ``ErrorCode/totpLocked``, ``ErrorCode/totpUserUnknown``).
     public var valid: Bool
+    /// The ID of the user's device whose TOTP secret produced the code (one of them, when several of the
+    /// user's devices produce it).
     public var deviceId: String
 
+    /// Creates a successful answer: `rtCode` 0, `valid` true, the matching device's ID.
     public init(deviceId: String) {
         rtCode = 0
         valid = true
@@ -258,19 +308,30 @@ public struct TOTPVerifyResponse: Codable, Sendable, Equatable {
 
 /// One authentication in a user's history.
 public struct AuthHistoryItem: Codable, Sendable, Equatable {
+    /// The authentication channel's ID (`ch_…`).
     public var channelId: String
     /// Milliseconds since 1970 when the channel was opened.
     public var createdAt: Int64
     /// When it ended, if it has.
     public var endedAt: Int64?
+    /// The device that opened the channel, or that started a relying party's request; empty when no
+    /// device started it (a request declined, cancelled or expired before that).
     public var deviceId: String
+    /// The client key of the app (the user's app; the result token's client).
     public var clientKey: String
+    /// The address that asked: for a channel the device opened, the device's address as the server saw it
+    /// (empty if unknown); for a relying party's request, the address it sent.
     public var connectIp: String
+    /// Who opened the channel: `device` (the device itself) or `rp` (a relying party's request).
     public var initiator: String
+    /// How it ended, or `pending`/`in_progress`; one still open past its lifetime reads `expired`.
     public var outcome: AuthOutcome
+    /// The error code when the outcome is `failed`, `declined`, `cancelled` or `expired`; absent otherwise.
     public var code: Int?
+    /// The IDs of the nodes whose attestations made the quorum; empty until the nodes attested.
     public var nodes: [String]
 
+    /// Creates a history entry with every field as given.
     public init(
         channelId: String, createdAt: Int64, endedAt: Int64?, deviceId: String, clientKey: String, connectIp: String, initiator: String,
         outcome: AuthOutcome, code: Int?, nodes: [String]
@@ -290,11 +351,14 @@ public struct AuthHistoryItem: Codable, Sendable, Equatable {
 
 /// `GET /v1/auth/history`: newest first.
 public struct AuthHistoryPage: Codable, Sendable, Equatable {
+    /// Always 0 on success: a failure is an error answer (a ``Problem``) instead.
     public var rtCode: Int
+    /// Up to `limit` authentications (1–100, default 20) of the user, newest first.
     public var items: [AuthHistoryItem]
     /// Pass as `before` to read the next page; absent on the last page.
     public var nextCursor: String?
 
+    /// Creates a successful answer (`rtCode` 0) with one page of items and the cursor of the next.
     public init(items: [AuthHistoryItem], nextCursor: String?) {
         rtCode = 0
         self.items = items
