@@ -7,10 +7,9 @@ import ServiceLifecycle
 
 extension AuthEventRelay: CustomStringConvertible { var description: String { "AuthEventRelay" } }
 extension ChannelExpiryService: CustomStringConvertible { var description: String { "ChannelExpiryService" } }
-extension CourierService: CustomStringConvertible { public var description: String { "CourierService" } }
+extension OutboxWorker: CustomStringConvertible { var description: String { "OutboxWorker(\(queue.name))" } }
 extension JanitorService: CustomStringConvertible { var description: String { "JanitorService" } }
 extension AuditCheckpointService: CustomStringConvertible { var description: String { "AuditCheckpointService" } }
-extension PushService: CustomStringConvertible { public var description: String { "PushService" } }
 extension NodeSyncService: CustomStringConvertible { var description: String { "NodeSyncService" } }
 
 /// A service under a fixed name, for one whose own description would be a reflection walk (an

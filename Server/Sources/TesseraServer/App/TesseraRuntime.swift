@@ -15,9 +15,9 @@ public final class TesseraRuntime: Sendable {
     public let keys: ServerKeys
     public let clients: ClientService
     public let otp: OTPService
-    public let courier: CourierService
+    let courier: CourierService
     /// Wakes devices through APNs and FCM (push outbox).
-    public let push: PushService
+    let push: PushService
     public let signUp: SignUpService
     public let registration: DeviceRegistrationService
     let nodes: NodeDirectory
@@ -443,7 +443,7 @@ extension TesseraRuntime {
     /// Clients' webhook endpoints and deliveries (admin).
     public var webhookAdmin: WebhookAdminService {
         WebhookAdminService(
-            repository: repositories.webhooks, clients: clients, clock: clock, random: webhooks.random,
+            repository: repositories.webhooks, clients: clients, clock: clock, random: webhooks.queue.random,
             requireHTTPS: configuration.production && !configuration.webhooksAllowHttp, wake: { [webhooks] in webhooks.wake() }
         )
     }

@@ -305,7 +305,7 @@ struct WebhookDeliveryTests {
                 try receiver.setDown(true)
                 try await Self.event(runtime, "user.signed_up", client: client)
                 #expect(try await Self.drain(runtime, receiver, manual) == 1)
-                for wait in WebhookService.retrySchedule {
+                for wait in WebhookDeliveries.retrySchedule {
                     manual.advance(by: wait * 0.9)
                     #expect(try await Self.drain(runtime, receiver, manual) == 0)  // not before the wait
                     manual.advance(by: wait * 0.21)

@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The background worker of every outbox (courier, push, webhooks): wakes at once when this instance
+/// queued something and polls for the rest (other instances, retries that fell due); claims a batch
+/// of due deliveries, attempts them in parallel while their leases are renewed, records each fate,
+/// and goes on until nothing is due.
+///
+/// A failed claim ends the round (the worker polls again); a failed record leaves the rows leased, so
+/// the lease runs out and they are attempted again: at least once, never lost.
+final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
+    /// The outbox this worker drains.
+    let queue: Queue
+    let logger: Logger
+    let pollInterval: Duration
+    let batchSize = 32
+    /// This worker's name on the leases it holds (random per process).
+    let claimant: String
+    private let wakeup: WorkerWakeup
+
+    init(queue: Queue, logger: Logger, pollInterval: Duration, wakeup: WorkerWakeup = WorkerWakeup()) {
+        self.queue = queue
+        self.logger = logger
+        self.pollInterval = pollInterval
+        self.wakeup = wakeup
+        claimant = queue.name.replacingOccurrences(of: " ", with: "-") + "-" + UUID().uuidString
+    }
+
+    /// Asks the worker to look at its outbox now.
+    func wake() { wakeup.wake() }
+
+    func run() async throws {
+        await wakeup.run(pollInterval: pollInterval) { await self.drain() }
+    }
+
+    /// Attempts everything due now. Returns the number of deliveries tried.
+    @discardableResult
+    func drain() async -> Int {
+        var tried = 0
+        while true {
+            let batch: [Queue.Delivery]
+            do {
+                batch = try await queue.claimDue(limit: batchSize, claimant: claimant)
+            } catch {
+                logger.error("claiming from the \(queue.name) failed", metadata: ["error": .string(String(describing: error))])
+                return tried
+            }
+            if batch.isEmpty { return tried }
+            tried += batch.count
+            let queue = self.queue, logger = self.logger
+            let fates = await queue.whileRenewingLeases(of: batch.map(queue.id(of:)), claimant: claimant, logger: logger) {
+                await withTaskGroup(of: (Int, DeliveryFate).self) { group in
+                    for (index, delivery) in batch.enumerated() {
+                        group.addTask { (index, await queue.attempt(delivery, logger: logger)) }
+                    }
+                    return await group.reduce(into: [(delivery: Queue.Delivery, fate: DeliveryFate)]()) { fates, outcome in
+                        fates.append((batch[outcome.0], outcome.1))
+                    }
+                }
+            }
+            do {
+                try await queue.record(fates, logger: logger)
+            } catch {
+                logger.error("recording deliveries of the \(queue.name) failed", metadata: ["error": .string(String(describing: error))])
+            }
+        }
+    }
+}
