@@ -40,6 +40,8 @@ fi
 
 # Each domain owns its tables (fast, no build needed): fails naming file, line and table.
 scripts/check-table-ownership.sh
+# The console's compiled-in files are generated from Console/web/ and up to date (and parse, when node is here).
+scripts/generate-console-assets.sh --check
 # The verifier node links neither the server, nor PostgreSQL, nor SMTP (the target graph).
 scripts/check-node-deps.sh
 # Swift Testing starts every test at once by default; on 2 shared cores, 200 live servers, node

@@ -1,43 +1,19 @@
 /// The admin console's files, compiled into the server (no build step, no third-party assets, nothing
-/// read from disk): one HTML page, one stylesheet and plain ES modules, one module a page. Each file
-/// is a constant in its own `ConsoleAssets+<Name>.swift`. A new console page is a module
-/// `page-<id>.js` (exporting `render(view, params)`) here and one entry in `pages` in `app.js`.
+/// read from disk at run time): one HTML page, one stylesheet and plain ES modules, one module a page.
+///
+/// The files themselves are in `Console/web/` (`index.html`, `console.css`, `app.js`, `page-<id>.js`, …,
+/// named as they are served). To change one, edit it there and run `scripts/generate-console-assets.sh`,
+/// which writes them into `ConsoleAssets+Generated.swift` (``page`` and ``files``; never edit that file by
+/// hand, and commit it with the change). `scripts/test.sh` runs the script with `--check`: it fails when
+/// the generated file is stale or, with node installed, when a module has a syntax error.
+///
+/// A new console page is a module `web/page-<id>.js` (exporting `render(view, params)`) and one entry in
+/// `pages` in `web/app.js`; a new file in `web/` is served at `/admin/<name>` once generated
+/// (`.html`, `.css` and `.js` only).
 enum ConsoleAssets {
     /// A file and its media type.
     struct Asset: Sendable {
         let contentType: String
         let body: String
-
-        init(html: String) {
-            contentType = "text/html; charset=utf-8"
-            body = html
-        }
-
-        init(css: String) {
-            contentType = "text/css; charset=utf-8"
-            body = css
-        }
-
-        init(javaScript: String) {
-            contentType = "text/javascript; charset=utf-8"
-            body = javaScript
-        }
     }
-
-    /// The files under `/admin/`, by name.
-    static let files: [String: Asset] = [
-        "console.css": style,
-        "app.js": app,
-        "api.js": api,
-        "ui.js": ui,
-        "picker.js": picker,
-        "page-clients.js": pageClients,
-        "page-users.js": pageUsers,
-        "page-sessions.js": pageSessions,
-        "page-nodes.js": pageNodes,
-        "page-keys.js": pageKeys,
-        "page-audit.js": pageAudit,
-        "page-live.js": pageLive,
-        "page-webhooks.js": pageWebhooks,
-    ]
 }

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-live.js`: The live view (server-sent events).
-    static let pageLive = Asset(javaScript: #"""
 // Authentications as they happen: login, OTP, device and session events from the audit log (server-sent events).
 import { el, heading } from "./ui.js";
 
@@ -27,6 +24,4 @@ export function render(view) {
     while (list.children.length > 200) list.lastChild.remove();
   });
   return () => source.close();
-}
-"""#)
 }

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-keys.js`: Signing keys: list (JWKS), rotate.
-    static let pageKeys = Asset(javaScript: #"""
 // Result-token signing keys: the published ones (JWKS) and rotation.
 import { admin, request } from "./api.js";
 import { attempt, dangerButton, el, heading } from "./ui.js";
@@ -27,6 +24,4 @@ export async function render(view) {
     if (!jwks.keys.length) list.replaceChildren(el("li", { class: "muted" }, "No keys published."));
   }
   await load();
-}
-"""#)
 }

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-sessions.js`: A user's sessions: revoke.
-    static let pageSessions = Asset(javaScript: #"""
 // A user's sessions (password and flow log-ins, device sessions), with revocation.
 import { admin, q } from "./api.js";
 import { attempt, badge, dangerButton, el, heading, table, time } from "./ui.js";
@@ -33,6 +30,4 @@ export async function render(view, params) {
     ], answer.sessions, "No sessions for this user.", (s) => ({ "data-session-id": s.id })));
   }
   await load();
-}
-"""#)
 }

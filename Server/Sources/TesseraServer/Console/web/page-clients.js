@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-clients.js`: Clients: create, rotate secret, disable, policy, redirect URIs, push.
-    static let pageClients = Asset(javaScript: #"""
 // Clients: list, create, rotate the secret (shown once), enable/disable, and per client its policy,
 // OpenID Connect redirect URIs and push settings.
 import { admin, q } from "./api.js";
@@ -106,6 +103,4 @@ async function settings(detail, clientKey) {
     const saved = await attempt(pushOut, () => admin("PUT", base + "/push", body));
     if (saved) { pushEdit.value = ""; pushView.textContent = saved.provider ? JSON.stringify(saved, null, 2) : "No push settings: devices poll."; pushOut.append(el("div", { class: "notice" }, "Saved.")); }
   }
-}
-"""#)
 }

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `picker.js`: The client selector of the users and sessions pages.
-    static let picker = Asset(javaScript: #"""
 // The client selector that the users and sessions pages share.
 import { admin } from "./api.js";
 import { attempt, el } from "./ui.js";
@@ -15,6 +12,4 @@ export async function clientPicker(id, selected, out) {
   }
   const select = el("select", { id }, answer.clients.map((c) => el("option", { value: c.clientKey, selected: c.clientKey === selected }, c.name + " (" + c.clientKey + ")")));
   return { select, label: el("label", { for: id }, "Client") };
-}
-"""#)
 }

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-audit.js`: The audit log: filter, page, verify.
-    static let pageAudit = Asset(javaScript: #"""
 // The audit log: filter by type and subject, page by sequence number, verify the hash chain and the signed checkpoints.
 import { admin, q } from "./api.js";
 import { attempt, el, heading, table, time } from "./ui.js";
@@ -59,6 +56,4 @@ export async function render(view, params) {
     after ? el("button", { type: "button", class: "quiet", onclick: () => go(0) }, "First page") : null,
     page.nextAfter ? el("button", { type: "button", class: "quiet", id: "audit-next", onclick: () => go(page.nextAfter) }, "Next page") : null,
     el("span", { class: "muted" }, "Chain head: row " + page.head.seq)));
-}
-"""#)
 }

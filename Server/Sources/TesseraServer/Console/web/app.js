@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `app.js`: The shell: sign-in, navigation, hash routing; the list of pages.
-    static let app = Asset(javaScript: #"""
 // The console's shell: sign-in, the navigation and hash routing (#/<page>?<params>).
 // A new page is one module (page-<id>.js exporting render(view, params), which may return a cleanup
 // function) and one entry below.
@@ -100,5 +97,3 @@ function start() {
 }
 
 start();
-"""#)
-}

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `api.js`: Requests to the admin API with the CSRF token; problems as errors.
-    static let api = Asset(javaScript: #"""
 // Calls to the console's own server: the admin API with the session cookie, and the CSRF token on every change.
 let csrf = "";
 
@@ -42,5 +39,3 @@ export function admin(method, path, body) { return request(method, "/v1/admin/" 
 
 /** A path segment or query value, escaped. */
 export const q = encodeURIComponent;
-"""#)
-}

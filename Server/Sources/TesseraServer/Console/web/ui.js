@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `ui.js`: DOM helpers (no innerHTML), tables, empty states, problem boxes, the secret box.
-    static let ui = Asset(javaScript: #"""
 // Small DOM helpers shared by the pages: no innerHTML, so nothing from the server is ever parsed as markup.
 
 /** An element with attributes (`on*` become listeners, `class`, `hidden`, `data-*` …) and children (strings become text). */
@@ -80,5 +77,3 @@ export function secretBox(label, value, kept = "Tessera keeps only a hash of it.
 
 /** A page heading with an optional line under it. */
 export function heading(title, text) { return [el("h1", {}, title), text ? el("p", { class: "muted" }, text) : null]; }
-"""#)
-}

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-users.js`: Users and devices: search, revoke.
-    static let pageUsers = Asset(javaScript: #"""
 // Users of a client with their devices: search (user key, name, e-mail, phone) and device revocation.
 import { admin, q } from "./api.js";
 import { attempt, badge, dangerButton, el, heading, table, time } from "./ui.js";
@@ -50,6 +47,4 @@ export async function render(view, params) {
   search.addEventListener("input", show);
   picker.select.addEventListener("change", () => { location.hash = "#/users?client=" + q(picker.select.value); });
   await load();
-}
-"""#)
 }

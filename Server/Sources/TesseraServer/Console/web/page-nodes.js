@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// `page-nodes.js`: Verifier nodes: health, waiting devices, last error.
-    static let pageNodes = Asset(javaScript: #"""
 // Verifier nodes: health (device changes waiting, last delivery error), enable and disable.
 import { admin, q } from "./api.js";
 import { attempt, badge, dangerButton, el, heading, table, time } from "./ui.js";
@@ -34,6 +31,4 @@ export async function render(view) {
     return node.pendingDevices ? badge("catching up", "warn") : badge("in sync", "ok");
   }
   await load();
-}
-"""#)
 }

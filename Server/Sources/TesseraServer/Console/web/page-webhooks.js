@@ -1,7 +1,3 @@
-extension ConsoleAssets {
-    /// `page-webhooks.js`: A client's webhook endpoints: create (secret shown once), rotate, enable and
-    /// disable, delete, send a test event; each endpoint's delivery history with redelivery.
-    static let pageWebhooks = Asset(javaScript: #"""
 // Webhooks of a client (Standard Webhooks): endpoints, their secrets (shown once), a test event,
 // and the delivery history of an endpoint, where a delivery can be sent again.
 import { admin, q } from "./api.js";
@@ -87,6 +83,4 @@ export async function render(view, params) {
     return b;
   }
   await load();
-}
-"""#)
 }
