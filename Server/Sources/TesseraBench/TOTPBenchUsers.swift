@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
 import Logging
-import SQLKit
 import TesseraServer
 import TesseraCore
 
 /// The TOTP benchmark's users (`tessera-bench totp-bodies --create`): many users with known TOTP
-/// secrets, written straight into a deployment's storage, since enrolling tens of thousands of
+/// secrets, created through the server's fixture path (``DeploymentStorage/createFixtureUsers(clientKey:_:)``,
+/// which goes through the users' and devices' repositories), since enrolling tens of thousands of
 /// devices through the API would take minutes. A bench fixture: it lives in the bench-only
 /// executable, never in the server, and its secrets come from a fixed, public key.
 enum TOTPBenchUsers {
@@ -37,37 +37,11 @@ enum TOTPBenchUsers {
     }
 
     private static func create(in storage: DeploymentStorage, clientKey: String, count: Int) async throws {
-        let clientId = try await storage.database.withSQL { sql in
-            try await sql.raw("SELECT id FROM clients WHERE client_key = \(bind: clientKey)").first()?.decode(column: "id", as: String.self)
+        let users = (0..<count).map { index in
+            let name = String(format: "totp-%05d", index)
+            return FixtureUser(userKey: name, email: "\(name)@bench.invalid", phone: String(format: "+1555%07d", index), totpSecret: secret(index))
         }
-        guard let clientId else { throw BenchFailure("no client \(clientKey)") }
-        let publicKey = P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString()
-        let now = WallClock.system.now(), totpKey = storage.keys.totpKey
-        for batch in stride(from: 0, to: count, by: 1000) {
-            try await storage.database.transaction { sql in
-                for index in batch..<min(count, batch + 1000) {
-                    let name = String(format: "totp-%05d", index)
-                    let userId = "usr_bench_\(name)", deviceId = "dev_bench_\(name)"
-                    let inserted = try await sql.raw(
-                        """
-                        INSERT INTO users (id, client_id, user_key, name, email, phone, local_auth_type, agreed_at, created_at)
-                        VALUES (\(bind: userId), \(bind: clientId), \(bind: name), 'Bench', \(bind: "\(name)@bench.invalid"),
-                                \(bind: String(format: "+1555%07d", index)), 'NONE', \(bind: now), \(bind: now))
-                        ON CONFLICT DO NOTHING RETURNING id
-                        """
-                    ).first() != nil
-                    guard inserted else { continue }
-                    let sealed = try Sealing.seal(Data(secret(index)), using: totpKey, authenticating: Data(deviceId.utf8)).base64EncodedString()
-                    try await sql.raw(
-                        """
-                        INSERT INTO devices (id, user_id, client_id, device_key, uv_key, os, app_version, push_token, totp_secret_sealed, status, created_at)
-                        VALUES (\(bind: deviceId), \(bind: userId), \(bind: clientId), \(bind: publicKey), \(bind: publicKey), 'bench', 'bench', '',
-                                \(bind: sealed), 'active', \(bind: now))
-                        """
-                    ).run()
-                }
-            }
-        }
+        _ = try await storage.createFixtureUsers(clientKey: clientKey, users)
     }
 }
 

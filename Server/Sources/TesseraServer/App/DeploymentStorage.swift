@@ -9,7 +9,7 @@ import PostgresNIO
 /// through the admin HTTP API of the running server.
 public struct DeploymentStorage: Sendable {
     /// The deployment's database.
-    public let database: any Database
+    let database: any Database
     /// The deployment's server keys, opened with its master key.
     public let keys: ServerKeys
 

@@ -11,7 +11,7 @@ import TesseraCore
 /// admin commands and the tests all use it.
 public final class TesseraRuntime: Sendable {
     public let configuration: ServerConfiguration
-    public let database: any Database
+    let database: any Database
     public let keys: ServerKeys
     public let clients: ClientService
     public let otp: OTPService
