@@ -55,7 +55,7 @@ build() {
   swift build "$@" 2>&1 | tee "$BUILD_LOG"
   [ "${PIPESTATUS[0]}" = 0 ] || return 1
   local own
-  own=$(grep -E "^$PWD/(Sources|Tests|Server/Sources|Server/Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$BUILD_LOG" | sort -u || true)
+  own=$(grep -E "^$PWD/(Sources|Tests|Transports/Sources|Server/Sources|Server/Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$BUILD_LOG" | sort -u || true)
   if [ -n "$own" ]; then echo "error: the build warns about the project's own sources:"; echo "$own"; return 1; fi
 }
 if [ $# -eq 0 ]; then
@@ -64,6 +64,10 @@ if [ $# -eq 0 ]; then
   # The Apple adapters against the shims transcribed from Apple's documentation (Tools/AppleShims):
   # seconds, reusing the build above; fails on a type error in them.
   scripts/check-apple-adapters.sh
+  # Every public declaration of the SDK and the wire types has a /// comment (symbol graph of the build above).
+  scripts/check-sdk-docs.sh
+  # An app that adds the SDK resolves swift-crypto and swift-asn1, nothing of the server.
+  scripts/check-sdk-dependencies.sh
   timeout "${TEST_TIMEOUT:-1800}" swift test --skip-build
 fi
 echo "== the server package (Server/)"
