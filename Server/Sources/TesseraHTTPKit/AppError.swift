@@ -3,15 +3,22 @@ import Hummingbird
 import TesseraCore
 
 /// An error answer: an RFC 9457 problem with a stable ``ErrorCode``.
+///
+/// Built by the factories of the error table (``ErrorCatalog``): `throw AppError.otpExpired()`,
+/// `AppError.invalidField("name", "name is too long")`. The code fixes the status and the title;
+/// what the call site knows goes into `detail`.
 public struct AppError: Error, Sendable, CustomStringConvertible {
-    public var code: ErrorCode
-    public var status: HTTPResponse.Status
-    public var title: String
+    public let code: ErrorCode
+    public let status: HTTPResponse.Status
+    public let title: String
     public var detail: String?
     public var field: String?
     public var remainingAttempts: Int?
     public var retryAfter: Int?
 
+    /// Spells out a status and a title instead of taking them from the table. Only for the files that
+    /// have not moved to the factories yet (`ErrorCatalogTests.notYetMoved` lists them); it becomes
+    /// private to the table once they have.
     public init(
         _ code: ErrorCode, _ status: HTTPResponse.Status, _ title: String, detail: String? = nil, field: String? = nil,
         remainingAttempts: Int? = nil, retryAfter: Int? = nil
@@ -49,13 +56,6 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
 }
 
 extension AppError {
-    /// 400, 1005: the field `field` has a value that is not allowed.
-    public static func invalidField(_ field: String, _ detail: String) -> AppError {
-        AppError(.fieldInvalid, .badRequest, "A field has a value that is not allowed", detail: detail, field: field)
-    }
-    /// 500, 9001: a bug.
-    public static let internalError = AppError(.internalError, .internalServerError, "Internal server error")
-
     /// Refuses (1005, naming the field) the first value longer than its limit; absent values pass.
     public static func checkLengths(_ fields: [(name: String, value: String?, limit: Int)]) throws {
         for field in fields where (field.value?.count ?? 0) > field.limit {

@@ -32,7 +32,7 @@ extension Request {
 
     private mutating func jsonBody(limit: Int) async throws -> Data {
         if let contentType = headers.value(.contentType), !contentType.hasPrefix(ignoringASCIICase: "application/json") {
-            throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/json")
+            throw AppError.unsupportedMediaType(detail: "Send application/json")
         }
         return Data(buffer: try await collectBody(limit: limit))
     }
@@ -51,63 +51,6 @@ extension AppError {
         }
         try TextCheck.checkJSON(data)
         return value
-    }
-
-    /// The problem for an error raised while a request was read rather than by Tessera's own
-    /// code: a body over the limit (413, 1002; `NIOTooManyBytesError` for a chunked body,
-    /// `HTTPError` 413 for one with Content-Length) or HTTP that cannot be parsed (400, 1009).
-    /// `nil` for anything else.
-    public init?(transport error: any Error, bodyLimit: Int) {
-        switch error {
-        case is NIOTooManyBytesError:
-            self = .bodyTooLarge(limit: bodyLimit)
-        case let error as HTTPError where error.status == .contentTooLarge:
-            self = .bodyTooLarge(limit: bodyLimit)
-        case is HTTPParserError, is ByteToMessageDecoderError:
-            self = .malformedHTTP
-        default:
-            return nil
-        }
-    }
-
-    /// 413, 1002: the body is larger than `limit` bytes.
-    public static func bodyTooLarge(limit: Int) -> AppError {
-        AppError(.bodyTooLarge, .contentTooLarge, "Request body too large", detail: "The limit is \(limit) bytes")
-    }
-
-    /// HTTP that cannot be parsed: a broken request line, header or chunked framing.
-    public static let malformedHTTP = AppError(.badRequest, .badRequest, "Malformed HTTP request", detail: "The request is not valid HTTP/1.1")
-
-    /// The problem for a JSON document that does not decode: wrong type (1003), missing (1004), not allowed (1005), not JSON (1001).
-    public init(decoding error: DecodingError) {
-        func path(_ codingPath: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
-            (codingPath + (key.map { [$0] } ?? [])).map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .typeMismatch(_, let context):
-            self = AppError(
-                .fieldWrongType, .badRequest, "A field has the wrong type", detail: context.debugDescription,
-                field: path(context.codingPath)
-            )
-        case .keyNotFound(let key, let context):
-            self = AppError(
-                .fieldMissing, .badRequest, "A required field is missing", detail: "\(path(context.codingPath, key)) is required",
-                field: path(context.codingPath, key)
-            )
-        case .valueNotFound(_, let context):
-            self = AppError(
-                .fieldMissing, .badRequest, "A required field is missing", detail: "\(path(context.codingPath)) must not be null",
-                field: path(context.codingPath)
-            )
-        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
-            // A value of the right JSON type that the type refuses (for example an unknown enum case).
-            self = AppError(
-                .fieldInvalid, .badRequest, "A field has a value that is not allowed", detail: context.debugDescription,
-                field: path(context.codingPath)
-            )
-        default:
-            self = AppError(.malformedJSON, .badRequest, "The body is not valid JSON")
-        }
     }
 }
 

@@ -100,7 +100,7 @@ public final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChann
             if methods.isEmpty {
                 problem = AppError(httpError: HTTPError(.notFound))
             } else {
-                problem = AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed")
+                problem = AppError.methodNotAllowed()
                 fields[.allow] = methods.joined(separator: ", ")
             }
         }

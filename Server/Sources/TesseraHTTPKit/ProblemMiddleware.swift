@@ -36,7 +36,7 @@ public struct ProblemMiddleware<Context: ProblemContext>: RouterMiddleware {
             return error.response(requestId: context.requestId)
         } catch let error as HTTPError where error.status == .notFound && !routes.methods(for: request.uri.path).isEmpty {
             // The path exists, the method does not: 405 with the methods that do.
-            var response = AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed").response(requestId: context.requestId)
+            var response = AppError.methodNotAllowed().response(requestId: context.requestId)
             response.headers[.allow] = routes.methods(for: request.uri.path).joined(separator: ", ")
             return response
         } catch let error as HTTPError {
@@ -88,23 +88,5 @@ public final class RouteTable: Sendable {
         var methods = Set(matching.map(\.method))
         if methods.contains("GET") { methods.insert("HEAD") }
         return methods.sorted()
-    }
-}
-
-extension AppError {
-    /// The problem for an error Hummingbird raised (no route, method, body size, media type).
-    public init(httpError error: HTTPError) {
-        self = switch error.status {
-        case .notFound: AppError(.notFound, .notFound, "No such route")
-        case .methodNotAllowed: AppError(.methodNotAllowed, .methodNotAllowed, "Method not allowed")
-        case .contentTooLarge: AppError(.bodyTooLarge, .contentTooLarge, "Request body too large")
-        case .unsupportedMediaType: AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type")
-        default:
-            if error.status.code >= 500 {
-                AppError.internalError
-            } else {
-                AppError(.badRequest, error.status, "Bad request", detail: error.body)
-            }
-        }
     }
 }

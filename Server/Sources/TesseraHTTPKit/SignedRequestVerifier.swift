@@ -54,38 +54,37 @@ public struct SignedRequestVerifier: Sendable {
               let signature = HTTPField.Name("Signature").flatMap({ headers[$0] }),
               let digest = HTTPField.Name("Content-Digest").flatMap({ headers[$0] })
         else {
-            throw AppError(.signatureMissing, .unauthorized, "Signed request required", detail: "Send Content-Digest, Signature-Input and Signature (RFC 9421)")
+            throw AppError.signatureMissing(detail: "Send Content-Digest, Signature-Input and Signature (RFC 9421)")
         }
         let parsed: MessageSignature.Parsed
         do {
             parsed = try MessageSignature.parse(signatureInput: input, signature: signature)
         } catch {
-            throw AppError(.signatureMalformed, .badRequest, "Malformed signature", detail: String(describing: error))
+            throw AppError.signatureMalformed(detail: String(describing: error))
         }
         // Parameters may come in any order (RFC 9421 §2.3); the components must be exactly these.
         guard parsed.components == MessageSignature.requiredComponents, parsed.algorithm == MessageSignature.algorithm else {
-            throw AppError(
-                .signatureMalformed, .badRequest, "Malformed signature",
+            throw AppError.signatureMalformed(
                 detail: "cover (\"@method\" \"@path\" \"content-digest\") with created, nonce, keyid and alg=\"ecdsa-p256-sha256\""
             )
         }
         let now = clock.now()
         let skew = maxSkew.millis
         guard abs(parsed.created * 1000 - now) <= skew else {
-            throw AppError(.signatureExpired, .unauthorized, "Signature too old or from the future", detail: "created must be within 5 minutes of the server's clock")
+            throw AppError.signatureExpired(detail: "created must be within 5 minutes of the server's clock")
         }
         guard constantTimeEquals(Array(MessageSignature.contentDigest(of: body.readableBytesView).utf8), Array(digest.utf8)) else {
-            throw AppError(.contentDigestMismatch, .badRequest, "Content-Digest does not match the body")
+            throw AppError.contentDigestMismatch()
         }
         guard let key = try await keys.signingKey(for: parsed.keyId) else {
-            throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
+            throw AppError.deviceUnknown()
         }
-        guard !key.revoked else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
+        guard !key.revoked else { throw AppError.deviceRevoked() }
         let base = MessageSignature.signatureBase(method: method, path: path, contentDigest: digest, signatureParams: parsed.signatureParams)
         guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
               key.publicKey.isValidSignature(ecdsa, for: Data(base.utf8))
         else {
-            throw AppError(.signatureInvalid, .unauthorized, "Signature does not verify")
+            throw AppError.signatureInvalid()
         }
         let expires = now + 2 * skew
         let fresh = try await database.withSQL { sql in
@@ -96,7 +95,7 @@ public struct SignedRequestVerifier: Sendable {
                 """
             ).first() != nil
         }
-        guard fresh else { throw AppError(.nonceReplayed, .unauthorized, "Nonce already used") }
+        guard fresh else { throw AppError.nonceReplayed() }
         return Verified(deviceId: key.deviceId, nonce: parsed.nonce, key: key)
     }
 

@@ -106,7 +106,7 @@ struct NodeService: Sendable {
         if let row = try await sql.raw("SELECT device_key, uv_key FROM node_devices WHERE device_id = \(bind: record.deviceId)").first() {
             guard try row.decode(column: "device_key", as: String.self) == record.deviceKey,
                   try row.decode(column: "uv_key", as: String.self) == record.userVerificationKey
-            else { throw AppError(.nodeKeyConflict, .conflict, "This node holds other keys for that device") }
+            else { throw AppError.nodeKeyConflict() }
         }
         if record.status == "revoked" {
             try await sql.raw(
@@ -140,17 +140,17 @@ struct NodeService: Sendable {
             try await sql.raw("SELECT device_key, status FROM node_devices WHERE device_id = \(bind: request.deviceId)").first()
         }
         guard let row, let key = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)) else {
-            throw AppError(.nodeDeviceUnknown, .notFound, "This node does not know the device")
+            throw AppError.nodeDeviceUnknown()
         }
         guard try row.decode(column: "status", as: String.self) == "active" else {
-            throw AppError(.nodeDeviceRevoked, .forbidden, "The device is revoked in this node's registry")
+            throw AppError.nodeDeviceRevoked()
         }
         let message = AuthStatement.challenge(channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge)
         guard let raw = Data(base64Encoded: request.challengeSignature),
               let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
               key.isValidSignature(signature, for: message)
         else {
-            throw AppError(.nodeSignatureInvalid, .unauthorized, "The device signature does not verify against this node's registry")
+            throw AppError.nodeSignatureInvalid()
         }
         let now = clock.now()
         let statement = AuthStatement.attestation(

@@ -37,12 +37,12 @@ struct AdminAuthenticator: Sendable {
 
     func verify(authorization: String?) async throws {
         guard let authorization, authorization.hasPrefix("Bearer ") else {
-            throw AppError(.adminUnauthorized, .unauthorized, "Admin token required", detail: "Send Authorization: Bearer <admin token>")
+            throw AppError.adminUnauthorized(detail: "Send Authorization: Bearer <admin token>")
         }
         let token = String(authorization.dropFirst("Bearer ".count))
         if let configuredToken {
             guard constantTimeEquals(Array(token.utf8), Array(configuredToken.utf8)) else {
-                throw AppError(.adminUnauthorized, .unauthorized, "Admin token invalid")
+                throw AppError.adminUnauthorized(detail: "Admin token invalid")
             }
             return
         }
@@ -51,7 +51,7 @@ struct AdminAuthenticator: Sendable {
                 .decode(column: "value", as: String.self)
         }
         guard let stored, hasher.verify(token, domain: Self.domain, against: stored) else {
-            throw AppError(.adminUnauthorized, .unauthorized, "Admin token invalid")
+            throw AppError.adminUnauthorized(detail: "Admin token invalid")
         }
     }
 }

@@ -85,7 +85,7 @@ struct AdminController<Context: TesseraContext> {
     /// The required `clientKey` query parameter.
     static func clientKey(_ request: Request) throws -> String {
         guard let clientKey = request.uri.queryParameters.get("clientKey"), !clientKey.isEmpty else {
-            throw AppError(.fieldMissing, .badRequest, "clientKey is required", field: "clientKey")
+            throw AppError.fieldMissing("clientKey", "clientKey is required")
         }
         return String(clientKey)
     }

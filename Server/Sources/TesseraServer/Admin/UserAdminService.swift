@@ -46,7 +46,7 @@ public struct UserAdminService: Sendable {
         let client = try await clients.client(clientKey: clientKey)
         let users = self.users
         guard let user = try await database.read({ try await users.find(clientId: client.id, userKey: userKey, in: $0) }) else {
-            throw AppError(.notFound, .notFound, "No such user")
+            throw AppError.notFound("No such user")
         }
         return user.id
     }
@@ -54,7 +54,7 @@ public struct UserAdminService: Sendable {
     /// A client's users with their devices, `limit` at a time after the user key `after`.
     public func list(clientKey: String, limit: Int = 50, after: String? = nil) async throws -> AdminUserPage {
         guard let client = try await clients.list().first(where: { $0.clientKey == clientKey }) else {
-            throw AppError(.clientUnknown, .notFound, "No such client")
+            throw AppError.noSuchClient()
         }
         let users = self.users, devices = self.devices
         let records = try await database.withSQL { try await users.page(clientId: client.id, after: after ?? "", limit: limit + 1, in: $0) }
@@ -76,7 +76,7 @@ public struct UserAdminService: Sendable {
         let devices = self.devices, audit = self.audit
         let revoked = try await database.transaction { sql -> Bool in
             guard let owner = try await devices.owner(deviceId: deviceId, in: sql) else {
-                throw AppError(.deviceUnknown, .notFound, "No such device")
+                throw AppError.noSuchDevice()
             }
             guard try await devices.revoke(deviceId: deviceId, now: now, in: sql) else { return false }
             // With its client and user, so the client's webhooks hear of it.
@@ -88,7 +88,7 @@ public struct UserAdminService: Sendable {
             )
             return true
         }
-        guard revoked else { throw AppError(.conflict, .conflict, "The device is already revoked") }
+        guard revoked else { throw AppError.conflict("The device is already revoked") }
         await nodeSync.flush(deviceIds: [deviceId])
     }
 }

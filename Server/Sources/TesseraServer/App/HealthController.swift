@@ -16,7 +16,7 @@ struct HealthController<Context: TesseraContext> {
                 try await database.withSQL { sql in try await sql.raw("SELECT 1").run() }
                 return try Response.json(Status(status: "ready"))
             } catch {
-                throw AppError(.storageUnavailable, .serviceUnavailable, "Database unavailable")
+                throw AppError.storageUnavailable()
             }
         }
         router.get("favicon.ico") { _, _ in

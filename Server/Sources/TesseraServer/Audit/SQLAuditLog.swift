@@ -17,7 +17,7 @@ struct SQLAuditLog: AuditLog {
         guard !events.isEmpty else { return }
         let lock: SQLQueryString = kind == .postgres ? " FOR UPDATE" : ""
         guard let row = try await sql.raw("SELECT seq, hash FROM audit_head WHERE id = 1" + lock).first() else {
-            throw AppError(.internalError, .internalServerError, "The audit log has no head row")
+            throw AppError.internalError(detail: "The audit log has no head row")
         }
         var seq = try row.decode(column: "seq", as: Int64.self)
         var hash = try row.decode(column: "hash", as: String.self)

@@ -52,10 +52,10 @@ struct AuthChannelRecord: Sendable {
     /// The error that describes why this channel cannot take the next step, if any.
     func refusal(now: Int64) -> AppError? {
         switch settled(now: now).outcome {
-        case .cancelled: return AppError(.authChannelCancelled, .conflict, "The authentication was cancelled")
-        case .declined: return AppError(.authDeclined, .conflict, "The user declined the authentication")
-        case .expired: return AppError(.authChannelExpired, .gone, "The authentication channel expired")
-        case .completed, .failed: return AppError(.authChannelState, .conflict, "The authentication has already ended (\(outcome.rawValue))")
+        case .cancelled: return AppError.authChannelCancelled()
+        case .declined: return AppError.authDeclined()
+        case .expired: return AppError.authChannelExpired()
+        case .completed, .failed: return AppError.authChannelState("The authentication has already ended (\(outcome.rawValue))")
         case .pending, .inProgress: return nil
         }
     }

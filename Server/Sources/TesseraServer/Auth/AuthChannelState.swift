@@ -30,7 +30,7 @@ enum AuthChannelState: String, Sendable, CaseIterable {
     /// Checks that the channel may move from this state to `target`.
     func transition(to target: AuthChannelState) throws -> AuthChannelState {
         guard next == target else {
-            throw AppError(.authChannelState, .conflict, "The channel is not at that step", detail: "\(rawValue) cannot move to \(target.rawValue)")
+            throw AppError.authChannelState("\(rawValue) cannot move to \(target.rawValue)")
         }
         return target
     }

@@ -79,7 +79,7 @@ struct AuthChannels: Sendable {
     /// Throws why the channel could not take the step it was asked to take.
     func refuse(_ id: String, now: Int64) async throws -> Never {
         if let channel = try await store.find(id), let refusal = channel.refusal(now: now) { throw refusal }
-        throw AppError(.authChannelState, .conflict, "The channel is not at that step")
+        throw AppError.authChannelState()
     }
 
     /// Ends an open channel as failed with `code` and tells its listeners (no-op if it had ended).

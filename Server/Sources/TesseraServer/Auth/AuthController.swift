@@ -27,7 +27,7 @@ struct AuthController<Context: TesseraContext> {
     }
 
     private func deviceId(_ context: Context) throws -> String {
-        guard let id = context.deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+        guard let id = context.deviceId else { throw AppError.signatureMissing() }
         return id
     }
 
@@ -85,7 +85,7 @@ struct AuthController<Context: TesseraContext> {
     /// `Authorization: Bearer <result token>`; `limit` (1–100, default 20) and `before` (a `nextCursor`).
     @Sendable func historyPage(_ request: Request, context: Context) async throws -> Response {
         guard let header = request.headers.value(.authorization), header.lowercased().hasPrefix("bearer ") else {
-            var response = AppError(.tokenInvalid, .unauthorized, "Result token required", detail: "Send Authorization: Bearer <result token>")
+            var response = AppError.tokenInvalid(detail: "Send Authorization: Bearer <result token>")
                 .response(requestId: context.requestId)
             response.headers[.wwwAuthenticate] = "Bearer"
             return response

@@ -32,7 +32,7 @@ struct AuthEventRelay: Service {
         input.onTermination = { _ in hub.unregister(channelId, token) }
         guard let first = try await store.find(channelId) else {
             input.finish()
-            throw AppError(.authChannelUnknown, .notFound, "No such authentication channel")
+            throw AppError.authChannelUnknown()
         }
         // What happened before the listener came, then the live events.
         var past = first.events, startAt = 0

@@ -9,7 +9,7 @@ struct AuthHistory: Sendable {
     /// One page, newest first; `before` is a previous page's `nextCursor`.
     func page(claims: ResultClaims, limit: Int, before: String?) async throws -> AuthHistoryPage {
         guard let device = try await devices.authTarget(deviceId: claims.deviceId), device.active, device.clientKey == claims.clientId else {
-            throw AppError(.tokenInvalid, .unauthorized, "Invalid token", detail: "The device that authenticated is revoked")
+            throw AppError.tokenInvalid(detail: "The device that authenticated is revoked")
         }
         var cursor: (Int64, String)?
         if let before {

@@ -37,7 +37,7 @@ struct DeviceAuthFlow: Sendable {
     private func channel(_ id: String, for device: DeviceAuthTarget) async throws -> AuthChannelRecord {
         guard let channel = try await store.find(id), channel.userId == device.userId, channel.clientId == device.clientId,
               channel.deviceId == nil || channel.deviceId == device.deviceId
-        else { throw AppError(.authChannelUnknown, .notFound, "No such authentication channel") }
+        else { throw AppError.authChannelUnknown() }
         return channel
     }
 
@@ -66,17 +66,16 @@ struct DeviceAuthFlow: Sendable {
         let channel = try await channel(channelId, for: device)
         let now = clock.now()
         if let refusal = channel.refusal(now: now) { throw refusal }
-        guard channel.state == .created else { throw AppError(.authChannelState, .conflict, "The channel was already started") }
+        guard channel.state == .created else { throw AppError.authChannelState("The channel was already started") }
         let statement = AuthStatement.challenge(channelId: channelId, deviceId: deviceId, challenge: channel.challenge)
         guard let raw = Data(base64Encoded: request.challengeSignature),
               let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
               device.deviceKey.isValidSignature(signature, for: statement)
-        else { throw AppError(.authChallengeSignatureInvalid, .unauthorized, "The challenge signature does not verify") }
+        else { throw AppError.authChallengeSignatureInvalid() }
         if let match = channel.numberMatch, !match.accepts(request.matchNumber) {
             // No second guess: a missing or wrong number ends the request before any node is asked.
             try await channels.fail(channelId, code: .authNumberMismatch, now: now)
-            throw AppError(
-                .authNumberMismatch, .forbidden, "The number does not match",
+            throw AppError.authNumberMismatch(
                 detail: request.matchNumber == nil ? "This request asks for number matching: send matchNumber" : "The request has ended"
             )
         }
@@ -101,8 +100,7 @@ struct DeviceAuthFlow: Sendable {
             logger.warning(
                 "node quorum not reached", metadata: ["channel": .string(channelId), "failures": .string(outcome.failures.joined(separator: "; "))]
             )
-            throw AppError(
-                .authQuorumNotReached, .serviceUnavailable, "Not enough verifier nodes attested",
+            throw AppError.authQuorumNotReached(
                 detail: "\(outcome.attested.count) of the \(nodeQuorum.quorum) attestations needed (\(selected.count) nodes asked)"
             )
         }
@@ -118,11 +116,11 @@ struct DeviceAuthFlow: Sendable {
         let now = clock.now()
         if let refusal = channel.refusal(now: now) { throw refusal }
         guard channel.state == .attested else {
-            throw AppError(.authChannelState, .conflict, "The nodes have not attested this channel yet", detail: "Call start first")
+            throw AppError.authChannelState("The nodes have not attested this channel yet: call start first")
         }
         guard request.isSecondaryCertification else {
             try await channels.fail(channelId, code: .authSecondaryFailed, now: now)
-            throw AppError(.authSecondaryFailed, .unauthorized, "Secondary verification failed")
+            throw AppError.authSecondaryFailed()
         }
         let statement = AuthStatement.userVerification(channelId: channelId, deviceId: deviceId, challenge: channel.challenge)
         guard let raw = request.userVerificationSignature.flatMap({ Data(base64Encoded: $0) }),
@@ -130,7 +128,7 @@ struct DeviceAuthFlow: Sendable {
               device.userVerificationKey.isValidSignature(signature, for: statement)
         else {
             try await channels.fail(channelId, code: .authUserVerificationInvalid, now: now)
-            throw AppError(.authUserVerificationInvalid, .unauthorized, "The user-verification signature does not verify")
+            throw AppError.authUserVerificationInvalid()
         }
         let token = try await tokens.issue(
             userKey: device.userKey, clientKey: device.clientKey, clientId: device.clientKey, deviceId: deviceId, channelId: channelId,
@@ -148,7 +146,7 @@ struct DeviceAuthFlow: Sendable {
         let device = try await requireDevice(deviceId, client: client, signed: signed)
         let channel = try await channel(channelId, for: device)
         if outcome == .declined, channel.initiator != .relyingParty {
-            throw AppError(.authChannelState, .conflict, "Only a relying party's request can be declined", detail: "Cancel it instead")
+            throw AppError.authChannelState("Only a relying party's request can be declined: cancel it instead")
         }
         try await channels.end(channel, outcome: outcome)
     }

@@ -18,9 +18,9 @@ struct RelyingPartyAuthFlow: Sendable {
         let message = request.message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard message.count <= 200 else { throw AppError.invalidField("message", "message must be at most 200 characters") }
         guard request.connectIp.count <= 64 else { throw AppError.invalidField("connectIp", "connectIp must be at most 64 characters") }
-        guard request.userKey.count <= 100 else { throw AppError(.authUserUnknown, .notFound, "No such user") }
+        guard request.userKey.count <= 100 else { throw AppError.authUserUnknown(detail: "No such user") }
         guard let userId = try await devices.userWithActiveDevice(clientId: client.id, userKey: request.userKey) else {
-            throw AppError(.authUserUnknown, .notFound, "No such user, or the user has no active device")
+            throw AppError.authUserUnknown()
         }
         var alongside: (@Sendable (AuthChannelRecord, any SQLDatabase) async throws -> Void)?
         if let push { alongside = { channel, sql in try await push.schedule(channel, in: sql) } }
@@ -78,7 +78,7 @@ struct RelyingPartyAuthFlow: Sendable {
 
     private func request(_ id: String, client: Client) async throws -> AuthChannelRecord {
         guard let channel = try await channels.store.find(id), channel.clientId == client.id, channel.initiator == .relyingParty else {
-            throw AppError(.authChannelUnknown, .notFound, "No such authentication request")
+            throw AppError.authChannelUnknown(detail: "No such authentication request")
         }
         return channel
     }

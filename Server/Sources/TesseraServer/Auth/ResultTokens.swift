@@ -232,9 +232,7 @@ final class ResultTokens: Sendable {
         return claims
     }
 
-    static let invalidToken = AppError(
-        .tokenInvalid, .unauthorized, "Invalid token", detail: "The token is malformed, expired or not issued by this server"
-    )
+    static let invalidToken = AppError.tokenInvalid(detail: "The token is malformed, expired or not issued by this server")
 
     /// The `kid` of a compact JWS header, if it has one.
     static func kid(of token: String) -> String? {

@@ -46,7 +46,7 @@ struct AuthenticatorController<Context: TesseraContext> {
 extension TesseraContext {
     /// The device whose signature the middleware verified.
     func requireDevice() throws -> String {
-        guard let deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+        guard let deviceId else { throw AppError.signatureMissing() }
         return deviceId
     }
 }

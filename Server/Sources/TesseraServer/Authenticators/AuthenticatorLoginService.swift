@@ -39,7 +39,7 @@ struct AuthenticatorLoginService: Sendable {
         let stored = try await database.transaction { sql in
             try await AuthenticatorService.requireDeviceUser(request.username, deviceId: deviceId, devices: devices, in: sql)
             guard let authenticator = try await repository.list(deviceId: deviceId, in: sql).first(where: { $0.type == type }) else {
-                throw AppError(.authenticatorUnknown, .notFound, "This device has no active \(type.rawValue) authenticator")
+                throw AppError.authenticatorUnknown(detail: "This device has no active \(type.rawValue) authenticator")
             }
             var stored = challenge
             stored.authenticator_id = authenticator.id
@@ -67,10 +67,7 @@ struct AuthenticatorLoginService: Sendable {
             return (challenge, authenticator)
         }
         guard let found else {
-            throw AppError(
-                .authenticatorChallengeInvalid, .unauthorized, "Unknown, used or expired challenge",
-                detail: "Ask for a new challenge (POST /v1/devices/authenticator-challenges)"
-            )
+            throw AppError.authenticatorChallengeInvalid(detail: "Ask for a new challenge (POST /v1/devices/authenticator-challenges)")
         }
         let (challenge, authenticator) = found
         let statement = AuthenticatorAuthenticationRequest.statementBytes(
@@ -79,7 +76,7 @@ struct AuthenticatorLoginService: Sendable {
         guard let key = P256.Signing.PublicKey(x963Base64: authenticator.publicKey), let der = Data(base64Encoded: request.signature),
               let signature = try? P256.Signing.ECDSASignature(derRepresentation: der), key.isValidSignature(signature, for: statement)
         else {
-            let refusal = AppError(.authenticatorSignatureInvalid, .unauthorized, "The authenticator's signature does not verify", field: "signature")
+            let refusal = AppError.authenticatorSignatureInvalid(field: "signature")
             try await record("login.failed", deviceId: deviceId, authenticator: authenticator, extra: ["code": String(refusal.code.rawValue)])
             throw refusal
         }

@@ -20,19 +20,19 @@ struct AuthenticatorService: Sendable {
         let username = try Self.requiredUsername(request.username)
         let policy = try await policies.policy(clientId: client.id)
         guard policy.allowedAuthenticators.contains(type) else {
-            throw AppError(.authenticatorNotAllowed, .forbidden, "This app does not allow \(type.rawValue) authenticators")
+            throw AppError.authenticatorNotAllowed(detail: "This app does not allow \(type.rawValue) authenticators")
         }
         if request.allowDevicePasscodeAsFallback, !policy.allowDevicePasscodeFallback {
-            throw AppError(.passcodeFallbackNotAllowed, .forbidden, "This app does not allow the device passcode as fallback")
+            throw AppError.passcodeFallbackNotAllowed()
         }
         switch type {
         case .pin:
-            guard let pin = request.pin else { throw AppError(.fieldMissing, .badRequest, "A PIN authenticator needs pin", field: "pin") }
+            guard let pin = request.pin else { throw AppError.fieldMissing("pin", "A PIN authenticator needs pin") }
             try policy.enforce(pin: pin)
             guard request.password == nil else { throw AppError.invalidField("password", "only a password authenticator takes password") }
         case .password:
             guard let password = request.password else {
-                throw AppError(.fieldMissing, .badRequest, "A password authenticator needs password", field: "password")
+                throw AppError.fieldMissing("password", "A password authenticator needs password")
             }
             try policy.enforce(password: password)
             guard request.pin == nil else { throw AppError.invalidField("pin", "only a PIN authenticator takes pin") }
@@ -42,14 +42,14 @@ struct AuthenticatorService: Sendable {
             }
         }
         guard let key = P256.Signing.PublicKey(x963Base64: request.publicKey) else {
-            throw AppError(.authenticatorKeyInvalid, .badRequest, "publicKey must be a P-256 public key (X9.63, base64)", field: "publicKey")
+            throw AppError.authenticatorKeyInvalid("publicKey must be a P-256 public key (X9.63, base64)", field: "publicKey")
         }
         guard let der = Data(base64Encoded: request.keySignature), let signature = try? P256.Signing.ECDSASignature(derRepresentation: der),
               key.isValidSignature(
                   signature, for: AuthenticatorRegistrationRequest.proofBytes(deviceId: deviceId, aaid: request.aaid, publicKey: request.publicKey)
               )
         else {
-            throw AppError(.authenticatorKeyInvalid, .badRequest, "keySignature does not verify with publicKey", field: "keySignature")
+            throw AppError.authenticatorKeyInvalid("keySignature does not verify with publicKey", field: "keySignature")
         }
         try AppError.checkLengths([("deviceName", request.deviceName, 100), ("pushToken", request.pushToken, 4096)])
         let info = AuthenticatorInfo(
@@ -61,7 +61,7 @@ struct AuthenticatorService: Sendable {
         do {
             try await database.transaction { sql in
                 guard let userId = try await devices.activeUserId(deviceId: deviceId, in: sql) else {
-                    throw AppError(.deviceRevoked, .forbidden, "Device revoked")
+                    throw AppError.deviceRevoked()
                 }
                 try await Self.requireDeviceUser(username, deviceId: deviceId, devices: devices, in: sql)
                 try await repository.insert(info, userId: userId, in: sql)
@@ -69,7 +69,7 @@ struct AuthenticatorService: Sendable {
                 try await devices.keepInformation(deviceId: deviceId, name: request.deviceName, pushToken: request.pushToken, in: sql)
             }
         } catch let error where UniqueViolation.detail(of: error) != nil {
-            throw AppError(.authenticatorExists, .conflict, "This device has an active \(type.rawValue) authenticator already; delete it first")
+            throw AppError.authenticatorExists(detail: "This device has an active \(type.rawValue) authenticator already; delete it first")
         }
         return info
     }
@@ -85,7 +85,7 @@ struct AuthenticatorService: Sendable {
     /// The request's `username`, which registration and authentication both require (1004 when missing or empty).
     static func requiredUsername(_ username: String?) throws -> String {
         guard let username, !username.isEmpty else {
-            throw AppError(.fieldMissing, .badRequest, "username is required: the user key of the device's user", field: "username")
+            throw AppError.fieldMissing("username", "username is required: the user key of the device's user")
         }
         return username
     }
@@ -94,8 +94,7 @@ struct AuthenticatorService: Sendable {
     /// names the user the device holds, never another one.
     static func requireDeviceUser(_ username: String, deviceId: String, devices: any DeviceRepository, in sql: any SQLDatabase) async throws {
         guard try await devices.userKey(ofDevice: deviceId, in: sql) == username else {
-            throw AppError(
-                .authenticatorUsernameMismatch, .forbidden, "The username is not this device's user",
+            throw AppError.authenticatorUsernameMismatch(
                 detail: "Register authenticators for the user the device was signed up or re-registered for", field: "username"
             )
         }
@@ -118,7 +117,7 @@ struct AuthenticatorService: Sendable {
     func delete(id: String, deviceId: String?) async throws {
         let repository = self.repository, now = clock.now()
         guard try await database.withSQL({ try await repository.delete(id: id, deviceId: deviceId, now: now, in: $0) }) else {
-            throw AppError(.authenticatorUnknown, .notFound, "No such authenticator")
+            throw AppError.authenticatorUnknown()
         }
     }
 }

@@ -4,14 +4,14 @@ extension ClientPolicy {
     /// Refuses a PIN that breaks this client's rules (7202), naming the request member.
     func enforce(pin: String, field: String = "pin") throws {
         if let violation = self.pin.violation(of: pin) {
-            throw AppError(.pinPolicyViolation, .unprocessableContent, "The PIN breaks this app's rules", detail: violation, field: field)
+            throw AppError.pinPolicyViolation(violation, field: field)
         }
     }
 
     /// Refuses a password that breaks this client's rules (7203), naming the request member.
     func enforce(password: String, field: String = "password") throws {
         if let violation = self.password.violation(of: password) {
-            throw AppError(.passwordPolicyViolation, .unprocessableContent, "The password breaks this app's rules", detail: violation, field: field)
+            throw AppError.passwordPolicyViolation(violation, field: field)
         }
     }
 
@@ -21,12 +21,12 @@ extension ClientPolicy {
     func enforceLocalSecret(authType: String, pin: String?, password: String?) throws {
         switch authType {
         case "PIN":
-            guard let pin else { throw AppError(.fieldMissing, .badRequest, "A PIN device needs pin, to check it against this app's rules", field: "pin") }
+            guard let pin else { throw AppError.fieldMissing("pin", "A PIN device needs pin, to check it against this app's rules") }
             guard password == nil else { throw AppError.invalidField("password", "authType PIN takes pin, not password") }
             try enforce(pin: pin)
         case "PASSWORD":
             guard let password else {
-                throw AppError(.fieldMissing, .badRequest, "A PASSWORD device needs password, to check it against this app's rules", field: "password")
+                throw AppError.fieldMissing("password", "A PASSWORD device needs password, to check it against this app's rules")
             }
             guard pin == nil else { throw AppError.invalidField("pin", "authType PASSWORD takes password, not pin") }
             try enforce(password: password)

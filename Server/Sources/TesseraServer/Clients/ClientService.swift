@@ -44,14 +44,14 @@ public struct ClientService: Sendable {
 
     /// The client with this key (admin calls), or 1102 with 404.
     func client(clientKey: String) async throws -> Client {
-        guard let found = try await repository.find(clientKey: clientKey) else { throw AppError(.clientUnknown, .notFound, "No such client") }
+        guard let found = try await repository.find(clientKey: clientKey) else { throw AppError.noSuchClient() }
         return found.client
     }
 
     public func setEnabled(clientKey: String, _ enabled: Bool) async throws {
         cache.remove(clientKey)
         guard try await repository.setEnabled(clientKey: clientKey, enabled: enabled, at: clock.now()) else {
-            throw AppError(.clientUnknown, .notFound, "No such client")
+            throw AppError.noSuchClient()
         }
     }
 
@@ -62,7 +62,7 @@ public struct ClientService: Sendable {
         guard let client = try await repository.replaceSecret(
             clientKey: clientKey, secretHash: hasher.hash(secret, domain: Self.secretDomain), at: clock.now()
         ) else {
-            throw AppError(.clientUnknown, .notFound, "No such client")
+            throw AppError.noSuchClient()
         }
         return ClientWithSecret(client: client, clientSecret: secret)
     }
@@ -70,17 +70,14 @@ public struct ClientService: Sendable {
     /// Checks an app call: a known, enabled client key and an allowed bundle identifier.
     public func authenticateApp(clientKey: String?, bundleId: String?) async throws -> Client {
         guard let clientKey, !clientKey.isEmpty else {
-            throw AppError(.clientKeyMissing, .unauthorized, "Client key missing", detail: "Send the \(TesseraHeader.clientKey) header")
+            throw AppError.clientKeyMissing(detail: "Send the \(TesseraHeader.clientKey) header")
         }
         guard clientKey.count <= 100, let (client, _) = try await find(clientKey: clientKey) else {
-            throw AppError(.clientUnknown, .unauthorized, "Unknown client")
+            throw AppError.clientUnknown()
         }
-        guard client.enabled else { throw AppError(.clientDisabled, .forbidden, "Client disabled") }
+        guard client.enabled else { throw AppError.clientDisabled() }
         guard let bundleId, client.bundleIds.contains(bundleId) else {
-            throw AppError(
-                .bundleIdNotAllowed, .forbidden, "Bundle identifier not allowed",
-                detail: "Send an allowed bundle identifier in \(TesseraHeader.bundleId)"
-            )
+            throw AppError.bundleIdNotAllowed(detail: "Send an allowed bundle identifier in \(TesseraHeader.bundleId)")
         }
         return client
     }
@@ -90,9 +87,9 @@ public struct ClientService: Sendable {
         guard let (client, hash) = try await find(clientKey: clientKey),
               hasher.verify(secret, domain: Self.secretDomain, against: hash)
         else {
-            throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid")
+            throw AppError.clientSecretInvalid(detail: "Client credentials invalid")
         }
-        guard client.enabled else { throw AppError(.clientDisabled, .forbidden, "Client disabled") }
+        guard client.enabled else { throw AppError.clientDisabled() }
         return client
     }
 

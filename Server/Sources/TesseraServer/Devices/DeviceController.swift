@@ -32,7 +32,7 @@ struct DeviceController<Context: TesseraContext> {
     }
 
     @Sendable func me(_ request: Request, context: Context) async throws -> Response {
-        guard let deviceId = context.deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+        guard let deviceId = context.deviceId else { throw AppError.signatureMissing() }
         return try .json(try await service.info(deviceId: deviceId))
     }
 }

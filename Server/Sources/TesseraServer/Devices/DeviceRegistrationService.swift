@@ -31,10 +31,7 @@ public struct DeviceRegistrationService: Sendable {
             try await RateCounters().increment(keys, now: now, window: .seconds(3600), in: sql)
         }
         if counts.values.contains(where: { $0 > identityChecksPerHour }) {
-            throw AppError(
-                .identityCheckRateLimited, .tooManyRequests, "Too many identity checks; try again later",
-                retryAfter: Int(3600 - (now / 1000) % 3600)
-            )
+            throw AppError.identityCheckRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
         }
         guard let target = try? TargetNormalizer.normalize(request.sendTarget, channel: request.sendType) else { throw notMatched }
         let users = self.users
@@ -66,13 +63,12 @@ public struct DeviceRegistrationService: Sendable {
             guard let user = try await users.find(clientId: client.id, userKey: request.userKey, in: sql),
                   verified.matches(email: user.email, phone: user.phone), request.otpType.map({ $0 == verified.channel }) ?? true
             else {
-                throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another account")
+                throw AppError.disposeTokenTargetMismatch(detail: "The dispose token was verified for another account")
             }
             try Self.checkIdentity(request, of: user)
             // The seed: the local-auth type the recovery send returned "must be authenticated before Register New Device".
             guard request.authType == user.localAuthType else {
-                throw AppError(
-                    .localAuthTypeMismatch, .conflict, "Use the account's local authentication",
+                throw AppError.localAuthTypeMismatch(
                     detail: "This account's devices use \(user.localAuthType); the new device must authenticate with it"
                 )
             }
@@ -96,7 +92,7 @@ public struct DeviceRegistrationService: Sendable {
         if let phone = request.phoneNumber, !phone.isEmpty, !matches(phone, channel: .sms, of: user) { throw identityNotMatched }
     }
 
-    static let identityNotMatched = AppError(.identityNotMatched, .notFound, "No account matches this user key, name and address")
+    static let identityNotMatched = AppError.identityNotMatched()
 
     /// Whether `name` (trimmed) is the account's, compared in constant time.
     static func matches(name: String, of user: UserRecord) -> Bool {
@@ -115,7 +111,7 @@ public struct DeviceRegistrationService: Sendable {
     func info(deviceId: String) async throws -> DeviceInfoResponse {
         let devices = issuer.devices
         guard let userKey = try await database.withSQL({ try await devices.userKey(ofDevice: deviceId, in: $0) }) else {
-            throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
+            throw AppError.deviceUnknown()
         }
         return DeviceInfoResponse(deviceId: deviceId, userKey: userKey)
     }

@@ -29,9 +29,9 @@ extension DeviceAuthLookup {
     func requireActive(_ deviceId: String, client: Client, signed: DeviceAuthTarget? = nil) async throws -> DeviceAuthTarget {
         let found = if let signed, signed.deviceId == deviceId { signed } else { try await authTarget(deviceId: deviceId) }
         guard let device = found, device.clientId == client.id else {
-            throw AppError(.deviceUnknown, .unauthorized, "Unknown device")
+            throw AppError.deviceUnknown()
         }
-        guard device.active else { throw AppError(.deviceRevoked, .forbidden, "Device revoked") }
+        guard device.active else { throw AppError.deviceRevoked() }
         return device
     }
 }

@@ -35,9 +35,7 @@ struct RegistrationFlowService: Sendable {
         let limit = perIPHourlyLimit
         try await database.transaction { sql in
             if let ip, try await RateCounters().increment("flow-ip|\(ip)", now: now, window: .seconds(3600), in: sql) > limit {
-                throw AppError(
-                    .flowRateLimited, .tooManyRequests, "Too many registration flows from this address", retryAfter: Int(3600 - (now / 1000) % 3600)
-                )
+                throw AppError.flowRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
             }
             try await repository.insert(id: id, clientId: client.id, now: now, expiresAt: expires, in: sql)
         }
@@ -53,17 +51,17 @@ struct RegistrationFlowService: Sendable {
     private func load(client: Client, flowId: String, now: Int64) async throws -> RegistrationFlowRecord {
         let repository = self.repository
         guard let record = try await database.withSQL({ try await repository.find(id: flowId, clientId: client.id, in: $0) }) else {
-            throw AppError(.flowUnknown, .notFound, "No such registration flow")
+            throw AppError.flowUnknown()
         }
         if record.flowState == .finished { throw Self.alreadyUsed }
-        guard record.expires_at > now else { throw AppError(.flowExpired, .gone, "The registration flow expired; start a new one") }
+        guard record.expires_at > now else { throw AppError.flowExpired() }
         return record
     }
 
-    static let alreadyUsed = AppError(.flowAlreadyUsed, .conflict, "The registration flow was finished already")
+    static let alreadyUsed = AppError.flowAlreadyUsed()
 
     static func outOfOrder(_ step: String, _ state: RegistrationFlowState) -> AppError {
-        AppError(.flowStepOutOfOrder, .conflict, "Step out of order", detail: "\(step) is not possible while the flow is \(state.rawValue)")
+        AppError.flowStepOutOfOrder(detail: "\(step) is not possible while the flow is \(state.rawValue)")
     }
 
     /// After a conditional update found nothing to move: says why from the flow's state now.
@@ -109,7 +107,7 @@ struct RegistrationFlowService: Sendable {
         guard record.flowState == .verified, let verifiedPhone = record.phone else { throw Self.outOfOrder("finishing", record.flowState) }
         let phone = try TargetNormalizer.normalize(request.phoneNumber, channel: .sms, field: "phoneNumber")
         guard phone == verifiedPhone else {
-            throw AppError(.flowPhoneMismatch, .conflict, "The phone number differs from the verified one", field: "phoneNumber")
+            throw AppError.flowPhoneMismatch(field: "phoneNumber")
         }
         let email = try TargetNormalizer.normalize(request.email, channel: .email, field: "email")
         let first = request.firstName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -131,11 +129,11 @@ struct RegistrationFlowService: Sendable {
         do {
             session = try await database.transaction { sql in
                 guard let disposeHash = try await repository.markFinished(id: flowId, userId: userId, now: now, in: sql) else {
-                    throw AppError(.flowStepOutOfOrder, .conflict, "Step out of order", detail: "the flow moved on while finishing")
+                    throw AppError.flowStepOutOfOrder(detail: "the flow moved on while finishing")
                 }
                 let verified = try await otp.consumeDisposeToken(hash: disposeHash, client: client, purpose: .signup, now: now, in: sql)
                 guard verified.channel == .sms, verified.target == phone else {
-                    throw AppError(.flowPhoneMismatch, .conflict, "The phone number differs from the verified one")
+                    throw AppError.flowPhoneMismatch()
                 }
                 try await users.insert(user, in: sql)
                 let session = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)

@@ -25,10 +25,10 @@ struct MetricsController<Context: TesseraContext> {
     private func checkToken(_ authorization: String?) throws {
         guard let token, !token.isEmpty else { return }
         guard let authorization, authorization.hasPrefix("Bearer ") else {
-            throw AppError(.metricsUnauthorized, .unauthorized, "Metrics token required", detail: "Send Authorization: Bearer <metrics token>")
+            throw AppError.metricsUnauthorized(detail: "Send Authorization: Bearer <metrics token>")
         }
         guard constantTimeEquals(Array(authorization.utf8.dropFirst("Bearer ".utf8.count)), Array(token.utf8)) else {
-            throw AppError(.metricsUnauthorized, .unauthorized, "Metrics token invalid")
+            throw AppError.metricsUnauthorized(detail: "Metrics token invalid")
         }
     }
 }

@@ -30,7 +30,7 @@ public struct NodeAdminService: Sendable {
         )
         guard entry.name.count <= 100 else { throw AppError.invalidField("name", "name must be at most 100 characters") }
         guard try await repository.insertRemote(entry) else {
-            throw AppError(.conflict, .conflict, "A node with this public key is already registered")
+            throw AppError.conflict("A node with this public key is already registered")
         }
         try await directory.reload()
         return entry
@@ -39,7 +39,7 @@ public struct NodeAdminService: Sendable {
     /// Enables or disables a node; enabling queues every active device again.
     public func setEnabled(nodeId: String, _ enabled: Bool) async throws {
         guard try await repository.setEnabled(nodeId: nodeId, enabled, now: clock.now()) else {
-            throw AppError(.nodeUnknown, .notFound, "No such node")
+            throw AppError.nodeUnknown()
         }
         try await directory.reload()
     }

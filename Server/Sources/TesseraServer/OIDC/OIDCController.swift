@@ -97,7 +97,7 @@ struct OIDCController<Context: TesseraContext> {
         var request = request
         let id = try context.parameters.require("requestId")
         guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
-            throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
+            throw AppError.unsupportedMediaType(detail: "Send application/x-www-form-urlencoded")
         }
         let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
         do {

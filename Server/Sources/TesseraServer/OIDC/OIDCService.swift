@@ -128,7 +128,7 @@ struct OIDCService: Sendable {
         guard id.count <= 100, csrf.count <= 200, let request = try await repository.request(id),
               hasher.verify(csrf, domain: Self.csrfDomain, against: request.csrfHash), request.completedAt == nil,
               clock.now() < request.expiresAt
-        else { throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "Start again from the application") }
+        else { throw AppError.oidcAuthorizationUnknown(detail: "Start again from the application") }
         return request
     }
 
@@ -151,7 +151,7 @@ struct OIDCService: Sendable {
             try await RateCounters().increment([ipKey, idKey], now: now, window: window, in: sql)
         }
         guard (counts[ipKey] ?? 0) <= perIPLimit, (counts[idKey] ?? 0) <= perIdentifierLimit else {
-            throw AppError(.oidcRateLimited, .tooManyRequests, "Too many sign-in attempts", detail: "Wait a few minutes and try again")
+            throw AppError.oidcRateLimited(detail: "Wait a few minutes and try again")
         }
         let client = try await clients.client(clientKey: request.clientKey)
         let users = self.users, clientId = request.clientId
@@ -169,7 +169,7 @@ struct OIDCService: Sendable {
             client: client, userKey: user?.userKey, connectIp: String(ip.prefix(64)), message: message, numberMatch: numberMatch
         ) { channelId, createdAt, sql in
             guard try await repository.identify(id, channelId: channelId, at: createdAt, in: sql) else {
-                throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "This sign-in already has an identifier; start again")
+                throw AppError.oidcAuthorizationUnknown(detail: "This sign-in already has an identifier; start again")
             }
         }
         var updated = request
@@ -241,12 +241,12 @@ struct OIDCService: Sendable {
             expiresAt: now + codeLifetime.millis
         )
         guard try await repository.complete(request.id, code: record, at: now) else {
-            throw AppError(.oidcAuthorizationUnknown, .notFound, "No such sign-in", detail: "This sign-in has already finished")
+            throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
         }
         return Self.redirect(request.redirectUri, ["code": code, "state": request.state.isEmpty ? nil : request.state])
     }
 
-    static let notApproved = AppError(.authChannelState, .conflict, "Not approved", detail: "The sign-in was not approved on the device")
+    static let notApproved = AppError.authChannelState("The sign-in was not approved on the device")
 
     // MARK: Token endpoint
 

@@ -40,10 +40,12 @@ struct OTPController<Context: TesseraContext> {
     static func decode<T: Decodable>(_ type: T.Type, from request: inout Request, limit: Int) async throws -> T {
         do {
             return try await request.decodeJSON(T.self, limit: limit)
-        } catch var error as AppError where error.code == .fieldInvalid {
-            if error.field == "sendType" { error.code = .invalidSendType; error.title = "sendType must be email or sms" }
-            if error.field == "purpose" { error.code = .invalidPurpose; error.title = "purpose must be signup or recovery" }
-            throw error
+        } catch let error as AppError where error.code == .fieldInvalid {
+            switch error.field {
+            case "sendType": throw AppError.invalidSendType(field: error.field, detail: error.detail)
+            case "purpose": throw AppError.invalidPurpose(field: error.field, detail: error.detail)
+            default: throw error
+            }
         }
     }
 }
@@ -51,7 +53,7 @@ struct OTPController<Context: TesseraContext> {
 extension TesseraContext {
     /// The authenticated client; the client middleware guarantees it on app routes.
     func requireClient() throws -> Client {
-        guard let client else { throw AppError(.clientKeyMissing, .unauthorized, "Client key missing") }
+        guard let client else { throw AppError.clientKeyMissing() }
         return client
     }
 }

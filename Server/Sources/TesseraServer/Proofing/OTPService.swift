@@ -23,7 +23,7 @@ public struct OTPService: Sendable {
 
     /// The answer to a wrong code (the seed's `onInvalidOTPNumber`), with the tries left.
     static func invalidCode(remaining: Int) -> AppError {
-        AppError(.otpInvalid, .badRequest, "The code does not match", detail: "\(remaining) tries left", remainingAttempts: remaining)
+        AppError.otpInvalid(remainingAttempts: remaining)
     }
 
     /// What a verify call ends in. A wrong code is an outcome, not a failure (the seed's
@@ -38,7 +38,7 @@ public struct OTPService: Sendable {
     func send(client: Client, channel: OTPChannel, target rawTarget: String, purpose: OTPPurpose, ip: String?) async throws -> SendOTPResponse {
         let target = try TargetNormalizer.normalize(rawTarget, channel: channel)
         guard courier.canDeliver(channel) else {
-            throw AppError(.otpChannelUnavailable, .serviceUnavailable, "No delivery configured for \(channel.rawValue)")
+            throw AppError.otpChannelUnavailable(detail: "No delivery configured for \(channel.rawValue)")
         }
         let binding = OTPBinding(clientId: client.id, channel: channel, target: target, purpose: purpose)
         let code = random.numericCode(digits: settings.codeLength)
@@ -53,10 +53,7 @@ public struct OTPService: Sendable {
         try await database.transaction { sql in
             let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
             if let next = try await repository.passCooldownGate(gateKey, now: now, cooldown: settings.resendCooldown, in: sql) {
-                throw AppError(
-                    .otpResendCooldown, .tooManyRequests, "Wait before asking for another code",
-                    retryAfter: Int(max(1, (next - now + 999) / 1000))
-                )
+                throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
             }
             try await repository.supersede(binding, now: now, in: sql)
             try await repository.insertChallenge(
@@ -76,13 +73,13 @@ public struct OTPService: Sendable {
                 [targetKey, clientKey] + (ipKey.map { [$0] } ?? []), now: now, window: .seconds(3600), in: sql
             )
             if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
-                throw AppError(.otpTargetRateLimited, .tooManyRequests, "Too many codes sent to this target", retryAfter: retry)
+                throw AppError.otpTargetRateLimited(retryAfter: retry)
             }
             if let ipKey, counts[ipKey, default: 0] > settings.perIPHourlyLimit {
-                throw AppError(.otpIPRateLimited, .tooManyRequests, "Too many codes requested from this address", retryAfter: retry)
+                throw AppError.otpIPRateLimited(retryAfter: retry)
             }
             if counts[clientKey, default: 0] > settings.perClientHourlyLimit {
-                throw AppError(.otpClientRateLimited, .tooManyRequests, "Too many codes requested for this app", retryAfter: retry)
+                throw AppError.otpClientRateLimited(retryAfter: retry)
             }
             try await audit.append(
                 AuditEvent(
@@ -153,9 +150,9 @@ public struct OTPService: Sendable {
             return .invalid(remainingAttempts: remaining)
         case .refused(let state):
             if let state, state.attempts >= settings.maxAttempts, state.consumed_at == nil {
-                throw AppError(.otpTooManyAttempts, .forbidden, "Too many wrong tries; ask for a new code")
+                throw AppError.otpTooManyAttempts()
             }
-            throw AppError(.otpExpired, .gone, "No valid code: it expired, was used, or was never sent; ask for a new code")
+            throw AppError.otpExpired()
         }
     }
 
@@ -184,7 +181,7 @@ public struct OTPService: Sendable {
         guard let record = try await repository.consumeDisposeToken(hash: hash, clientId: client.id, purpose: purpose, now: now, in: sql),
               let channel = OTPChannel(rawValue: record.channel)
         else {
-            throw AppError(.disposeTokenInvalid, .forbidden, "Dispose token invalid, expired or already used")
+            throw AppError.disposeTokenInvalid()
         }
         return VerifiedTarget(channel: channel, target: record.target)
     }

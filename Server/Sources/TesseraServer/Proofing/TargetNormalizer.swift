@@ -9,15 +9,12 @@ enum TargetNormalizer {
         switch channel {
         case .email:
             guard let email = normalizeEmail(target) else {
-                throw AppError(.invalidEmail, .badRequest, "Invalid e-mail address", field: field)
+                throw AppError.invalidEmail(field: field)
             }
             return email
         case .sms:
             guard let phone = normalizePhone(target) else {
-                throw AppError(
-                    .invalidPhoneNumber, .badRequest, "Invalid phone number",
-                    detail: "Give the number in E.164 form, for example +41446681800", field: field
-                )
+                throw AppError.invalidPhoneNumber(field: field, detail: "Give the number in E.164 form, for example +41446681800")
             }
             return phone
         }

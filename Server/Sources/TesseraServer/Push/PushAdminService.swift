@@ -28,7 +28,7 @@ public struct PushAdminService: Sendable {
         return try await repository.settings(clientId: client.id)?.view ?? .empty
     }
 
-    private static func invalid(_ detail: String) -> AppError { AppError(.pushSettingsInvalid, .badRequest, detail) }
+    private static func invalid(_ detail: String) -> AppError { AppError.pushSettingsInvalid(detail) }
 
     private static func text(_ value: String, _ name: String, max: Int = 200) throws -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -12,7 +12,7 @@ struct PushDeviceController<Context: TesseraContext> {
 
     func addRoutes(signed: RouterGroup<Context>) {
         signed.put("push-token") { request, context in
-            guard let deviceId = context.deviceId else { throw AppError(.signatureMissing, .unauthorized, "Signed request required") }
+            guard let deviceId = context.deviceId else { throw AppError.signatureMissing() }
             var request = request
             let update = try await request.decodeJSON(PushTokenUpdate.self, limit: bodyLimit)
             try AppError.checkLengths([("token", update.token, 4096)])
@@ -20,7 +20,7 @@ struct PushDeviceController<Context: TesseraContext> {
                 guard let client = context.client, let settings = try await push.settings(clientId: client.id), settings.provider == .unifiedpush,
                       UnifiedPushClient.allows(update.token, prefixes: settings.view.allowedEndpoints ?? [])
                 else {
-                    throw AppError(.pushEndpointNotAllowed, .badRequest, "The push endpoint is not under one of the client's allowed UnifiedPush prefixes", field: "token")
+                    throw AppError.pushEndpointNotAllowed(field: "token")
                 }
             }
             try await devices.setPushToken(deviceId: deviceId, token: update.token, platform: update.platform)

@@ -12,10 +12,8 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
         guard let header = request.headers.value(.authorization), let pair = Self.basicCredentials(header),
               let colon = pair.utf8.firstIndex(of: UInt8(ascii: ":"))
         else {
-            var response = AppError(
-                .clientSecretInvalid, .unauthorized, "Client credentials required",
-                detail: "Send Authorization: Basic base64(clientKey:clientSecret)"
-            ).response(requestId: context.requestId)
+            var response = AppError.clientSecretInvalid(detail: "Send Authorization: Basic base64(clientKey:clientSecret)")
+                .response(requestId: context.requestId)
             response.headers[.wwwAuthenticate] = "Basic realm=\"tessera\""
             return response
         }
@@ -23,7 +21,7 @@ struct BackendAuthMiddleware<Context: TesseraContext>: RouterMiddleware {
         // A NUL cannot be in a key or secret, and PostgreSQL refuses it in a lookup: same answer as a wrong key.
         // Split and measured in bytes (keys and secrets are ASCII): walking Characters breaks grapheme clusters.
         guard clientKey.utf8.count <= 100, secret.utf8.count <= 200, (try? TextCheck.check(pair, field: "")) != nil else {
-            throw AppError(.clientSecretInvalid, .unauthorized, "Client credentials invalid")
+            throw AppError.clientSecretInvalid(detail: "Client credentials invalid")
         }
         var context = context
         context.client = try await clients.authenticateBackend(clientKey: clientKey, secret: secret)

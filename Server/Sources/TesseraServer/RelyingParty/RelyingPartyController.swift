@@ -61,9 +61,9 @@ struct RelyingPartyController<Context: TesseraContext> {
         } else if contentType.hasPrefix(ignoringASCIICase: "application/json") {
             fields = ["token": try AppError.decodeJSON(IntrospectionJSONBody.self, from: Data(buffer: raw)).token]
         } else {
-            throw AppError(.unsupportedMediaType, .unsupportedMediaType, "Unsupported media type", detail: "Send application/x-www-form-urlencoded")
+            throw AppError.unsupportedMediaType(detail: "Send application/x-www-form-urlencoded")
         }
-        guard let token = fields["token"], !token.isEmpty else { throw AppError(.fieldMissing, .badRequest, "token is required", field: "token") }
+        guard let token = fields["token"], !token.isEmpty else { throw AppError.fieldMissing("token", "token is required") }
         return .json(try await introspection.introspect(token: token, client: try context.requireClient()))
     }
 

@@ -30,7 +30,9 @@ struct TOTPVerifier: Sendable {
         guard request.code.utf8.count == 6, request.code.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             throw AppError.invalidField("code", "code must be 6 digits")
         }
-        guard request.userKey.utf8.count <= 100 || request.userKey.count <= 100 else { throw AppError(.totpUserUnknown, .notFound, "No such user") }
+        guard request.userKey.utf8.count <= 100 || request.userKey.count <= 100 else {
+            throw AppError.totpUserUnknown(detail: "No such user")
+        }
         let devices = self.devices, totpKey = self.totpKey, code = request.code, userKey = request.userKey
         let now = clock.now(), max = maxFailures
         let window = (now / 1000 / 30 - 1)...(now / 1000 / 30 + 1)
@@ -56,13 +58,13 @@ struct TOTPVerifier: Sendable {
         let userId: String
         switch outcome {
         case .accepted(let deviceId): return TOTPVerifyResponse(deviceId: deviceId)
-        case .unknownUser: throw AppError(.totpUserUnknown, .notFound, "No such user, or no active device")
+        case .unknownUser: throw AppError.totpUserUnknown()
         case .refused(let refused):
             let failures = try await database.withSQL { sql in
                 try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: refused)").first()?.decode(column: "failures", as: Int.self)
             }
             if let failures, failures >= max { throw Self.locked }
-            throw AppError(.totpStepReused, .badRequest, "This code was already used", detail: "Wait for the next code")
+            throw AppError.totpStepReused(detail: "Wait for the next code")
         case .noMatch(let unmatched): userId = unmatched
         }
         // One conditional write counts the failure; none is counted (or answered) past the limit.
@@ -87,9 +89,7 @@ struct TOTPVerifier: Sendable {
             return failures
         }
         guard let failures else { throw Self.locked }
-        throw AppError(
-            .totpInvalid, .badRequest, "The code does not match", detail: "\(max - failures) tries left", remainingAttempts: max - failures
-        )
+        throw AppError.totpInvalid(remainingAttempts: max - failures)
     }
 
     /// What the database job found.
@@ -117,10 +117,7 @@ struct TOTPVerifier: Sendable {
         return matched
     }
 
-    static let locked = AppError(
-        .totpLocked, .init(code: 423, reasonPhrase: "Locked"), "Too many failed codes",
-        detail: "An admin must reset this user (tessera admin totp reset)"
-    )
+    static let locked = AppError.totpLocked(detail: "An admin must reset this user (tessera admin totp reset)")
 
     /// Clears a user's failure count (admin).
     func reset(clientKey: String, userKey: String) async throws {
@@ -132,7 +129,7 @@ struct TOTPVerifier: Sendable {
                 "UPDATE totp_state SET failures = 0, updated_at = \(bind: now) WHERE user_id = \(bind: user.id) RETURNING user_id"
             ).first() != nil
         }
-        guard done else { throw AppError(.totpUserUnknown, .notFound, "No such user, or it never failed a TOTP verification") }
+        guard done else { throw AppError.totpUserUnknown(detail: "No such user, or it never failed a TOTP verification") }
     }
 }
 

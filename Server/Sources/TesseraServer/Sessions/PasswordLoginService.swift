@@ -19,7 +19,7 @@ struct PasswordLoginService: Sendable {
     var lockout: Duration = .seconds(900)
     var perIPHourlyLimit = 100
 
-    static let invalid = AppError(.passwordInvalid, .unauthorized, "Wrong identifier or password")
+    static let invalid = AppError.passwordInvalid()
 
     private enum Claim: Sendable {
         case claimed(userId: String, hash: String, failures: Int)
@@ -37,9 +37,7 @@ struct PasswordLoginService: Sendable {
         if let ip {
             let count = try await database.withSQL { try await counters.increment("pwd-ip|\(ip)", now: now, window: .seconds(3600), in: $0) }
             if count > limit {
-                throw AppError(
-                    .passwordRateLimited, .tooManyRequests, "Too many log-ins from this address", retryAfter: Int(3600 - (now / 1000) % 3600)
-                )
+                throw AppError.passwordRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
             }
         }
         let maxTries = maxFailures, lockoutMillis = lockout.millis
@@ -65,9 +63,7 @@ struct PasswordLoginService: Sendable {
             try await passwords.burn(password)
             throw Self.invalid
         case .locked(let until):
-            throw AppError(
-                .passwordLocked, .tooManyRequests, "Too many wrong passwords; try again later", retryAfter: Int(max(1, (until - now + 999) / 1000))
-            )
+            throw AppError.passwordLocked(retryAfter: Int(max(1, (until - now + 999) / 1000)))
         case .claimed(let userId, let hash, let failures):
             guard try await passwords.verify(password, against: hash) else {
                 if failures >= maxTries {

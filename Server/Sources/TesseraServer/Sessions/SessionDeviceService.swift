@@ -17,7 +17,7 @@ struct SessionDeviceService: Sendable {
     var nodeSync: NodeSyncService?
 
     func register(_ request: SessionDeviceRequest, session: SessionService.Authenticated, client: Client) async throws -> SessionDeviceResponse {
-        guard session.deviceId == nil else { throw AppError(.conflict, .conflict, "This session has a device key already") }
+        guard session.deviceId == nil else { throw AppError.conflict("This session has a device key already") }
         _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
         try AppError.checkLengths([("appVersion", request.appVersion, 32), ("os", request.os, 32), ("pushToken", request.pushToken, 4096)])
         let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
@@ -30,7 +30,7 @@ struct SessionDeviceService: Sendable {
             let revoked = try await issuer.devices.revokeActive(userId: session.userId, keepNewest: keep, now: now, in: sql)
             let (deviceId, secret) = try await issuer.insertDevice(device, userId: session.userId, clientId: client.id, now: now, in: sql)
             guard try await repository.bindDevice(tokenHash: session.tokenHash, deviceId: deviceId, in: sql) else {
-                throw AppError(.conflict, .conflict, "This session has a device key already")
+                throw AppError.conflict("This session has a device key already")
             }
             let actor = AuditEvent.device(deviceId)
             try await audit.append(

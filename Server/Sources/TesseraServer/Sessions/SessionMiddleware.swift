@@ -11,9 +11,8 @@ struct SessionMiddleware<Context: TesseraContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers.value(.authorization), header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-            var response = AppError(
-                .sessionInvalid, .unauthorized, "Session missing or unknown", detail: "Send Authorization: Bearer <session token>"
-            ).response(requestId: context.requestId)
+            var response = AppError.sessionInvalid(detail: "Send Authorization: Bearer <session token>")
+                .response(requestId: context.requestId)
             response.headers[.wwwAuthenticate] = "Bearer realm=\"tessera\""
             return response
         }
@@ -26,7 +25,7 @@ struct SessionMiddleware<Context: TesseraContext>: RouterMiddleware {
             return response
         }
         if requiresDevice, session.deviceId == nil {
-            throw AppError(.sessionDeviceRequired, .forbidden, "Register the device key first", detail: "PUT /v1/session/device")
+            throw AppError.sessionDeviceRequired(detail: "PUT /v1/session/device")
         }
         var context = context
         context.session = session
@@ -37,7 +36,7 @@ struct SessionMiddleware<Context: TesseraContext>: RouterMiddleware {
 extension TesseraContext {
     /// The session; the session middleware guarantees it on session routes.
     func requireSession() throws -> SessionService.Authenticated {
-        guard let session else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
+        guard let session else { throw AppError.sessionInvalid() }
         return session
     }
 }

@@ -56,11 +56,11 @@ public struct SessionService: Sendable {
         guard let (record, clientId, deviceRevoked) = try await database.read({ try await repository.find(tokenHash: hash, in: $0) }),
               clientId == client.id
         else {
-            throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown")
+            throw AppError.sessionInvalid()
         }
         let now = clock.now()
-        if record.revoked_at != nil || deviceRevoked { throw AppError(.sessionRevoked, .unauthorized, "Session revoked") }
-        if !isLive(record, now: now) { throw AppError(.sessionExpired, .unauthorized, "Session expired") }
+        if record.revoked_at != nil || deviceRevoked { throw AppError.sessionRevoked() }
+        if !isLive(record, now: now) { throw AppError.sessionExpired() }
         if now - record.last_used_at > 60_000 {
             try await database.withSQL { try await repository.touch(tokenHash: hash, now: now, in: $0) }
         }
@@ -87,7 +87,7 @@ public struct SessionService: Sendable {
         let repository = self.repository, users = self.users
         return try await database.read { sql in
             guard let (record, _, _) = try await repository.find(tokenHash: session.tokenHash, in: sql) else {
-                throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown")
+                throw AppError.sessionInvalid()
             }
             return CurrentSession(session: record.info(current: true), identity: try await users.identity(userId: session.userId, in: sql))
         }
@@ -102,6 +102,6 @@ public struct SessionService: Sendable {
             try await audit.append(AuditEvent("session.revoked", actor: actor, userId: userId, sessionId: id), in: sql)
             return true
         }
-        guard revoked else { throw AppError(.sessionUnknown, .notFound, "No such live session") }
+        guard revoked else { throw AppError.sessionUnknown() }
     }
 }

@@ -47,7 +47,7 @@ public struct SignUpService: Sendable {
     /// Checks the request apart from the signature (the controller verifies that first).
     func validate(_ request: SignUpRequest, client: Client, bundleId: String?) throws -> (email: String, phone: String, deviceKey: P256.Signing.PublicKey) {
         guard request.agreeGccs, request.agreePerson, request.agreeDevice else {
-            throw AppError(.agreementsRequired, .badRequest, "All three agreements must be accepted")
+            throw AppError.agreementsRequired()
         }
         guard request.clientKey == client.clientKey else { throw AppError.invalidField("clientKey", "clientKey differs from the client key header") }
         guard request.appPackage == bundleId else { throw AppError.invalidField("appPackage", "appPackage differs from the bundle identifier header") }
@@ -84,7 +84,7 @@ public struct SignUpService: Sendable {
             issued = try await database.transaction { sql in
                 let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .signup, now: now, in: sql)
                 guard verified.matches(email: email, phone: phone) else {
-                    throw AppError(.disposeTokenTargetMismatch, .forbidden, "The dispose token was verified for another address or number")
+                    throw AppError.disposeTokenTargetMismatch()
                 }
                 try await users.insert(user, in: sql)
                 let issued = try await issuer.issue(device, userId: userId, clientId: client.id, now: now, in: sql)
@@ -111,9 +111,9 @@ extension SignUpService {
     /// flow alike); any other error is returned as it is.
     static func duplicateError(for error: any Error) -> any Error {
         guard let detail = UniqueViolation.detail(of: error) else { return error }
-        if detail.contains("email") { return AppError(.duplicateEmail, .conflict, "This e-mail address already has an account") }
-        if detail.contains("phone") { return AppError(.duplicatePhoneNumber, .conflict, "This phone number already has an account") }
-        if detail.contains("user_key") { return AppError(.userKeyTaken, .conflict, "This user key is taken") }
+        if detail.contains("email") { return AppError.duplicateEmail() }
+        if detail.contains("phone") { return AppError.duplicatePhoneNumber() }
+        if detail.contains("user_key") { return AppError.userKeyTaken() }
         return error
     }
 }

@@ -19,9 +19,8 @@ struct UserController<Context: TesseraContext> {
         let body: CheckDuplicateRequest
         do {
             body = try await request.decodeJSON(CheckDuplicateRequest.self, limit: bodyLimit)
-        } catch var error as AppError where error.code == .fieldInvalid && error.field == "verifyType" {
-            error.title = "verifyType must be Email or PhoneNumber"
-            throw error
+        } catch let error as AppError where error.code == .fieldInvalid && error.field == "verifyType" {
+            throw AppError.invalidField("verifyType", "verifyType must be Email or PhoneNumber")
         }
         let duplicate = try await service.isDuplicate(client: try context.requireClient(), type: body.verifyType, data: body.verifyData)
         return try .json(CheckDuplicateResponse(duplicate: duplicate))

@@ -127,7 +127,7 @@ struct SQLUserRepository: UserRepository {
     func identity(userId: String, in sql: any SQLDatabase) async throws -> IdentityInfo {
         guard let row = try await sql.raw(
             "SELECT user_key, email, phone, name, password_hash FROM users WHERE id = \(bind: userId)"
-        ).first() else { throw AppError(.sessionInvalid, .unauthorized, "Session missing or unknown") }
+        ).first() else { throw AppError.sessionInvalid() }
         return IdentityInfo(
             id: try row.decode(column: "user_key", as: String.self), email: try row.decode(column: "email", as: String.self),
             phoneNumber: try row.decode(column: "phone", as: String.self), name: try row.decode(column: "name", as: String.self),

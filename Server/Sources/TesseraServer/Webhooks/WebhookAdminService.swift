@@ -91,15 +91,15 @@ public struct WebhookAdminService: Sendable {
     /// Queues one delivery again, with the same `webhook-id`.
     public func redeliver(endpointId: String, deliveryId: String) async throws -> WebhookDeliveryView {
         guard let queued = try await repository.redeliver(id: deliveryId, endpointId: endpointId) else {
-            throw AppError(.webhookDeliveryUnknown, .notFound, "No such delivery for this endpoint")
+            throw AppError.webhookDeliveryUnknown(detail: "No such delivery for this endpoint")
         }
-        guard queued else { throw AppError(.conflict, .conflict, "The delivery is being sent now") }
+        guard queued else { throw AppError.conflict("The delivery is being sent now") }
         wake()
         return try await delivery(deliveryId)
     }
 
     private func delivery(_ id: String) async throws -> WebhookDeliveryView {
-        guard let view = try await repository.delivery(id: id) else { throw AppError(.webhookDeliveryUnknown, .notFound, "No such delivery") }
+        guard let view = try await repository.delivery(id: id) else { throw AppError.webhookDeliveryUnknown() }
         return view
     }
 
@@ -108,7 +108,7 @@ public struct WebhookAdminService: Sendable {
         return record
     }
 
-    static let unknownEndpoint = AppError(.webhookEndpointUnknown, .notFound, "No such webhook endpoint")
+    static let unknownEndpoint = AppError.webhookEndpointUnknown()
 
     /// The URL, checked: http(s), a host, no credentials, at most 2000 characters; https in production
     /// unless loopback or allowed.
@@ -128,14 +128,14 @@ public struct WebhookAdminService: Sendable {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
-    private static func invalidURL(_ detail: String) -> AppError { AppError(.webhookURLInvalid, .badRequest, detail, field: "url") }
+    private static func invalidURL(_ detail: String) -> AppError { AppError.webhookURLInvalid(detail, field: "url") }
 
     static func validTypes(_ types: [String]) throws -> [String] {
         guard !types.isEmpty, types.count <= 50 else {
-            throw AppError(.webhookEventTypeUnknown, .badRequest, "eventTypes must name 1 to 50 event types", field: "eventTypes")
+            throw AppError.webhookEventTypeUnknown("eventTypes must name 1 to 50 event types", field: "eventTypes")
         }
         for type in types where !WebhookEventTypes.isValid(type) {
-            throw AppError(.webhookEventTypeUnknown, .badRequest, "unknown event type \(String(type.prefix(80)))", field: "eventTypes")
+            throw AppError.webhookEventTypeUnknown("unknown event type \(String(type.prefix(80)))", field: "eventTypes")
         }
         var unique: [String] = []
         for type in types where !unique.contains(type) { unique.append(type) }
