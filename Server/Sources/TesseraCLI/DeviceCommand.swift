@@ -94,11 +94,12 @@ struct DeviceCommand: AsyncParsableCommand {
     struct OTPOptions: ParsableArguments {
         @Option(help: "Read the OTP from this server data directory's development outbox instead of asking.") var otpFromOutbox: String?
 
-        /// The code from the dev outbox (waiting up to 10 s for the courier) or typed by the user.
+        /// The code from the dev outbox (waiting up to 60 s for the courier, which is seconds only on a
+        /// loaded machine) or typed by the user.
         func readCode(to target: String, after count: Int) async throws -> String {
             if let dataDir = otpFromOutbox {
                 let outbox = OutboxFile(dataDirectory: dataDir)
-                for _ in 0..<100 {
+                for _ in 0..<600 {
                     let mine = ((try? outbox.entries()) ?? []).filter { $0.to == target }
                     if mine.count > count, let code = mine.last?.code {
                         print("  code read from the development outbox")

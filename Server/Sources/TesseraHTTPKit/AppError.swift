@@ -16,10 +16,9 @@ public struct AppError: Error, Sendable, CustomStringConvertible {
     public var remainingAttempts: Int?
     public var retryAfter: Int?
 
-    /// Spells out a status and a title instead of taking them from the table. Only for the files that
-    /// have not moved to the factories yet (`ErrorCatalogTests.notYetMoved` lists them); it becomes
-    /// private to the table once they have.
-    public init(
+    /// Spells out a status and a title: only the error table (``ErrorCatalog``) builds errors this
+    /// way; everything else calls its factories.
+    init(
         _ code: ErrorCode, _ status: HTTPResponse.Status, _ title: String, detail: String? = nil, field: String? = nil,
         remainingAttempts: Int? = nil, retryAfter: Int? = nil
     ) {

@@ -5,7 +5,8 @@ import Logging
 import ServiceLifecycle
 
 extension TesseraRuntime {
-    /// The router with every route; also used by tests to compare with the OpenAPI document.
+    /// The router with every route; also used by tests to compare with the OpenAPI document. The
+    /// middleware groups are built here; each layer adds its own routes to them.
     public func makeRouter() -> Router<TesseraRequestContext> {
         let router = Router(context: TesseraRequestContext.self, options: .autoGenerateHeadEndpoints)   // HEAD as GET, RFC 9110 §9.3.2
         let routes = RouteTable()
@@ -13,60 +14,22 @@ extension TesseraRuntime {
         router.middlewares.add(ClientAddressMiddleware(resolver: configuration.clientAddressResolver))
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
-
-        let app = router.group("v1").add(middleware: ClientMiddleware(clients: clients))
-        OTPController(service: otp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
-        UserController(service: signUp, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
-        let signedDevices = router.group("v1/devices").add(middleware: ClientMiddleware(clients: clients)).add(
-            middleware: SignedRequestMiddleware(
-                verifier: SignedRequestVerifier(database: database, keys: repositories.devices, clock: clock),
-                bodyLimit: configuration.bodyLimit
-            )
+        let signed = SignedRequestMiddleware<TesseraRequestContext>(
+            verifier: SignedRequestVerifier(database: database, keys: repositories.devices, clock: clock), bodyLimit: configuration.bodyLimit
         )
-        DeviceController(service: registration, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
-        AuthenticatorController(authenticators: authenticators, login: authenticatorLogin, bodyLimit: configuration.bodyLimit).addRoutes(app: app, signed: signedDevices)
-        PushDeviceController(devices: SQLDeviceRepository(database: database), push: repositories.push, bodyLimit: configuration.bodyLimit)
-            .addRoutes(signed: signedDevices)
-        FlowController(flows: flows, bodyLimit: configuration.bodyLimit).addRoutes(to: app)
-        SessionController(sessions: sessions, devices: sessionDevices, login: passwordLogin, bodyLimit: configuration.bodyLimit).addRoutes(
-            app: app,
-            pending: router.group("v1").add(middleware: ClientMiddleware(clients: clients))
-                .add(middleware: SessionMiddleware(sessions: sessions, requiresDevice: false)),
-            live: router.group("v1").add(middleware: ClientMiddleware(clients: clients)).add(middleware: SessionMiddleware(sessions: sessions))
-        )
-
-        let signedAuth = router.group("v1/auth").add(middleware: ClientMiddleware(clients: clients)).add(
-            middleware: SignedRequestMiddleware(
-                verifier: SignedRequestVerifier(database: database, keys: repositories.devices, clock: clock),
-                bodyLimit: configuration.bodyLimit
-            )
-        )
-        AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: configuration.bodyLimit)
-            .addRoutes(signed: signedAuth, open: router.group("v1/auth"), root: router)
-        let relyingParty = router.group("v1/rp").add(middleware: BackendAuthMiddleware(clients: clients))
-        RelyingPartyController(
-            auth: auth.relyingParty, totp: totp, introspection: introspection,
+        let groups = RouteGroups(
+            router: router,
+            app: router.group("v1").add(middleware: ClientMiddleware(clients: clients)),
+            signedDevices: router.group("v1/devices").add(middleware: ClientMiddleware(clients: clients)).add(middleware: signed),
+            signedAuth: router.group("v1/auth").add(middleware: ClientMiddleware(clients: clients)).add(middleware: signed),
+            relyingParty: router.group("v1/rp").add(middleware: BackendAuthMiddleware(clients: clients)),
+            admin: router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: admin, console: consoleSessions))
+                .add(middleware: AdminAuditMiddleware(database: database, audit: repositories.audit)),
             bodyLimit: configuration.bodyLimit
-        ).addRoutes(to: relyingParty)
-
-        let admin = router.group("v1/admin").add(middleware: AdminMiddleware(authenticator: self.admin, console: consoleSessions))
-            .add(middleware: AdminAuditMiddleware(database: database, audit: repositories.audit))
-        AdminController(
-            clients: clients, nodes: nodeAdmin, users: userAdmin, tokens: tokens, totp: totp, sessions: sessions,
-            authenticators: authenticators, bodyLimit: configuration.bodyLimit
-        ).addRoutes(to: admin)
-        PushAdminController(push: pushAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
-        WebhookAdminController<TesseraRequestContext>(webhooks: webhookAdmin, bodyLimit: configuration.bodyLimit).addRoutes(to: admin)
-        AuditController<TesseraRequestContext>(database: database, audit: repositories.audit, publicKey: keys.auditKey.publicKey).addRoutes(to: admin)
-        let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: configuration.bodyLimit)
-        openID.addRoutes(to: router)
-        openID.addAdminRoutes(to: admin)
-        let console = ConsoleController<TesseraRequestContext>(
-            sessions: consoleSessions, admin: self.admin, database: database, audit: repositories.audit, clock: clock,
-            tls: configuration.tls != nil, bodyLimit: configuration.bodyLimit
         )
-        console.addRoutes(to: router)
-        console.addAdminRoutes(to: admin)
+        accounts.addRoutes(to: groups)
+        signIn.addRoutes(to: groups)
+        operations.addRoutes(to: groups, runtime: self)
         routes.fill(from: router.routes)
         return router
     }

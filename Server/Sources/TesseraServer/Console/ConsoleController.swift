@@ -40,7 +40,7 @@ struct ConsoleController<Context: TesseraContext> {
         router.get("admin") { _, _ in Self.asset(ConsoleAssets.page) }
         router.get("admin/{file}") { _, context in
             guard let asset = ConsoleAssets.files[try context.parameters.require("file")] else {
-                throw AppError(.notFound, .notFound, "No such console file")
+                throw AppError.notFound("No such console file")
             }
             return Self.asset(asset)
         }
@@ -78,9 +78,8 @@ struct ConsoleController<Context: TesseraContext> {
     func addAdminRoutes(to admin: RouterGroup<Context>) {
         admin.get("events") { request, _ in
             guard request.headers[.authorization] == nil else {
-                throw AppError(
-                    .adminUnauthorized, .unauthorized, "Console session required",
-                    detail: "The live stream is the console's; with the admin token, read GET /v1/admin/audit?after=<seq>"
+                throw AppError.adminUnauthorized(
+                    detail: "Console session required: the live stream is the console's; with the admin token, read GET /v1/admin/audit?after=<seq>"
                 )
             }
             let text = request.uri.queryParameters.get("after").map { String($0) } ?? HTTPField.Name("Last-Event-ID").flatMap { request.headers[$0] }

@@ -39,7 +39,7 @@ extension ConsoleSessions {
     }
 
     private static func crossSite(_ detail: String) -> AppError {
-        AppError(.consoleCrossSite, .forbidden, "Cross-site request refused", detail: detail)
+        AppError.consoleCrossSite(detail: detail)
     }
 
     /// The console session that authorises `request` (admin API or console route): a live session
@@ -47,14 +47,14 @@ extension ConsoleSessions {
     /// session's CSRF token in `X-CSRF-Token` (1121), compared in constant time.
     func authorize(_ request: Request) throws -> Session {
         guard let id = Self.cookie(in: request), let session = touch(id) else {
-            throw AppError(.adminUnauthorized, .unauthorized, "Console session required", detail: "Sign in to the console again")
+            throw AppError.adminUnauthorized(detail: "Console session required: sign in to the console again")
         }
         if Self.changesState(request) {
             try Self.checkSameOrigin(request)
             guard let name = Self.csrfHeader, let token = request.headers[name],
                   constantTimeEquals(Array(token.utf8), Array(session.csrf.utf8))
             else {
-                throw AppError(.consoleCSRFInvalid, .forbidden, "CSRF token missing or wrong", detail: "Send the console's X-CSRF-Token header")
+                throw AppError.consoleCSRFInvalid(detail: "Send the console's X-CSRF-Token header")
             }
         }
         return session

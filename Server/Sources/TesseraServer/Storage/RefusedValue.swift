@@ -11,9 +11,6 @@ enum RefusedValue {
     /// The problem for `error` if it is such a refusal, else `nil`.
     static func problem(for error: any Error) -> AppError? {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState], sqlStates.contains(state) else { return nil }
-        return AppError(
-            .fieldInvalid, .badRequest, "A field has a value that is not allowed",
-            detail: "A value of this request cannot be stored (SQLSTATE \(state))"
-        )
+        return AppError.invalidField(nil, "A value of this request cannot be stored (SQLSTATE \(state))")
     }
 }

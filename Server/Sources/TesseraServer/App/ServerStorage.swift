@@ -1,0 +1,23 @@
+/// The storage every domain works on, opened once: the database and every domain's repository over
+/// it (``Repositories``). The audit log queues webhooks as it appends; ``webhookWakeup`` tells this
+/// instance's webhook worker.
+struct ServerStorage: Sendable {
+    let database: any Database
+    let repositories: Repositories
+    /// The courier's outbox (its repository, with the counts the tests and `/metrics` read).
+    let outbox: Outbox
+    /// Wakes the webhook worker after the audit log queued a delivery.
+    let webhookWakeup: WorkerWakeup
+
+    init(database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource) {
+        self.database = database
+        outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
+        let webhookWakeup = WorkerWakeup()
+        self.webhookWakeup = webhookWakeup
+        repositories = Repositories.sql(
+            database: database, outbox: outbox, push: SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random),
+            webhooks: SQLWebhookRepository(database: database, key: keys.webhookKey, clock: clock, random: random), clock: clock, random: random,
+            webhookWake: { webhookWakeup.wake() }
+        )
+    }
+}

@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import Logging
+
+/// The sign-in layer wired once: the verifier nodes and their sync, result tokens, the node-quorum
+/// authentication (``AuthDomain``), push wake-ups, TOTP, introspection, authenticators and the
+/// OpenID Connect provider. Holds no logic itself.
+struct SignInDomain: Sendable {
+    let nodes: NodeDirectory
+    let nodeSync: NodeSyncService
+    let tokens: ResultTokens
+    let auth: AuthDomain
+    let push: PushService
+    let totp: TOTPVerifier
+    let introspection: Introspection
+    let authenticators: AuthenticatorService
+    let authenticatorLogin: AuthenticatorLoginService
+    let oidc: OIDCService
+
+    /// The nodes come first: accounts tell the node sync about device changes.
+    static func nodes(
+        configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, httpClient: HTTPClient, clock: WallClock, logger: Logger
+    ) -> (NodeDirectory, NodeSyncService) {
+        let stores = storage.repositories
+        let directory = NodeDirectory(
+            repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
+            signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
+        )
+        return (directory, NodeSyncService(repository: stores.nodes, devices: stores.devices, directory: directory, clock: clock, logger: logger))
+    }
+
+    init(
+        configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, accounts: AccountsDomain, nodes: (NodeDirectory, NodeSyncService),
+        pushHTTPClient: HTTPClient, metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
+    ) async throws {
+        let database = storage.database, stores = storage.repositories
+        (self.nodes, nodeSync) = nodes
+        let pushDevices = SQLDeviceRepository(database: database)
+        push = PushService(
+            repository: stores.push, devices: pushDevices, apns: APNsClient(httpClient: pushHTTPClient, clock: clock),
+            fcm: FCMClient(httpClient: pushHTTPClient, clock: clock), unifiedPush: UnifiedPushClient(httpClient: pushHTTPClient, clock: clock),
+            clock: clock, logger: logger, pollInterval: configuration.courierPollInterval, metrics: metrics
+        )
+        authenticators = AuthenticatorService(
+            database: database, repository: stores.authenticators, devices: stores.devices, policies: accounts.policies, random: random, clock: clock
+        )
+        tokens = ResultTokens(
+            database: database, sealKey: keys.tokenSealKey,
+            issuer: configuration.issuer ?? "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port)",
+            lifetime: configuration.resultTokenLifetime, clock: clock
+        )
+        try await tokens.load()
+        authenticatorLogin = AuthenticatorLoginService(
+            database: database, repository: stores.authenticators, devices: stores.devices, lookup: pushDevices,
+            tokens: tokens, audit: stores.audit, random: random, clock: clock
+        )
+        auth = AuthDomain(
+            database: database, devices: pushDevices, nodes: self.nodes, tokens: tokens, sealKey: keys.tokenSealKey,
+            random: random, clock: clock,
+            settings: .init(
+                nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
+                nodeTimeout: configuration.nodeTimeout, nodeSpareAfter: configuration.nodeSpareAfter, channelLifetime: configuration.channelLifetime
+            ),
+            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit, metrics: metrics
+        )
+        totp = TOTPVerifier(
+            database: database, devices: stores.devices, users: stores.users, clients: stores.clients, audit: stores.audit, totpKey: keys.totpKey,
+            clock: clock, maxFailures: configuration.totpMaxFailures
+        )
+        introspection = Introspection(
+            database: database, devices: stores.devices, sessions: stores.sessions, tokens: tokens, hasher: keys.hasher, clock: clock,
+            sessionIdleTimeout: configuration.sessionIdleTimeout
+        )
+        oidc = OIDCService(
+            repository: stores.oidc, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
+            relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime
+        )
+    }
+}
