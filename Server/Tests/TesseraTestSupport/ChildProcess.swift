@@ -185,10 +185,11 @@ public final class ChildProcess: Sendable {
         return try result.get()
     }
 
-    /// The port a peer writes to `path` once it listens: waits on that condition (bounded at 30 s,
-    /// and only while the program runs); nil when it never came.
+    /// The port a peer writes to `path` once it listens: waits on that condition while the program
+    /// runs (five minutes at most, only against a program that hangs; a loaded machine took over
+    /// 20 s to start a Python peer); nil when it never came.
     public func portFile(_ path: String) async throws -> Int? {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(300)
         while ContinuousClock.now < deadline, isRunning {
             if let port = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap({ Int($0) }) { return port }
             try await Task.sleep(for: .milliseconds(50))

@@ -18,7 +18,9 @@ struct ProxyAndTLSHTTPTests {
     /// Starts `flows.perIpHourlyLimit + 1` registration flows with the given forwarded addresses and
     /// returns which were refused as rate limited.
     static func startFlows(trustedProxies: [String], forwardedFor: [String]) async throws -> [Bool] {
-        try await withTestRuntime(.sqlite, configure: {
+        // A manual clock in the middle of an hour: the limit's window is the clock's hour, and on the
+        // system clock a run that crossed the hour counted the flows in two windows.
+        try await withTestRuntime(.sqlite, clock: ManualClock(start: 1_800_001_800_000).clock, configure: {
             $0.flowPerIPHourlyLimit = 2
             $0.trustedProxies = trustedProxies.compactMap(ClientAddressResolver.AddressRange.init)
         }) { runtime in
@@ -76,7 +78,9 @@ struct ProxyAndTLSHTTPTests {
     func serverTLS() async throws {
         let certificate = try TestCertificate()
         defer { certificate.remove() }
-        try await withTestRuntime(.sqlite, configure: {
+        // A manual clock in the middle of an hour: the limit's window is the clock's hour, and on the
+        // system clock a run that crossed the hour counted the flows in two windows.
+        try await withTestRuntime(.sqlite, clock: ManualClock(start: 1_800_001_800_000).clock, configure: {
             $0.tls = certificate.files
             $0.embeddedNodes = 0
         }) { runtime in
@@ -105,7 +109,9 @@ struct ProxyAndTLSHTTPTests {
     func nodeTLS() async throws {
         let certificate = try TestCertificate()
         defer { certificate.remove() }
-        try await withTestRuntime(.sqlite, configure: {
+        // A manual clock in the middle of an hour: the limit's window is the clock's hour, and on the
+        // system clock a run that crossed the hour counted the flows in two windows.
+        try await withTestRuntime(.sqlite, clock: ManualClock(start: 1_800_001_800_000).clock, configure: {
             $0.nodeCAFile = certificate.certificate
             $0.embeddedNodes = 0
         }) { runtime in

@@ -407,9 +407,11 @@ final class SMTPTestServer {
 
     private enum Start { case ready, exited(String), timedOut(String) }
 
-    /// Waits for the server's "READY <port>" line, or for it to exit (a port taken meanwhile).
+    /// Waits for the server's "READY <port>" line, or for it to exit (a port taken meanwhile). The
+    /// events decide, not a time window: on a loaded machine Python took over 20 s to start (a run
+    /// failed that way). The five minutes are only a last resort against a server that hangs.
     private static func waitUntilReady(_ process: ChildProcess, port: Int, log: URL) async -> Start {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(300)
         func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         while ContinuousClock.now < deadline {
             if text().contains("READY \(port)\n") { return .ready }

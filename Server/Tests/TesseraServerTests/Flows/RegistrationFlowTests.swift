@@ -86,7 +86,8 @@ struct RegistrationFlowTests {
 
     @Test("flows started per address are limited per hour", arguments: [TestDatabase.sqlite])
     func perIPLimit(kind: TestDatabase) async throws {
-        try await withTestRuntime(kind, configure: { $0.flowPerIPHourlyLimit = 2 }) { runtime in
+        // A manual clock in the middle of an hour: the limit's window is the clock's hour (no run across it).
+        try await withTestRuntime(kind, clock: ManualClock(start: 1_800_001_800_000).clock, configure: { $0.flowPerIPHourlyLimit = 2 }) { runtime in
             let client = try await runtime.makeTestClient()
             _ = try await runtime.flows.create(client: client, ip: "10.2.2.2")
             _ = try await runtime.flows.create(client: client, ip: "10.2.2.2")

@@ -142,7 +142,8 @@ struct OTPServiceTests {
 
     @Test("hourly limits per target, per IP and per client", arguments: TestDatabase.kinds)
     func hourlyLimits(kind: TestDatabase) async throws {
-        try await withTestRuntime(kind, configure: {
+        // A manual clock in the middle of an hour: the limits' window is the clock's hour (no run across it).
+        try await withTestRuntime(kind, clock: ManualClock(start: 1_800_001_800_000).clock, configure: {
             $0.otp.resendCooldown = .zero
             $0.otp.perTargetHourlyLimit = 2
             $0.otp.perIPHourlyLimit = 3
