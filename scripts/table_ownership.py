@@ -57,7 +57,7 @@ NAMED_JOINS = {
     ("TesseraServer/Devices/DeviceRepository+Auth.swift", "users"),
     ("TesseraServer/Devices/DeviceRepository+Auth.swift", "clients"),
     # The node-sync reconciliation: one INSERT … SELECT FROM devices per pass (reads devices only).
-    ("TesseraServer/Nodes/NodeSyncQueries.swift", "devices"),
+    ("TesseraServer/Nodes/NodeRepository+Sync.swift", "devices"),
 }
 
 # TEMPORARY allow-list of known violations that another change removes: each entry is (file, table),

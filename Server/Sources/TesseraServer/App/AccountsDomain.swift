@@ -8,11 +8,11 @@ import TesseraCore
 /// sync), which it does not know.
 struct AccountsDomain: Sendable {
     let clients: ClientService
-    let outbox: Outbox
+    let outbox: SQLOutboxRepository
     let courier: CourierService
     let otp: OTPService
     let sessions: SessionService
-    let policies: ClientPolicyStore
+    let policies: ClientPolicyRepository
     let signUp: SignUpService
     let registration: DeviceRegistrationService
     let flows: RegistrationFlowService
@@ -39,7 +39,7 @@ struct AccountsDomain: Sendable {
             lifetime: configuration.sessionLifetime, idleTimeout: configuration.sessionIdleTimeout,
             pendingLifetime: configuration.sessionPendingLifetime
         )
-        policies = ClientPolicyStore(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
+        policies = ClientPolicyRepository(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
         let issuer = DeviceIssuer(devices: stores.devices, sessions: sessions, totpKey: keys.totpKey, random: random)
         signUp = SignUpService(
             database: database, users: stores.users, audit: stores.audit, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock,

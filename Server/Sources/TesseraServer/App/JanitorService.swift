@@ -30,7 +30,7 @@ struct JanitorService: Service {
                 try await SignedRequestVerifier.purgeNonces(before: now, in: sql)
                 try await repositories.flows.purge(before: now - 86_400_000, in: sql)
                 try await repositories.sessions.purge(endedBefore: now - retention.millis, in: sql)
-                try await AuthChannelStore(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
+                try await AuthChannelRepository(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
                 try await repositories.authenticators.purgeChallenges(before: now, in: sql)
             }
             try await repositories.outbox.purge(sentBefore: now - 7 * 86_400_000)

@@ -26,7 +26,7 @@ struct Repositories: Sendable {
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
     /// `audit` queues webhooks (``WebhookAuditLog``) and calls `webhookWake` after queueing.
     static func sql(
-        database: any Database, outbox: Outbox, push: SQLPushRepository, webhooks: SQLWebhookRepository, clock: WallClock, random: RandomSource,
+        database: any Database, outbox: SQLOutboxRepository, push: SQLPushRepository, webhooks: SQLWebhookRepository, clock: WallClock, random: RandomSource,
         webhookWake: @escaping @Sendable () -> Void
     ) -> Repositories {
         let sessions = SQLSessionRepository()
@@ -37,7 +37,7 @@ struct Repositories: Sendable {
             clients: clients, otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
             authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
             audit: WebhookAuditLog(
-                base: SQLAuditLog(kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects), webhooks: webhooks,
+                base: SQLAuditRepository(kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects), webhooks: webhooks,
                 subjects: subjects, clock: clock, random: random, wake: webhookWake
             ),
             webhooks: webhooks

@@ -5,13 +5,13 @@ struct ServerStorage: Sendable {
     let database: any Database
     let repositories: Repositories
     /// The courier's outbox (its repository, with the counts the tests and `/metrics` read).
-    let outbox: Outbox
+    let outbox: SQLOutboxRepository
     /// Wakes the webhook worker after the audit log queued a delivery.
     let webhookWakeup: WorkerWakeup
 
     init(database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource) {
         self.database = database
-        outbox = Outbox(database: database, key: keys.outboxKey, clock: clock)
+        outbox = SQLOutboxRepository(database: database, key: keys.outboxKey, clock: clock)
         let webhookWakeup = WorkerWakeup()
         self.webhookWakeup = webhookWakeup
         repositories = Repositories.sql(

@@ -3,13 +3,13 @@
 extension TesseraRuntime {
     var database: any Database { storage.database }
     var repositories: Repositories { storage.repositories }
-    var outbox: Outbox { storage.outbox }
+    var outbox: SQLOutboxRepository { storage.outbox }
 
     public var clients: ClientService { accounts.clients }
     public var otp: OTPService { accounts.otp }
     var courier: CourierService { accounts.courier }
     var sessions: SessionService { accounts.sessions }
-    var policies: ClientPolicyStore { accounts.policies }
+    var policies: ClientPolicyRepository { accounts.policies }
     public var signUp: SignUpService { accounts.signUp }
     public var registration: DeviceRegistrationService { accounts.registration }
     var flows: RegistrationFlowService { accounts.flows }

@@ -3,10 +3,10 @@ import SQLKit
 import TesseraCore
 
 /// What both flows do with a channel: open it, end it, and tell its listeners. Every change is
-/// written to the row first (``AuthChannelStore``) and then published (``AuthEventHub``), so a
+/// written to the row first (``AuthChannelRepository``) and then published (``AuthEventHub``), so a
 /// listener that reads the row never misses a step it was told about.
 struct AuthChannels: Sendable {
-    let store: AuthChannelStore
+    let store: AuthChannelRepository
     let hub: AuthEventHub
     let random: RandomSource
     let clock: WallClock

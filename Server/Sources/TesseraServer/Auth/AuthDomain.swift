@@ -32,7 +32,7 @@ struct AuthDomain: Sendable {
         random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil,
         audit: (any AuditLog)? = nil, metrics: ServerMetrics? = nil
     ) {
-        let store = AuthChannelStore(database: database, audit: audit)
+        let store = AuthChannelRepository(database: database, audit: audit)
         let hub = AuthEventHub()
         let channels = AuthChannels(store: store, hub: hub, random: random, clock: clock, lifetime: settings.channelLifetime, metrics: metrics)
         let sealer = SealedResultToken(key: sealKey)

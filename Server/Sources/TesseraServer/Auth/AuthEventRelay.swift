@@ -6,7 +6,7 @@ import TesseraCore
 /// replays channel rows to this instance's listeners: what other instances wrote reaches them
 /// within a poll interval. Run it in the service group.
 struct AuthEventRelay: Service {
-    let store: AuthChannelStore
+    let store: AuthChannelRepository
     let hub: AuthEventHub
     let clock: WallClock
     let logger: Logger

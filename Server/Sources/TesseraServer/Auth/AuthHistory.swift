@@ -2,7 +2,7 @@ import TesseraCore
 
 /// The authentication history of the user a result token names (`GET /v1/auth/history`).
 struct AuthHistory: Sendable {
-    let store: AuthChannelStore
+    let store: AuthChannelRepository
     let devices: any DeviceAuthLookup
     let clock: WallClock
 

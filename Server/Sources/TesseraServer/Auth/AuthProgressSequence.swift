@@ -11,7 +11,7 @@ struct AuthProgressSequence: AsyncSequence, Sendable {
     let source: AsyncStream<AuthEvent>
     /// The hub's end of `source`: finished when the outcome went out, which stops the listening.
     let input: AsyncStream<AuthEvent>.Continuation
-    let store: AuthChannelStore
+    let store: AuthChannelRepository
     /// When the channel expires (``AuthEventRelay/expiry(of:)`` waits for it).
     var expiresAt: Int64 = .max
     /// The index in ``AuthStatus/allCases`` of the first status to deliver: statuses before it are
@@ -26,13 +26,13 @@ struct AuthProgressSequence: AsyncSequence, Sendable {
         let channelId: String
         var source: AsyncStream<AuthEvent>.Iterator
         let input: AsyncStream<AuthEvent>.Continuation
-        let store: AuthChannelStore
+        let store: AuthChannelRepository
         private var nextStatus = 0
         private var ended = false
         private var ready: [AuthEvent] = []
 
         init(
-            channelId: String, source: AsyncStream<AuthEvent>.Iterator, input: AsyncStream<AuthEvent>.Continuation, store: AuthChannelStore,
+            channelId: String, source: AsyncStream<AuthEvent>.Iterator, input: AsyncStream<AuthEvent>.Continuation, store: AuthChannelRepository,
             startAt: Int = 0
         ) {
             self.channelId = channelId

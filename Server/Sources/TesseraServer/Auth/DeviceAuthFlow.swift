@@ -18,7 +18,7 @@ struct DeviceAuthFlow: Sendable {
     let nodeQuorum: NodeQuorum
     let logger: Logger
 
-    private var store: AuthChannelStore { channels.store }
+    private var store: AuthChannelRepository { channels.store }
     private var clock: WallClock { channels.clock }
 
     private func requireDevice(_ deviceId: String, client: Client, signed: DeviceAuthTarget?) async throws -> DeviceAuthTarget {

@@ -11,7 +11,7 @@ struct AuthenticatorService: Sendable {
     let database: any Database
     let repository: any AuthenticatorRepository
     let devices: any DeviceRepository
-    let policies: ClientPolicyStore
+    let policies: ClientPolicyRepository
     let random: RandomSource
     let clock: WallClock
 

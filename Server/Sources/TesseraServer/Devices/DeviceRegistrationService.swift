@@ -14,7 +14,7 @@ public struct DeviceRegistrationService: Sendable {
     let otp: OTPService
     let clock: WallClock
     /// Devices per user come from the client's policy (default: the server's `devices.maxPerUser`).
-    let policies: ClientPolicyStore
+    let policies: ClientPolicyRepository
     /// Identity checks allowed per IP address and per user key per hour (matching or not), so
     /// user keys and names cannot be guessed at speed.
     var identityChecksPerHour = 20

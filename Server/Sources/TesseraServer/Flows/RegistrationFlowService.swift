@@ -17,7 +17,7 @@ struct RegistrationFlowService: Sendable {
     let otp: OTPService
     let sessions: SessionService
     let passwords: PasswordHasher
-    let policies: ClientPolicyStore
+    let policies: ClientPolicyRepository
     let random: RandomSource
     let clock: WallClock
     var lifetime: Duration = .seconds(900)

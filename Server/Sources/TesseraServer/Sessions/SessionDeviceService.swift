@@ -12,7 +12,7 @@ struct SessionDeviceService: Sendable {
     let issuer: DeviceIssuer
     let audit: any AuditLog
     let sessions: SessionService
-    let policies: ClientPolicyStore
+    let policies: ClientPolicyRepository
     let clock: WallClock
     var nodeSync: NodeSyncService?
 

@@ -13,7 +13,7 @@ public struct SignUpService: Sendable {
     let issuer: DeviceIssuer
     let otp: OTPService
     /// The client's policy, which a PIN or password set at sign-up must keep.
-    let policies: ClientPolicyStore
+    let policies: ClientPolicyRepository
     let random: RandomSource
     let clock: WallClock
     /// Tells the verifier nodes about the new device right after the commit.

@@ -276,7 +276,7 @@ struct AuditLogTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<50 {
                     let database = index % 2 == 0 ? first : second
-                    let audit = SQLAuditLog(kind: database.kind, clock: .system)
+                    let audit = SQLAuditRepository(kind: database.kind, clock: .system)
                     group.addTask {
                         try await database.transaction { sql in
                             try await audit.append(AuditEvent("test.concurrent", actor: "system", details: ["n": String(index)]), in: sql)
@@ -285,7 +285,7 @@ struct AuditLogTests {
                 }
                 try await group.waitForAll()
             }
-            let audit = SQLAuditLog(kind: first.kind, clock: .system)
+            let audit = SQLAuditRepository(kind: first.kind, clock: .system)
             let (entries, head) = try await first.read { sql in (try await audit.entries(AuditQuery(limit: 1000), in: sql), try await audit.head(in: sql)) }
             #expect(entries.map(\.seq) == Array(1...50))
             #expect(Set(entries.map(\.details)).count == 50)

@@ -4,7 +4,7 @@ import TesseraCore
 
 /// Each client's policy (SPEC capability 7), stored as JSON. A client without one gets the defaults,
 /// with `devicesPerUser` from the server's `devices.maxPerUser`.
-struct ClientPolicyStore: Sendable {
+struct ClientPolicyRepository: Sendable {
     let database: any Database
     let clock: WallClock
     var defaultDevicesPerUser = 1

@@ -3,7 +3,7 @@ import SQLKit
 /// ``AuditLog`` over SQLKit. On PostgreSQL the head row is read `FOR UPDATE`, so appends by several
 /// instances queue on it and the chain stays linear; on SQLite the single writer (`BEGIN IMMEDIATE`)
 /// already serialises them.
-struct SQLAuditLog: AuditLog {
+struct SQLAuditRepository: AuditLog {
     let kind: DatabaseKind
     let clock: WallClock
     /// Woken after each append (the console's live view listens).

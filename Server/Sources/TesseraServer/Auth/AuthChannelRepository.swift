@@ -5,7 +5,7 @@ import TesseraCore
 /// SQL for channels: the one place that reads or writes `auth_channels`. Every state change is one
 /// conditional `UPDATE … RETURNING`, built from ``AuthChannelState``'s transitions, so two requests
 /// racing on a channel cannot both move it.
-struct AuthChannelStore: Sendable {
+struct AuthChannelRepository: Sendable {
     let database: any Database
     /// Where the login steps are recorded (`login.started`, `login.attested`, `login.completed`,
     /// `login.failed`), each in the transaction of its step; nil records nothing (the janitor's purge).
