@@ -13,7 +13,8 @@ import TesseraCore
 /// arrive at once, no more than `maxFailures` wrong ones are answered before the lock, and a
 /// success resets the count.
 ///
-/// It owns `totp_state`; the devices' secrets come from their owner (``DeviceRepository``).
+/// Its state (`totp_state`) is kept by ``TOTPStateRepository``; the devices' secrets come from their
+/// owner (``DeviceRepository``).
 struct TOTPVerifier: Sendable {
     let database: any Database
     let devices: any DeviceRepository
@@ -24,6 +25,8 @@ struct TOTPVerifier: Sendable {
     let totpKey: SymmetricKey
     let clock: WallClock
     let maxFailures: Int
+    /// The users' last accepted steps and failure counts.
+    var state: any TOTPStateRepository = SQLTOTPStateRepository()
 
     func verify(client: Client, request: TOTPVerifyRequest) async throws -> TOTPVerifyResponse {
         // Bytes, not Characters: six ASCII digits are six bytes (walking Characters broke grapheme clusters).
@@ -33,7 +36,7 @@ struct TOTPVerifier: Sendable {
         guard request.userKey.utf8.count <= 100 || request.userKey.count <= 100 else {
             throw AppError.totpUserUnknown(detail: "No such user")
         }
-        let devices = self.devices, totpKey = self.totpKey, code = request.code, userKey = request.userKey
+        let devices = self.devices, state = self.state, totpKey = self.totpKey, code = request.code, userKey = request.userKey
         let now = clock.now(), max = maxFailures
         let window = (now / 1000 / 30 - 1)...(now / 1000 / 30 + 1)
         // The secrets are read, the code matched and a match accepted in one job of the writer's
@@ -44,15 +47,7 @@ struct TOTPVerifier: Sendable {
             let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql)
             guard let first = rows.first else { return .unknownUser }
             guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
-            let accepted = try await sql.statement(
-                """
-                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (?, ?, 0, ?)
-                ON CONFLICT (user_id) DO UPDATE SET last_step = ?, failures = 0, updated_at = ?
-                WHERE totp_state.failures < ? AND totp_state.last_step < ?
-                RETURNING user_id
-                """,
-                first.userId, matched.step, now, matched.step, now, max, matched.step
-            ).first() != nil
+            let accepted = try await state.accept(userId: first.userId, step: matched.step, now: now, maxFailures: max, in: sql)
             return accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
         }
         let userId: String
@@ -60,9 +55,7 @@ struct TOTPVerifier: Sendable {
         case .accepted(let deviceId): return TOTPVerifyResponse(deviceId: deviceId)
         case .unknownUser: throw AppError.totpUserUnknown()
         case .refused(let refused):
-            let failures = try await database.withSQL { sql in
-                try await sql.raw("SELECT failures FROM totp_state WHERE user_id = \(bind: refused)").first()?.decode(column: "failures", as: Int.self)
-            }
+            let failures = try await database.withSQL { sql in try await state.failures(userId: refused, in: sql) }
             if let failures, failures >= max { throw Self.locked }
             throw AppError.totpStepReused(detail: "Wait for the next code")
         case .noMatch(let unmatched): userId = unmatched
@@ -70,14 +63,7 @@ struct TOTPVerifier: Sendable {
         // One conditional write counts the failure; none is counted (or answered) past the limit.
         let audit = self.audit
         let failures = try await database.transaction { sql in
-            let failures = try await sql.raw(
-                """
-                INSERT INTO totp_state (user_id, last_step, failures, updated_at) VALUES (\(bind: userId), -1, 1, \(bind: now))
-                ON CONFLICT (user_id) DO UPDATE SET failures = totp_state.failures + 1, updated_at = \(bind: now)
-                WHERE totp_state.failures < \(bind: max)
-                RETURNING failures
-                """
-            ).first()?.decode(column: "failures", as: Int.self)
+            let failures = try await state.recordFailure(userId: userId, now: now, maxFailures: max, in: sql)
             if let failures {
                 let failed = AuditEvent(
                     "totp.failed", actor: AuditEvent.client(client.clientKey), clientId: client.id, userId: userId,
@@ -121,13 +107,11 @@ struct TOTPVerifier: Sendable {
 
     /// Clears a user's failure count (admin).
     func reset(clientKey: String, userKey: String) async throws {
-        let users = self.users, now = clock.now()
+        let users = self.users, state = self.state, now = clock.now()
         let client = try await clients.find(clientKey: clientKey)?.client
         let done = try await database.withSQL { sql -> Bool in
             guard let client, let user = try await users.find(clientId: client.id, userKey: userKey, in: sql) else { return false }
-            return try await sql.raw(
-                "UPDATE totp_state SET failures = 0, updated_at = \(bind: now) WHERE user_id = \(bind: user.id) RETURNING user_id"
-            ).first() != nil
+            return try await state.resetFailures(userId: user.id, now: now, in: sql)
         }
         guard done else { throw AppError.totpUserUnknown(detail: "No such user, or it never failed a TOTP verification") }
     }
