@@ -63,6 +63,8 @@ struct PublishedJWK: Codable, Sendable, Equatable {
 /// admin. The newest key signs; the one before it stays published so tokens it signed still verify.
 final class ResultTokens: Sendable {
     let database: any Database
+    /// Where the sealed keys are stored.
+    let signingKeys: any SigningKeyRepository
     let sealKey: SymmetricKey
     let issuer: String
     let lifetime: Duration
@@ -86,8 +88,12 @@ final class ResultTokens: Sendable {
     /// Verified tokens remembered at most (the table starts again empty when full).
     static let verifiedCapacity = 4096
 
-    init(database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock) {
+    init(
+        database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock,
+        signingKeys: any SigningKeyRepository = SQLSigningKeyRepository()
+    ) {
         self.database = database
+        self.signingKeys = signingKeys
         self.sealKey = sealKey
         self.issuer = issuer
         self.lifetime = lifetime
@@ -96,10 +102,10 @@ final class ResultTokens: Sendable {
 
     /// Loads the keys, creating the first one if there is none.
     func load() async throws {
-        var rows = try await Self.liveKeys(database)
+        var rows = try await liveKeys()
         if rows.isEmpty {
             try await insertKey(now: clock.now())
-            rows = try await Self.liveKeys(database)
+            rows = try await liveKeys()
         }
         let fresh = JWTKeyCollection()
         var jwks: [PublishedJWK] = []
@@ -124,11 +130,9 @@ final class ResultTokens: Sendable {
     }
 
     /// Newest first: the active key and the one before it.
-    private static func liveKeys(_ database: any Database) async throws -> [(kid: String, sealed: String)] {
-        try await database.withSQL { sql in
-            try await sql.raw("SELECT kid, sealed FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 2").all()
-                .map { (try $0.decode(column: "kid", as: String.self), try $0.decode(column: "sealed", as: String.self)) }
-        }
+    private func liveKeys() async throws -> [(kid: String, sealed: String)] {
+        let signingKeys = self.signingKeys
+        return try await database.withSQL { sql in try await signingKeys.liveKeys(in: sql) }
     }
 
     private func insertKey(now: Int64) async throws {
@@ -137,12 +141,8 @@ final class ResultTokens: Sendable {
         // `combined` is nil only for nonces of a non-standard size, which `seal` does not make.
         guard let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined?.base64EncodedString()
         else { throw AppError.internalError }
-        try await database.transaction { sql in
-            // Strictly newer than every key so far, so "newest" is never a tie.
-            let newest = try await sql.raw("SELECT MAX(created_at) AS newest FROM signing_keys").first()?.decode(column: "newest", as: Int64?.self)
-            let at = max(now, (newest ?? 0) + 1)
-            try await sql.raw("INSERT INTO signing_keys (kid, sealed, created_at) VALUES (\(bind: kid), \(bind: sealed), \(bind: at))").run()
-        }
+        let signingKeys = self.signingKeys
+        try await database.transaction { sql in try await signingKeys.insert(kid: kid, sealed: sealed, now: now, in: sql) }
     }
 
     /// Makes a new key the signing key. The previous one stays published; older ones are retired.
@@ -150,12 +150,8 @@ final class ResultTokens: Sendable {
     func rotate() async throws -> String {
         let now = clock.now()
         try await insertKey(now: now)
-        try await database.transaction { sql in
-            let keep = try await sql.raw("SELECT kid FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 2").all()
-                .map { try $0.decode(column: "kid", as: String.self) }
-            try await sql.update("signing_keys").set("retired_at", to: now).where("retired_at", .is, SQLLiteral.null)
-                .where("kid", .notIn, keep).run()
-        }
+        let signingKeys = self.signingKeys
+        try await database.transaction { sql in try await signingKeys.retireAllButNewestTwo(now: now, in: sql) }
         try await load()
         return state.withLock { $0.activeKid }
     }
