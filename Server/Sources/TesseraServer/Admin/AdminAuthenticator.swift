@@ -7,31 +7,30 @@ struct AdminAuthenticator: Sendable {
     let database: any Database
     let hasher: SecretHasher
     let configuredToken: String?
+    /// Where the token's hash is kept (`admin_token_hash`).
+    var settings: any ServerSettingsRepository = SQLServerSettingsRepository()
 
     static let domain = "admin-token"
     static let settingName = "admin_token_hash"
 
     /// Creates and returns a token when none exists yet (first start); nil otherwise.
-    static func createTokenIfMissing(database: any Database, hasher: SecretHasher, random: RandomSource, configured: String?) async throws -> String? {
+    static func createTokenIfMissing(
+        database: any Database, hasher: SecretHasher, random: RandomSource, configured: String?,
+        settings: any ServerSettingsRepository = SQLServerSettingsRepository()
+    ) async throws -> String? {
         let token = configured ?? random.token(prefix: "tat_")
         let hash = hasher.hash(token, domain: domain)
-        let inserted = try await database.withSQL { sql in
-            try await sql.raw(
-                "INSERT INTO server_settings (name, value) VALUES (\(bind: settingName), \(bind: hash)) ON CONFLICT (name) DO NOTHING RETURNING name"
-            ).first() != nil
-        }
+        let inserted = try await database.withSQL { sql in try await settings.insertIfMissing(name: settingName, value: hash, in: sql) }
         return inserted && configured == nil ? token : (inserted ? "" : nil)
     }
 
     /// Replaces the stored token with a new one and returns it.
-    static func resetToken(database: any Database, hasher: SecretHasher, random: RandomSource) async throws -> String {
+    static func resetToken(
+        database: any Database, hasher: SecretHasher, random: RandomSource, settings: any ServerSettingsRepository = SQLServerSettingsRepository()
+    ) async throws -> String {
         let token = random.token(prefix: "tat_")
         let hash = hasher.hash(token, domain: domain)
-        try await database.withSQL { sql in
-            try await sql.raw(
-                "INSERT INTO server_settings (name, value) VALUES (\(bind: settingName), \(bind: hash)) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
-            ).run()
-        }
+        try await database.withSQL { sql in try await settings.set(name: settingName, value: hash, in: sql) }
         return token
     }
 
@@ -46,10 +45,8 @@ struct AdminAuthenticator: Sendable {
             }
             return
         }
-        let stored = try await database.withSQL { sql in
-            try await sql.raw("SELECT value FROM server_settings WHERE name = \(bind: Self.settingName)").first()?
-                .decode(column: "value", as: String.self)
-        }
+        let settings = self.settings
+        let stored = try await database.withSQL { sql in try await settings.value(name: Self.settingName, in: sql) }
         guard let stored, hasher.verify(token, domain: Self.domain, against: stored) else {
             throw AppError.adminUnauthorized(detail: "Admin token invalid")
         }
