@@ -15,24 +15,8 @@ struct NodeService: Sendable {
     let identity: NodeIdentity
     let database: any Database
     let clock: WallClock
-
-    static let migrations: [Migration] = [
-        // request_nonces: the server's signed calls are replay-checked here (same version as on the server, for old registries).
-        Migration(version: 2, name: "request-nonces", statements: SignedRequestVerifier.nonceTableStatements),
-        Migration(version: 100, name: "node-registry", statements: [
-            """
-            CREATE TABLE node_devices (
-                device_id TEXT PRIMARY KEY,
-                client_id TEXT NOT NULL,
-                user_id TEXT NOT NULL,
-                device_key TEXT NOT NULL,
-                uv_key TEXT NOT NULL,
-                status TEXT NOT NULL,
-                updated_at BIGINT NOT NULL
-            )
-            """,
-        ]),
-    ]
+    /// The registry's storage (`node_devices`).
+    var registry: any NodeRegistryRepository = SQLNodeRegistryRepository()
 
     /// Opens the node's registry in `directory` (`registry.sqlite`; in memory when `nil`).
     static func open(directory: String, inMemory: Bool = false, clock: WallClock = .system, logger: Logger) async throws -> NodeService {
@@ -40,15 +24,14 @@ struct NodeService: Sendable {
         let database = try await SQLiteDatabase.open(
             path: inMemory ? nil : (directory as NSString).appendingPathComponent("registry.sqlite"), logger: logger
         )
-        try await Migration.apply(migrations, to: database)
+        try await Migration.apply(NodeMigrations.all, to: database)
         return NodeService(identity: identity, database: database, clock: clock)
     }
 
     var info: NodeInfo {
         get async throws {
-            let count = try await database.withSQL { sql in
-                try await sql.raw("SELECT COUNT(*) AS n FROM node_devices").first()?.decode(column: "n", as: Int.self) ?? 0
-            }
+            let registry = self.registry
+            let count = try await database.withSQL { sql in try await registry.count(in: sql) }
             return NodeInfo(nodeId: identity.nodeId, publicKey: identity.publicKeyBase64, devices: count)
         }
     }
@@ -65,12 +48,12 @@ struct NodeService: Sendable {
     /// Stores several records in one transaction (``store(_:)`` for each), with a result per record:
     /// a record that is refused does not keep the others from being stored.
     func storeAll(_ records: [NodeDeviceRecord]) async throws -> [Result<NodeReceipt, AppError>] {
-        let now = clock.now()
+        let now = clock.now(), registry = self.registry
         let stored: [Result<(deviceId: String, status: String, digest: String), AppError>] = try await database.transaction { sql in
             var results: [Result<(deviceId: String, status: String, digest: String), AppError>] = []
             for record in records {
                 do {
-                    results.append(.success(try await Self.store(record, now: now, in: sql)))
+                    results.append(.success(try await Self.store(record, now: now, registry: registry, in: sql)))
                 } catch let error as AppError {
                     results.append(.failure(error))
                 }
@@ -96,53 +79,36 @@ struct NodeService: Sendable {
 
     /// One record inside the caller's transaction. Keys are compared before anything is written, so a
     /// refused record leaves the registry as it was.
-    private static func store(_ record: NodeDeviceRecord, now: Int64, in sql: any SQLDatabase) async throws -> (deviceId: String, status: String, digest: String) {
+    private static func store(
+        _ record: NodeDeviceRecord, now: Int64, registry: any NodeRegistryRepository, in sql: any SQLDatabase
+    ) async throws -> (deviceId: String, status: String, digest: String) {
         guard record.status == "active" || record.status == "revoked" else {
             throw AppError.invalidField("status", "status must be active or revoked")
         }
         guard P256.Signing.PublicKey(x963Base64: record.deviceKey) != nil, P256.Signing.PublicKey(x963Base64: record.userVerificationKey) != nil else {
             throw AppError.invalidField("deviceKey", "deviceKey and userVerificationKey must be P-256 public keys (X9.63, base64)")
         }
-        if let row = try await sql.raw("SELECT device_key, uv_key FROM node_devices WHERE device_id = \(bind: record.deviceId)").first() {
-            guard try row.decode(column: "device_key", as: String.self) == record.deviceKey,
-                  try row.decode(column: "uv_key", as: String.self) == record.userVerificationKey
-            else { throw AppError.nodeKeyConflict() }
+        if let known = try await registry.keys(deviceId: record.deviceId, in: sql) {
+            guard known.deviceKey == record.deviceKey, known.userVerificationKey == record.userVerificationKey else { throw AppError.nodeKeyConflict() }
         }
         if record.status == "revoked" {
-            try await sql.raw(
-                """
-                INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
-                VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
-                        \(bind: record.userVerificationKey), 'revoked', \(bind: now))
-                ON CONFLICT (device_id) DO UPDATE SET status = 'revoked', updated_at = \(bind: now)
-                """
-            ).run()
+            try await registry.revoke(record, now: now, in: sql)
         } else {
-            try await sql.raw(
-                """
-                INSERT INTO node_devices (device_id, client_id, user_id, device_key, uv_key, status, updated_at)
-                VALUES (\(bind: record.deviceId), \(bind: record.clientId), \(bind: record.userId), \(bind: record.deviceKey),
-                        \(bind: record.userVerificationKey), 'active', \(bind: now))
-                ON CONFLICT (device_id) DO NOTHING
-                """
-            ).run()
+            try await registry.enrol(record, now: now, in: sql)
         }
-        guard let row = try await sql.raw("SELECT status FROM node_devices WHERE device_id = \(bind: record.deviceId)").first() else {
-            throw AppError.internalError
-        }
-        return (record.deviceId, try row.decode(column: "status", as: String.self), record.keysDigest)
+        guard let status = try await registry.status(deviceId: record.deviceId, in: sql) else { throw AppError.internalError }
+        return (record.deviceId, status, record.keysDigest)
     }
 
     /// Checks the device's signature over the channel's challenge against this node's registry and,
     /// if it holds, signs an attestation.
     func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
-        let row = try await database.read { sql in
-            try await sql.raw("SELECT device_key, status FROM node_devices WHERE device_id = \(bind: request.deviceId)").first()
-        }
-        guard let row, let key = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)) else {
+        let registry = self.registry
+        let stored = try await database.read { sql in try await registry.deviceKey(deviceId: request.deviceId, in: sql) }
+        guard let stored, let key = P256KeyCache.shared.key(x963Base64: stored.deviceKey) else {
             throw AppError.nodeDeviceUnknown()
         }
-        guard try row.decode(column: "status", as: String.self) == "active" else {
+        guard stored.status == "active" else {
             throw AppError.nodeDeviceRevoked()
         }
         let message = AuthStatement.challenge(channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge)
