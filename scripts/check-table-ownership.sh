@@ -12,11 +12,20 @@
 # of a hot path may read a foreign table, never write it. scripts/table_ownership.py has the rules,
 # the allowances (NAMED_JOINS, PENDING) and what a lexical check cannot see.
 #
+# It then checks where SQL is written at all (scripts/sql_placement.py): only in a repository
+# (<Something>Repository.swift or <Something>Repository+<Feature>.swift), a <Something>Migrations.swift,
+# the storage target (TesseraStorage/, or TesseraServer/Storage/ and Security/) or TesseraHTTPKit; a
+# service, controller or command that holds SQL text or an SQLKit builder fails.
+#
 # Usage: scripts/check-table-ownership.sh [sources]   (default: Server/Sources of this repository)
-# Exit 0 when the rule holds; 1 with "path:line: table 'x' belongs to Target/Domain/ (…)" per violation.
+# Exit 0 when both rules hold; 1 with "path:line: table 'x' belongs to Target/Domain/ (…)" or
+# "path:line: SQL outside a repository (…)" per violation.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="${1:-$here/../Server/Sources}"
 if [ ! -d "$root" ]; then echo "check-table-ownership: no directory $root" >&2; exit 1; fi
 if [ -z "${1:-}" ]; then cd "$here/.." && root=Server/Sources; fi
-exec python3 "$here/table_ownership.py" "$root"
+status=0
+python3 "$here/table_ownership.py" "$root" || status=$?
+python3 "$here/sql_placement.py" "$root" || status=$?
+exit "$status"

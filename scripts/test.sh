@@ -38,7 +38,8 @@ else
   tessera_postgres
 fi
 
-# Each domain owns its tables (fast, no build needed): fails naming file, line and table.
+# Each domain owns its tables, and SQL lives only in repositories, migrations and the storage engine
+# (fast, no build needed): fails naming file, line and table, or file and line.
 scripts/check-table-ownership.sh
 # The console's compiled-in files are generated from Console/web/ and up to date (and parse, when node is here).
 scripts/generate-console-assets.sh --check

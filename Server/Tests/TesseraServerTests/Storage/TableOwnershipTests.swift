@@ -5,7 +5,9 @@ import TesseraTestSupport
 /// `scripts/check-table-ownership.sh` (logic in `scripts/table_ownership.py`): each domain owns the
 /// tables its folder creates. It passes on the tree; on a copy of `Server/Sources` with one foreign
 /// write injected, in each form a review found the old lexical check missing, it fails naming the
-/// file, the line and the table.
+/// file, the line and the table. The same script checks that SQL is written only in repositories,
+/// migrations and the storage engine (`scripts/sql_placement.py`): SQL injected into a service,
+/// controller, the node or the CLI fails naming the file and the line.
 struct TableOwnershipTests {
     /// The server package's root (this file is Server/Tests/TesseraServerTests/Storage/…).
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -303,14 +305,14 @@ struct TableOwnershipTests {
         }
     }
 
-    @Test("the owner, comments, a named join's read and Storage/'s own table pass")
+    @Test("the owner's repository, comments, a named join's read and Storage/'s own table pass")
     func allowedReferencesPass() throws {
         try Self.withCopy { copy in
             _ = try Self.inject(
                 "// UPDATE devices SET name = 'x' (a comment)\n/* DELETE FROM users */\n",
                 into: "Sessions/SessionService.swift", of: copy, lineOf: "UPDATE"
             )
-            _ = try Self.inject("let probe = \"update users set name = 'x'\"\n", into: "Users/SignUpService.swift", of: copy, lineOf: "users")
+            _ = try Self.inject("let probe = \"update users set name = 'x'\"\n", into: "Users/UserRepository.swift", of: copy, lineOf: "users")
             _ = try Self.inject(
                 "let probe: SQLQueryString = \"SELECT u.id FROM sessions s JOIN users u ON u.id = s.user_id\"\n",
                 into: "Sessions/SessionRepository.swift", of: copy, lineOf: "users"
@@ -330,6 +332,92 @@ struct TableOwnershipTests {
             let result = try Self.check(copy)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("note: NAMED_JOINS entry \(file) / users is no longer needed"), "\(result.output)")
+        }
+    }
+
+    /// SQL written outside a repository, the migrations and the storage engine.
+    struct Misplaced: Sendable, CustomTestStringConvertible {
+        var form: String
+        /// The file it goes into (see ``resolve(_:in:)``).
+        var file: String
+        var code: String
+        /// Text of the line the failure must name.
+        var needle: String
+        /// What the failure says the line holds.
+        var says: String
+
+        var testDescription: String { form }
+    }
+
+    static let misplaced: [Misplaced] = [
+        Misplaced(
+            form: "sql.raw(\"SELECT 1\") in a service", file: "Sessions/SessionService.swift",
+            code: """
+            extension SessionService {
+                func ping(in sql: any SQLDatabase) async throws {
+                    try await sql.raw("SELECT 1").run()
+                }
+            }
+            """,
+            needle: "sql.raw(\"SELECT 1\")", says: "(.raw(…) here)"
+        ),
+        Misplaced(
+            form: "a builder on the domain's own table, in a controller", file: "Users/UserController.swift",
+            code: "func probe(_ sql: any SQLDatabase) -> SQLUpdateBuilder { sql.update(\"users\") }\n",
+            needle: "sql.update", says: "(.update(…) here)"
+        ),
+        Misplaced(
+            form: "lowercase SQL in a multi-line constant", file: "Devices/DeviceRegistrationService.swift",
+            code: #"""
+            extension DeviceRegistrationService {
+                static let probe = """
+                    select id from devices
+                    where status = 'active'
+                    """
+            }
+            """#,
+            needle: "select id from devices", says: "(SELECT … FROM here)"
+        ),
+        Misplaced(
+            form: "the verifier node's table outside its repository", file: "TesseraNode/NodeService.swift",
+            code: "extension NodeService { static let forget = \"DELETE FROM node_devices WHERE device_id = ?\" }\n",
+            needle: "DELETE FROM node_devices", says: "(DELETE FROM here)"
+        ),
+        Misplaced(
+            form: "a statement in a CLI command", file: "TesseraCLI/ServeCommand.swift",
+            code: "let probe = \"PRAGMA journal_mode=WAL\"\n",
+            needle: "PRAGMA", says: "(a statement here)"
+        ),
+    ]
+
+    @Test("SQL outside a repository fails, naming file and line", arguments: misplaced)
+    func misplacedSQLFails(_ injection: Misplaced) throws {
+        try Self.withCopy { copy in
+            let (file, line) = try Self.inject(injection.code, into: injection.file, of: copy, lineOf: injection.needle)
+            let result = try Self.check(copy)
+            #expect(result.status == 1, "\(result.output)")
+            let failure = "\(file):\(line): SQL outside a repository \(injection.says)"
+            let reported = result.output.split(separator: "\n").filter { $0.contains("SQL outside a repository") }
+            #expect(reported.count == 1 && reported.first?.contains(failure) == true, "expected only \(failure) in:\n\(result.output)")
+        }
+    }
+
+    @Test("SQL in a repository extension, migrations, the storage engine, and HTTP methods in a service pass")
+    func placedSQLPasses() throws {
+        try Self.withCopy { copy in
+            _ = try Self.inject(
+                "extension SQLUserRepository { static let probe = \"SELECT id FROM users\" }\n",
+                into: "Users/UserRepository+Probe.swift", of: copy, lineOf: "SELECT"
+            )
+            _ = try Self.inject("let probe = \"ALTER TABLE users ADD COLUMN x TEXT\"\n", into: "Users/UsersMigrations.swift", of: copy, lineOf: "ALTER")
+            _ = try Self.inject("let probe = \"DELETE FROM request_nonces\"\n", into: "TesseraHTTPKit/SQLiteDatabase.swift", of: copy, lineOf: "DELETE")
+            _ = try Self.inject("let probe = \"UPDATE rate_counters SET n = 0\"\n", into: "Storage/RateCounters.swift", of: copy, lineOf: "UPDATE")
+            _ = try Self.inject(
+                "let probe = [\"DELETE sessions/{sessionId}\": \"admin.session.revoked\"]\n",
+                into: "Sessions/SessionService.swift", of: copy, lineOf: "DELETE"
+            )
+            let result = try Self.check(copy)
+            #expect(result.status == 0, "\(result.output)")
         }
     }
 }
