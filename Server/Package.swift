@@ -70,10 +70,27 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The storage layer every server domain stands on: PostgreSQL, the leased delivery queues and
+        // their one worker, rate counters, the start-up lock, the server's secrets and keys. Knows no
+        // domain: the layers above it (accounts, sign-in, operations) and the composition root import it.
+        .target(
+            name: "TesseraStorage",
+            dependencies: [
+                "TesseraHTTPKit",
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraHTTPKit",
+                "TesseraHTTPKit", "TesseraStorage",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -28,8 +28,8 @@ public struct DeploymentStorage: Sendable {
             return DeploymentStorage(database: database, keys: keys)
         } catch {
             await database.close()
-            if let postgres = database as? PostgresDatabase, error is PSQLError {
-                throw ConfigurationError("cannot open the deployment on PostgreSQL at \(postgres.location): \(PostgresDatabase.describe(error))")
+            if let postgres = database as? TesseraStorage.PostgresDatabase, error is PSQLError {
+                throw ConfigurationError("cannot open the deployment on PostgreSQL at \(postgres.location): \(TesseraStorage.PostgresDatabase.describe(error))")
             }
             throw error
         }
@@ -44,7 +44,7 @@ public struct DeploymentStorage: Sendable {
     /// The database the configuration names: PostgreSQL when it has a URL, else the SQLite file.
     static func openDatabase(configuration: ServerConfiguration, logger: Logger) async throws -> any Database {
         if let url = configuration.databaseURL {
-            return try await PostgresDatabase.open(url: url, logger: logger)
+            return try await TesseraStorage.PostgresDatabase.open(url: url, logger: logger)
         }
         return try await SQLiteDatabase.open(path: configuration.sqlitePath, logger: logger)
     }

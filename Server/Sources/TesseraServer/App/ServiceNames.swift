@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 extension AuthEventRelay: CustomStringConvertible { var description: String { "AuthEventRelay" } }
 extension ChannelExpiryService: CustomStringConvertible { var description: String { "ChannelExpiryService" } }
-extension OutboxWorker: CustomStringConvertible { var description: String { "OutboxWorker(\(queue.name))" } }
+extension OutboxWorker: CustomStringConvertible { package var description: String { "OutboxWorker(\(queue.name))" } }
 extension JanitorService: CustomStringConvertible { var description: String { "JanitorService" } }
 extension AuditCheckpointService: CustomStringConvertible { var description: String { "AuditCheckpointService" } }
 extension NodeSyncService: CustomStringConvertible { var description: String { "NodeSyncService" } }

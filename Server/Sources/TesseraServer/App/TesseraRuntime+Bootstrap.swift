@@ -115,8 +115,8 @@ extension TesseraRuntime {
             for node in embedded { await node.stop() }
             await http.shutdown()
             await database.close()
-            if let postgres = database as? PostgresDatabase, error is PSQLError {
-                throw ConfigurationError("start failed on PostgreSQL at \(postgres.location): \(PostgresDatabase.describe(error))")
+            if let postgres = database as? TesseraStorage.PostgresDatabase, error is PSQLError {
+                throw ConfigurationError("start failed on PostgreSQL at \(postgres.location): \(TesseraStorage.PostgresDatabase.describe(error))")
             }
             throw error
         }

@@ -1,23 +1,5 @@
 import TesseraHTTPKit
 
-/// One domain's share of a schema version: statements that run, in this order, inside that version's
-/// migration. Each domain declares its parts beside its code (`Devices/DevicesMigrations.swift`…);
-/// ``Migrator/all`` orders them into the versions.
-struct MigrationPart: Sendable {
-    /// The schema version this part belongs to.
-    let version: Int
-    /// The statements, run in order within the version's transaction.
-    let statements: [String]
-}
-
-extension Migration {
-    /// A version made of the domains' parts, their statements in the order the parts are listed.
-    init(version: Int, name: String, parts: [MigrationPart]) {
-        precondition(parts.allSatisfy { $0.version == version }, "migration \(version) lists a part of another version")
-        self.init(version: version, name: name, statements: parts.flatMap(\.statements))
-    }
-}
-
 /// Runs the versioned migrations at start. Idempotent: each version is applied once, recorded in
 /// `schema_migrations`, inside a transaction; PostgreSQL takes an advisory lock so that several
 /// instances starting together do not race.

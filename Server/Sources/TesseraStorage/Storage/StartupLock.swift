@@ -11,8 +11,8 @@ import Darwin
 /// SQLite deployment, or replicas sharing a directory) take turns instead of racing. The lock is
 /// the kernel's (`flock`): it ends with the process, so a crashed start never leaves it held.
 /// PostgreSQL deployments on separate hosts are serialised by the migration's advisory lock instead.
-enum StartupLock {
-    static func withLock<T>(directory: String, _ body: () async throws -> T) async throws -> T {
+package enum StartupLock {
+    package static func withLock<T>(directory: String, _ body: () async throws -> T) async throws -> T {
         let path = (directory as NSString).appendingPathComponent(".startup.lock")
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ConfigurationError("cannot open \(path): \(String(cString: strerror(errno)))") }

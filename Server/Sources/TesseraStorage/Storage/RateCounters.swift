@@ -2,15 +2,18 @@ import SQLKit
 
 /// Fixed-window counters in the database, shared by every instance. Incrementing is one atomic
 /// upsert, so concurrent requests never lose a count.
-struct RateCounters: Sendable {
+package struct RateCounters: Sendable {
+    /// Counters on the database handle each call is given.
+    package init() {}
+
     /// Adds one to `key` in the window containing `now` and returns the new count.
-    func increment(_ key: String, now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> Int {
+    package func increment(_ key: String, now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> Int {
         try await increment([key], now: now, window: window, in: sql)[key] ?? 0
     }
 
     /// Adds one to each key (distinct keys) in the window containing `now`, in one statement, and
     /// returns the new counts by key.
-    func increment(_ keys: [String], now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> [String: Int] {
+    package func increment(_ keys: [String], now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> [String: Int] {
         guard !keys.isEmpty else { return [:] }
         let windowMillis = window.millis
         let start = now - now % windowMillis
@@ -30,7 +33,7 @@ struct RateCounters: Sendable {
     }
 
     /// Removes windows that ended before `cutoff`.
-    func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
+    package func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM rate_counters WHERE window_start < \(bind: cutoff)").run()
     }
 }

@@ -3,19 +3,19 @@ import ServiceLifecycle
 /// When a delivery worker (the courier, the push sender) looks at its queue: at once when this
 /// instance queued something (``wake()``), and every poll interval for the rest (other instances,
 /// retries that fell due). Ends on graceful shutdown.
-struct WorkerWakeup: Sendable {
+package struct WorkerWakeup: Sendable {
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    init() {
+    package init() {
         (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Asks the worker to look at its queue now.
-    func wake() { continuation.yield() }
+    package func wake() { continuation.yield() }
 
     /// Calls `drain` on each wake-up until graceful shutdown.
-    func run(pollInterval: Duration, drain: @escaping @Sendable () async -> Void) async {
+    package func run(pollInterval: Duration, drain: @escaping @Sendable () async -> Void) async {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {

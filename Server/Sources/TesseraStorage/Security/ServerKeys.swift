@@ -29,7 +29,7 @@ public struct ServerKeys: Sendable {
 
     /// Loads the keys, creating any that do not exist yet. Safe when several instances start at once:
     /// the first insert wins and everyone reads the stored value back.
-    static func loadOrCreate(
+    package static func loadOrCreate(
         database: any Database, masterKey: SymmetricKey, random: RandomSource, clock: WallClock
     ) async throws -> ServerKeys {
         func key(_ name: String) async throws -> SymmetricKey {
@@ -74,7 +74,7 @@ public struct ServerKeys: Sendable {
     /// was set up with, so a new key would be refused a moment later: the start is refused now,
     /// naming what to do, and no stray `master.key` is left behind. `database` is asked only then,
     /// when there is neither a configured key nor a key file.
-    static func masterKey(
+    package static func masterKey(
         configured: String?, dataDirectory: String, database: any Database, random: RandomSource, logger: Logger
     ) async throws -> SymmetricKey {
         if let configured {
@@ -100,7 +100,7 @@ public struct ServerKeys: Sendable {
     }
 
     /// How many sealed server secrets the database holds (a deployment's database holds some).
-    static func storedSecretCount(database: any Database) async throws -> Int {
+    package static func storedSecretCount(database: any Database) async throws -> Int {
         try await database.withSQL { sql in
             try await sql.raw("SELECT COUNT(*) AS n FROM server_secrets").first()?.decode(column: "n", as: Int.self) ?? 0
         }

@@ -23,12 +23,12 @@ public struct RandomSource: Sendable {
     }
 
     /// A token of `byteCount` random bytes, base64url without padding, with an optional prefix.
-    func token(byteCount: Int = 32, prefix: String = "") -> String {
+    package func token(byteCount: Int = 32, prefix: String = "") -> String {
         prefix + Data(bytes(byteCount)).base64URLEncodedString()
     }
 
     /// A decimal code of `digits` digits, uniformly distributed (rejection sampling, no modulo bias).
-    func numericCode(digits: Int) -> String {
+    package func numericCode(digits: Int) -> String {
         var limit: UInt32 = 1
         for _ in 0..<digits { limit *= 10 }
         let value = String(uniform(below: limit))
@@ -36,7 +36,7 @@ public struct RandomSource: Sendable {
     }
 
     /// A number in `0..<bound`, uniformly distributed (rejection sampling, no modulo bias); 0 when `bound` is at most 1.
-    func uniform(below bound: UInt32) -> UInt32 {
+    package func uniform(below bound: UInt32) -> UInt32 {
         guard bound > 1 else { return 0 }
         let ceiling = UInt32.max - (UInt32.max % bound)
         while true {
@@ -46,15 +46,15 @@ public struct RandomSource: Sendable {
     }
 
     /// A random identifier (128 bits, base64url).
-    func identifier(prefix: String = "") -> String { token(byteCount: 16, prefix: prefix) }
+    package func identifier(prefix: String = "") -> String { token(byteCount: 16, prefix: prefix) }
 }
 
 extension Data {
     /// RFC 4648 base64url without padding.
-    func base64URLEncodedString() -> String { MessageSignature.base64URL(self) }
+    package func base64URLEncodedString() -> String { MessageSignature.base64URL(self) }
 
     /// Decodes base64url with or without padding.
-    init?(base64URLEncoded string: String) {
+    package init?(base64URLEncoded string: String) {
         var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         self.init(base64Encoded: base64)

@@ -10,14 +10,14 @@ import ServiceLifecycle
 /// ``close()``.
 public final class PostgresDatabase: Database {
     public let kind = DatabaseKind.postgres
-    let client: PostgresClient
+    package let client: PostgresClient
     private let logger: Logger
     private let probeConfiguration: PostgresConnection.Configuration
     /// `host:port/database`, for messages (never the password).
     public let location: String
 
     /// Creates a pool for a `postgres://user:password@host:port/database` URL.
-    init(url: String, logger: Logger) throws {
+    package init(url: String, logger: Logger) throws {
         guard let components = URLComponents(string: url),
               let scheme = components.scheme, scheme == "postgres" || scheme == "postgresql",
               let host = components.host
@@ -116,8 +116,8 @@ extension PostgresDatabase {
 /// Holds the task that runs the pool.
 private final class RunnerBox: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
-    func set(_ task: Task<Void, Never>) { self.task.withLock { $0 = task } }
-    func cancel() {
+    package func set(_ task: Task<Void, Never>) { self.task.withLock { $0 = task } }
+    package func cancel() {
         task.withLock {
             $0?.cancel()
             $0 = nil

@@ -3,7 +3,7 @@ import Logging
 /// One outbox as an ``OutboxWorker`` drains it: the owning domain claims its due rows under a lease
 /// (``LeasedQueue``), makes one attempt per row and records each ``DeliveryFate``. The courier, the
 /// push sender and the webhook sender are each one of these; the loop around them is the worker's.
-protocol DeliveryQueue: Sendable {
+package protocol DeliveryQueue: Sendable {
     /// One claimed row, with what its attempt needs.
     associatedtype Delivery: Sendable
 

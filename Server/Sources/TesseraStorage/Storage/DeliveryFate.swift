@@ -1,6 +1,6 @@
 /// What became of one delivery attempt: the one vocabulary of every outbox (the courier's messages,
 /// pushes, webhooks). The queue that made the attempt records it (``DeliveryQueue/record(_:logger:)``).
-enum DeliveryFate: Sendable, Equatable {
+package enum DeliveryFate: Sendable, Equatable {
     /// The peer took it: done.
     case delivered
     /// Nothing is left to deliver (the request expired, the device has no push token, the endpoint is
@@ -13,7 +13,7 @@ enum DeliveryFate: Sendable, Equatable {
     case refused(error: String, status: Int? = nil)
 
     /// Whether nothing more will happen to the delivery whatever its attempts (delivered or dropped).
-    var isSettled: Bool {
+    package var isSettled: Bool {
         switch self {
         case .delivered, .dropped: true
         case .retry, .refused: false

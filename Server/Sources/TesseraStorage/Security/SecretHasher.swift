@@ -51,7 +51,7 @@ public struct SecretHasher: Sendable {
 
 extension Data {
     /// Lower-case hex, built in one buffer (`String(format:)` per byte was a tenth of a TOTP verify's CPU).
-    var hexString: String {
+    package var hexString: String {
         let digits = Array("0123456789abcdef".utf8)
         return String(unsafeUninitializedCapacity: count * 2) { buffer in
             var index = 0

@@ -9,17 +9,17 @@ import ServiceLifecycle
 ///
 /// A failed claim ends the round (the worker polls again); a failed record leaves the rows leased, so
 /// the lease runs out and they are attempted again: at least once, never lost.
-final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
+package final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
     /// The outbox this worker drains.
-    let queue: Queue
-    let logger: Logger
-    let pollInterval: Duration
-    let batchSize = 32
+    package let queue: Queue
+    package let logger: Logger
+    package let pollInterval: Duration
+    package let batchSize = 32
     /// This worker's name on the leases it holds (random per process).
-    let claimant: String
+    package let claimant: String
     private let wakeup: WorkerWakeup
 
-    init(queue: Queue, logger: Logger, pollInterval: Duration, wakeup: WorkerWakeup = WorkerWakeup()) {
+    package init(queue: Queue, logger: Logger, pollInterval: Duration, wakeup: WorkerWakeup = WorkerWakeup()) {
         self.queue = queue
         self.logger = logger
         self.pollInterval = pollInterval
@@ -28,15 +28,15 @@ final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
     }
 
     /// Asks the worker to look at its outbox now.
-    func wake() { wakeup.wake() }
+    package func wake() { wakeup.wake() }
 
-    func run() async throws {
+    package func run() async throws {
         await wakeup.run(pollInterval: pollInterval) { await self.drain() }
     }
 
     /// Attempts everything due now. Returns the number of deliveries tried.
     @discardableResult
-    func drain() async -> Int {
+    package func drain() async -> Int {
         var tried = 0
         while true {
             let batch: [Queue.Delivery]

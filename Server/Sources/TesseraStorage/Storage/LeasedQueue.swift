@@ -11,20 +11,30 @@ import SQLKit
 ///
 /// The table needs `id`, `status` ('pending' while waiting), `attempts`, `next_attempt_at`,
 /// `locked_until`, `locked_by` and `last_error`.
-struct LeasedQueue: Sendable {
-    let database: any Database
-    let table: String
-    let clock: WallClock
+package struct LeasedQueue: Sendable {
+    package let database: any Database
+    package let table: String
+    package let clock: WallClock
     /// How long a claimed row is reserved for one worker.
-    var lease: Duration
+    package var lease: Duration
     /// A row is given up after this many attempts.
-    var maxAttempts: Int
+    package var maxAttempts: Int
     /// Columns set to NULL when a row is given up (sealed payloads are not kept).
-    var clearedOnGiveUp: [String] = []
+    package var clearedOnGiveUp: [String] = []
+
+    /// The queue over `table` of `database`.
+    package init(database: any Database, table: String, clock: WallClock, lease: Duration, maxAttempts: Int, clearedOnGiveUp: [String] = []) {
+        self.database = database
+        self.table = table
+        self.clock = clock
+        self.lease = lease
+        self.maxAttempts = maxAttempts
+        self.clearedOnGiveUp = clearedOnGiveUp
+    }
 
     /// Reserves up to `limit` due rows for the worker `claimant` (counting the attempt) and returns
     /// `columns` of each, decoded as `Row`.
-    func claimDue<Row: Decodable & Sendable>(limit: Int, claimant: String, returning columns: String, as: Row.Type) async throws -> [Row] {
+    package func claimDue<Row: Decodable & Sendable>(limit: Int, claimant: String, returning columns: String, as: Row.Type) async throws -> [Row] {
         let now = clock.now()
         let leaseEnd = now + lease.millis
         let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
@@ -44,7 +54,7 @@ struct LeasedQueue: Sendable {
     }
 
     /// Extends the lease of the rows `claimant` still holds; returns the IDs it still holds.
-    func renew(ids: [String], claimant: String) async throws -> [String] {
+    package func renew(ids: [String], claimant: String) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         let now = clock.now()
         return try await database.withSQL { sql in
@@ -57,7 +67,7 @@ struct LeasedQueue: Sendable {
 
     /// Schedules another try after an exponential backoff (2 s, 4 s, 8 s … capped at 10 min), or
     /// `retryAfter` when that is later; gives the row up (status 'failed') after `maxAttempts`.
-    func markFailed(id: String, attempts: Int, error: String, retryAfter: Duration? = nil) async throws {
+    package func markFailed(id: String, attempts: Int, error: String, retryAfter: Duration? = nil) async throws {
         let now = clock.now()
         let backoff = min(Int64(1000) << Int64(min(attempts, 20)), 600_000)
         let delay = max(backoff, min(retryAfter?.millis ?? 0, 3_600_000))
@@ -84,7 +94,7 @@ struct LeasedQueue: Sendable {
 
     /// Runs `body` (the sending of a claimed batch) while renewing the batch's leases every third
     /// of the lease, so a slow peer does not let another instance send the same rows again.
-    func whileRenewingLeases<T: Sendable>(
+    package func whileRenewingLeases<T: Sendable>(
         of ids: [String], claimant: String, logger: Logger, _ body: () async -> T
     ) async -> T {
         await withTaskGroup(of: Void.self, returning: T.self) { group in
