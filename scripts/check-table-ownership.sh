@@ -14,7 +14,7 @@
 #
 # It then checks where SQL is written at all (scripts/sql_placement.py): only in a repository
 # (<Something>Repository.swift or <Something>Repository+<Feature>.swift), a <Something>Migrations.swift,
-# the storage target (TesseraStorage/, or TesseraServer/Storage/ and Security/) or TesseraHTTPKit; a
+# the storage target (TesseraStorage/) or TesseraHTTPKit; a
 # service, controller or command that holds SQL text or an SQLKit builder fails.
 #
 # Usage: scripts/check-table-ownership.sh [sources]   (default: Server/Sources of this repository)

@@ -10,8 +10,7 @@ Where SQL may be (paths relative to SOURCES):
 - a file named `<Something>Repository.swift` or `<Something>Repository+<Feature>.swift` (a repository
   protocol, its `SQL…` implementation, and their extensions);
 - a file named `<Something>Migrations.swift` (a domain's schema parts);
-- the storage target: `TesseraStorage/`, and `TesseraServer/Storage/` and `TesseraServer/Security/` (where
-  it lived before it became a target of its own);
+- the storage target, `TesseraStorage/`;
 - `TesseraHTTPKit/`, the storage engine below the server (SQLite, the migrations runner, the signed
   requests' nonce store).
 A service, controller, worker or command asks a repository instead; a cross-domain change is one
@@ -43,14 +42,10 @@ from table_ownership import FileScan, call_args, label_of, split_args  # noqa: E
 
 # Where SQL belongs: file names and folders (relative to Sources/).
 ALLOWED_NAME = re.compile(r"^[A-Za-z0-9_]+(?:Repository(?:\+[A-Za-z0-9_]+)?|Migrations)\.swift$")
-ALLOWED_FOLDERS = ("TesseraStorage/", "TesseraServer/Storage/", "TesseraServer/Security/", "TesseraHTTPKit/")
+ALLOWED_FOLDERS = ("TesseraStorage/", "TesseraHTTPKit/")
 
 # TEMPORARY: files of other changes that still hold SQL, each with the change that removes it.
-PENDING = {
-    # The health check's `SELECT 1`: App/ is the composition root's, being reorganised (issue 36 items 1-3);
-    # it goes with a storage call (e.g. a ping of the storage target) that the health check asks instead.
-    "TesseraServer/App/HealthController.swift": "App/ reorganisation (issue 36 items 1-3)",
-}
+PENDING: dict[str, str] = {}
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 NAME = r'(?:"' + IDENT + r'"|`' + IDENT + r"`|\[" + IDENT + r"\]|" + IDENT + r"|\x00)"

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import SQLKit
 
 /// `/healthz` (the process is up), `/readyz` (the database answers), the OpenAPI contract, and the
 /// favicon every page (the console, the hosted sign-in page) makes the browser ask for.
@@ -13,7 +12,7 @@ struct HealthController<Context: TesseraContext> {
         router.get("healthz") { _, _ in try Response.json(Status(status: "ok")) }
         router.get("readyz") { _, _ in
             do {
-                try await database.withSQL { sql in try await sql.raw("SELECT 1").run() }
+                try await database.ping()
                 return try Response.json(Status(status: "ready"))
             } catch {
                 throw AppError.storageUnavailable()
