@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import TesseraCore
 
@@ -21,31 +20,14 @@ public typealias OTPType = OTPChannel
 
 /// The seed's `BSA.SignUpData.ExistingUserData`: what Register New Device needs besides the new keys.
 /// "Fill all fields": the server checks name, e-mail and phone against the account, and that the
-/// dispose token was verified through `otpType`.
-public struct ExistingUserData: Sendable, Equatable {
-    /// The app's bundle identifier; when set it must be the SDK configuration's.
-    public var appPackage: String?
-    /// The client key; when set it must be the SDK configuration's.
-    public var clientKey: String?
-    /// App version.
-    public var appVersion: String
-    /// Push token, may be empty.
-    public var token: String
-    /// The registered e-mail address, or empty.
-    public var email: String
-    /// The registered phone number, or empty.
-    public var phoneNumber: String
-    /// The user ID.
-    public var userKey: String
-    /// The name as registered, or empty.
-    public var name: String
-    /// The local-auth type ``TesseraClient/requestSendOTPNumberForRegisterDevice(userKey:name:sendType:sendTarget:)``
-    /// returned: the new device authenticates with it (the server refuses another with 4008).
-    public var authType: LocalAuthType
-    /// Operating system.
-    public var os: OSType
-    /// The token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)`` after the recovery send.
-    public var disposeToken: String
+/// dispose token was verified through `otpType`. The fields sign-up shares are in ``enrolment`` (read as
+/// this data's own: `appPackage`, `clientKey`, `appVersion`, `token`, `email`, `phoneNumber`, `userKey`,
+/// `name`, `authType`, `os`, `disposeToken`): the registered e-mail, phone and name, each sent only when
+/// not empty, and the `authType` that
+/// ``TesseraClient/requestSendOTPNumberForRegisterDevice(userKey:name:sendType:sendTarget:)`` returned.
+public struct ExistingUserData: EmbedsEnrolmentData, Sendable, Equatable {
+    /// The app, the user and the new device, which ``UserData`` holds too.
+    public var enrolment: EnrolmentData
     /// Where the recovery code went.
     public var otpType: OTPType?
 
@@ -54,17 +36,10 @@ public struct ExistingUserData: Sendable, Equatable {
         appPackage: String? = nil, clientKey: String? = nil, appVersion: String, token: String, email: String = "", phoneNumber: String = "",
         userKey: String, name: String = "", authType: LocalAuthType, os: OSType, disposeToken: String, otpType: OTPType? = nil
     ) {
-        self.appPackage = appPackage
-        self.clientKey = clientKey
-        self.appVersion = appVersion
-        self.token = token
-        self.email = email
-        self.phoneNumber = phoneNumber
-        self.userKey = userKey
-        self.name = name
-        self.authType = authType
-        self.os = os
-        self.disposeToken = disposeToken
+        enrolment = EnrolmentData(
+            appPackage: appPackage, clientKey: clientKey, appVersion: appVersion, token: token, email: email, phoneNumber: phoneNumber,
+            userKey: userKey, name: name, authType: authType, os: os, disposeToken: disposeToken
+        )
         self.otpType = otpType
     }
 
@@ -92,9 +67,7 @@ extension TesseraClient {
     /// server revokes the old device in the same step.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
-        try checkConfigured(appPackage: existingUserData.appPackage, clientKey: existingUserData.clientKey, in: "existingUserData")
-        let verified = try await authenticateLocally(authType: existingUserData.authType, localAuthenticator: localAuthenticator, reason: reason)
-        return try await requestRegisterDevice(existingUserData: existingUserData, verified: verified)
+        try await registerDevice(existingUserData, verifying: .now(localAuthenticator, reason: reason))
     }
 
     /// Registers this device in the seed's order: the app has already authenticated the user with
@@ -103,24 +76,15 @@ extension TesseraClient {
     /// - Throws: ``TesseraError`` with ``ErrorCode/localAuthRequired`` when no such local authentication succeeded before.
     @discardableResult
     public func requestRegisterDevice(existingUserData: ExistingUserData) async throws -> DeviceState {
-        // A wrong appPackage or clientKey fails before the local authentication is used up.
-        try checkConfigured(appPackage: existingUserData.appPackage, clientKey: existingUserData.clientKey, in: "existingUserData")
-        return try await requestRegisterDevice(existingUserData: existingUserData, verified: try takeLocalAuthentication(of: existingUserData.authType))
+        try await registerDevice(existingUserData, verifying: .before)
     }
 
-    private func requestRegisterDevice(existingUserData: ExistingUserData, verified: LocalAuthResult) async throws -> DeviceState {
-        return try await enrolDevice(
-            path: "/v1/devices/register", authType: existingUserData.authType, pushToken: existingUserData.token, verified: verified
-        ) { keys, secret in
+    /// The name, e-mail and phone go only when filled in: the server checks each one sent against the account.
+    private func registerDevice(_ existing: ExistingUserData, verifying verification: LocalVerification) async throws -> DeviceState {
+        try await enrolDevice(path: "/v1/devices/register", existing.enrolment, named: "existingUserData", verification: verification) { enrolment in
             RegisterDeviceRequest(
-                userKey: existingUserData.userKey, disposeToken: existingUserData.disposeToken, appVersion: existingUserData.appVersion,
-                token: existingUserData.token, authType: existingUserData.authType.rawValue, os: existingUserData.os.rawValue,
-                devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-                pin: secret.pin, password: secret.password,
-                name: existingUserData.name.isEmpty ? nil : existingUserData.name,
-                email: existingUserData.email.isEmpty ? nil : existingUserData.email,
-                phoneNumber: existingUserData.phoneNumber.isEmpty ? nil : existingUserData.phoneNumber, otpType: existingUserData.otpType
+                enrolment: enrolment, name: existing.name.isEmpty ? nil : existing.name, email: existing.email.isEmpty ? nil : existing.email,
+                phoneNumber: existing.phoneNumber.isEmpty ? nil : existing.phoneNumber, otpType: existing.otpType
             )
         }
     }

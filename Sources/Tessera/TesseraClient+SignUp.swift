@@ -2,9 +2,13 @@ import Crypto
 import Foundation
 import TesseraCore
 
-/// The seed's `BSA.SignUpData.UserData`. `appPackage` and `clientKey` come from the client's configuration;
-/// an app that fills them, as the seed says ("fill all fields"), must fill in the configured ones.
-public struct UserData: Sendable, Equatable {
+/// What ``UserData`` and ``ExistingUserData`` both hold, the fields the seed's `BSA.SignUpData.UserData`
+/// and `ExistingUserData` share, in the seed's order: the app, the user and the new device's local
+/// authentication, app version, push token and OS. Each embeds it and reads its fields as its own
+/// (`userData.appVersion`, through ``EmbedsEnrolmentData``). `appPackage` and `clientKey` come from the
+/// client's configuration; an app that fills them, as the seed says ("fill all fields"), must fill in the
+/// configured ones.
+public struct EnrolmentData: Sendable, Equatable {
     /// The app's bundle identifier; when set it must be the SDK configuration's.
     public var appPackage: String?
     /// The client key; when set it must be the SDK configuration's.
@@ -13,31 +17,30 @@ public struct UserData: Sendable, Equatable {
     public var appVersion: String
     /// Push token (FCM/APNs), may be empty.
     public var token: String
-    /// E-mail address.
+    /// E-mail address: the new account's at sign-up; at re-registration the registered one, checked
+    /// against the account, or empty (not sent).
     public var email: String
-    /// Phone number (E.164).
+    /// Phone number (E.164): the new account's at sign-up; at re-registration the registered one, or empty.
     public var phoneNumber: String
     /// The user ID.
     public var userKey: String
-    /// The user's name.
+    /// The user's name: the new account's at sign-up; at re-registration the name as registered, or empty.
     public var name: String
-    /// The local authentication type.
+    /// The local authentication type of the new device. Re-registration must use the one
+    /// ``TesseraClient/requestSendOTPNumberForRegisterDevice(userKey:name:sendType:sendTarget:)`` returned
+    /// (the server refuses another with 4008).
     public var authType: LocalAuthType
     /// Operating system (the seed's `BSA.Enums.OSType`).
     public var os: OSType
-    /// The token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)``.
+    /// The token from ``TesseraClient/verifyOTPNumber(sendType:sendTarget:otpNumber:purpose:)``: for the
+    /// e-mail address or phone number signed up with, or after the recovery send.
     public var disposeToken: String
-    /// Terms of use accepted.
-    public var agreeGccs: Bool
-    /// Privacy policy accepted.
-    public var agreePerson: Bool
-    /// Device information policy accepted.
-    public var agreeDevice: Bool
 
-    /// Creates user data (`appPackage` and `clientKey` may be left out: the configuration's are sent).
+    /// Creates the fields, in the seed's order (`appPackage` and `clientKey` may be left out: the
+    /// configuration's are sent).
     public init(
-        appPackage: String? = nil, clientKey: String? = nil, appVersion: String, token: String, email: String, phoneNumber: String, userKey: String, name: String,
-        authType: LocalAuthType, os: OSType, disposeToken: String, agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
+        appPackage: String? = nil, clientKey: String? = nil, appVersion: String, token: String, email: String, phoneNumber: String,
+        userKey: String, name: String, authType: LocalAuthType, os: OSType, disposeToken: String
     ) {
         self.appPackage = appPackage
         self.clientKey = clientKey
@@ -50,6 +53,48 @@ public struct UserData: Sendable, Equatable {
         self.authType = authType
         self.os = os
         self.disposeToken = disposeToken
+    }
+}
+
+/// Data that embeds an ``EnrolmentData`` (``UserData``, ``ExistingUserData``): its fields read and write
+/// as the data's own, `userData.appVersion` for `userData.enrolment.appVersion`.
+@dynamicMemberLookup
+public protocol EmbedsEnrolmentData {
+    /// The fields sign-up and re-registration share.
+    var enrolment: EnrolmentData { get set }
+}
+
+extension EmbedsEnrolmentData {
+    /// A field of ``enrolment`` as the data's own.
+    public subscript<Value>(dynamicMember field: WritableKeyPath<EnrolmentData, Value>) -> Value {
+        get { enrolment[keyPath: field] }
+        set { enrolment[keyPath: field] = newValue }
+    }
+}
+
+/// The seed's `BSA.SignUpData.UserData`: the fields re-registration shares in ``enrolment`` (read as this
+/// data's own: `appPackage`, `clientKey`, `appVersion`, `token`, `email`, `phoneNumber`, `userKey`, `name`,
+/// `authType`, `os`, `disposeToken`) and the consents, which only sign-up gives.
+public struct UserData: EmbedsEnrolmentData, Sendable, Equatable {
+    /// The app, the user and the new device, which ``ExistingUserData`` holds too.
+    public var enrolment: EnrolmentData
+    /// Terms of use accepted.
+    public var agreeGccs: Bool
+    /// Privacy policy accepted.
+    public var agreePerson: Bool
+    /// Device information policy accepted.
+    public var agreeDevice: Bool
+
+    /// Creates user data, every field in the seed's order (`appPackage` and `clientKey` may be left out:
+    /// the configuration's are sent).
+    public init(
+        appPackage: String? = nil, clientKey: String? = nil, appVersion: String, token: String, email: String, phoneNumber: String, userKey: String, name: String,
+        authType: LocalAuthType, os: OSType, disposeToken: String, agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
+    ) {
+        enrolment = EnrolmentData(
+            appPackage: appPackage, clientKey: clientKey, appVersion: appVersion, token: token, email: email, phoneNumber: phoneNumber,
+            userKey: userKey, name: name, authType: authType, os: os, disposeToken: disposeToken
+        )
         self.agreeGccs = agreeGccs
         self.agreePerson = agreePerson
         self.agreeDevice = agreeDevice
@@ -78,9 +123,7 @@ extension TesseraClient {
     /// - Throws: ``LocalAuthError`` when local authentication fails (nothing is sent), ``TesseraError`` with the server's code.
     @discardableResult
     public func requestSignUp(userData: UserData, localAuthenticator: any LocalAuthenticator, reason: String) async throws -> DeviceState {
-        try checkConfigured(appPackage: userData.appPackage, clientKey: userData.clientKey, in: "userData")
-        let verified = try await authenticateLocally(authType: userData.authType, localAuthenticator: localAuthenticator, reason: reason)
-        return try await requestSignUp(userData: userData, verified: verified)
+        try await signUp(userData, verifying: .now(localAuthenticator, reason: reason))
     }
 
     /// Signs up in the seed's order ("Local Authentication must succeed to invoke requestSignUp"): the
@@ -90,57 +133,60 @@ extension TesseraClient {
     ///   type succeeded before (nothing is sent), else as ``requestSignUp(userData:localAuthenticator:reason:)``.
     @discardableResult
     public func requestSignUp(userData: UserData) async throws -> DeviceState {
-        // A wrong appPackage or clientKey fails before the local authentication is used up.
-        try checkConfigured(appPackage: userData.appPackage, clientKey: userData.clientKey, in: "userData")
-        return try await requestSignUp(userData: userData, verified: try takeLocalAuthentication(of: userData.authType))
+        try await signUp(userData, verifying: .before)
     }
 
-    private func requestSignUp(userData: UserData, verified: LocalAuthResult) async throws -> DeviceState {
-        try await enrolDevice(path: "/v1/signup", authType: userData.authType, pushToken: userData.token, verified: verified) { keys, secret in
+    private func signUp(_ userData: UserData, verifying verification: LocalVerification) async throws -> DeviceState {
+        try await enrolDevice(path: "/v1/signup", userData.enrolment, named: "userData", verification: verification) { enrolment in
             SignUpRequest(
-                appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, appVersion: userData.appVersion,
-                token: userData.token, email: userData.email, phoneNumber: userData.phoneNumber, userKey: userData.userKey,
-                name: userData.name, authType: userData.authType.rawValue, os: userData.os.rawValue, disposeToken: userData.disposeToken,
-                agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson, agreeDevice: userData.agreeDevice,
-                devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-                userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-                pin: secret.pin, password: secret.password
+                enrolment: enrolment, appPackage: configuration.bundleIdentifier, clientKey: configuration.clientKey, email: userData.email,
+                phoneNumber: userData.phoneNumber, name: userData.name, agreeGccs: userData.agreeGccs, agreePerson: userData.agreePerson,
+                agreeDevice: userData.agreeDevice
             )
         }
     }
 
-    /// Refuses an `appPackage` or `clientKey` the app filled in that is not this client's configuration's
-    /// (nothing is sent then): the server would take the configured ones.
-    func checkConfigured(appPackage: String?, clientKey: String?, in name: String) throws {
+    /// How sign-up and re-registration verify the user on the device.
+    enum LocalVerification {
+        /// With this authenticator, now.
+        case now(any LocalAuthenticator, reason: String)
+        /// By the last successful ``startSimpleAuth(localAuthType:reason:checkDomainStateChanged:usePasscodeWhenFailed:localAuthenticator:)``
+        /// of the data's local-auth type, used up by this enrolment.
+        case before
+    }
+
+    /// What sign-up and re-registration share: the configured `appPackage` and `clientKey` checked
+    /// (refused before anything is used up or sent), local authentication, fresh keys in the key store,
+    /// the request `body` makes of the shared fields, signed by the new device key (proof of
+    /// possession), the answer stored. A PIN or password the user entered goes into the request once, so
+    /// that the server can check it against the app's policy (it is neither stored nor logged there).
+    func enrolDevice<Body: Encodable>(
+        path: String, _ data: EnrolmentData, named name: String, verification: LocalVerification, body: (DeviceEnrolment) -> Body
+    ) async throws -> DeviceState {
         for (field, value, configured) in [
-            ("appPackage", appPackage, configuration.bundleIdentifier), ("clientKey", clientKey, configuration.clientKey),
+            ("appPackage", data.appPackage, configuration.bundleIdentifier), ("clientKey", data.clientKey, configuration.clientKey),
         ] where value.map({ $0 != configured }) ?? false {
             throw TesseraError(code: .fieldInvalid, message: "\(name).\(field) is not the one this TesseraClient is configured with")
         }
-    }
-
-    /// What sign-up and re-registration share: local authentication first, fresh keys in the key
-    /// store, a request signed by the new device key (proof of possession), the answer stored. A PIN
-    /// or password the user entered goes to `body` once, so that the server can check it against
-    /// the app's policy (it is neither stored nor logged there).
-    func enrolDevice<Body: Encodable>(
-        path: String, authType: LocalAuthType, pushToken: String, verified: LocalAuthResult,
-        body: (
-            _ keys: (device: P256.Signing.PublicKey, userVerification: P256.Signing.PublicKey), _ secret: (pin: String?, password: String?)
-        ) -> Body
-    ) async throws -> DeviceState {
-        let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: authType)
-        let secret: (pin: String?, password: String?) = switch authType {
-        case .pin: (verified.enteredSecret, nil)
-        case .password: (nil, verified.enteredSecret)
-        default: (nil, nil)
+        let verified = switch verification {
+        case .now(let localAuthenticator, let reason):
+            try await authenticateLocally(authType: data.authType, localAuthenticator: localAuthenticator, reason: reason)
+        case .before:
+            try takeLocalAuthentication(of: data.authType)
         }
+        let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: data.authType)
+        let enrolment = DeviceEnrolment(
+            userKey: data.userKey, disposeToken: data.disposeToken, appVersion: data.appVersion, token: data.token,
+            authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: keys.device.x963Representation.base64EncodedString(),
+            userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
+            pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil
+        )
         let answer: SignUpResponse = try await call(
-            "POST", path, body: body(keys, secret), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
+            "POST", path, body: body(enrolment), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
         )
         // The biometric domain state of this enrolment: later prompts with checkDomainStateChanged compare with it.
         let state = DeviceState(
-            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: pushToken, localAuthType: authType,
+            deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: data.token, localAuthType: data.authType,
             domainState: verified.domainState
         )
         try storeEnrolledDevice(state, sessionToken: answer.sessionToken)

@@ -53,38 +53,25 @@ public struct CheckUserKeyResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/signup` body: the seed's `BSA.SignUpData.UserData` plus the two device public keys.
-/// The request must be signed (RFC 9421) by the device key given here, with `keyid` equal to
-/// ``MessageSignature/thumbprint(ofX963:)`` of that key: proof of possession.
-public struct SignUpRequest: Codable, Sendable, Equatable {
-    /// The app's bundle identifier.
-    public var appPackage: String
-    /// The client key.
-    public var clientKey: String
+/// What sign-up (``SignUpRequest``) and re-registration (``RegisterDeviceRequest``) both send: the
+/// account's user key, the dispose token that proves the OTP, and the new device (its two public keys, its
+/// local authentication with the PIN or password once, its app version, push token and OS). Each request
+/// embeds it: its members stand in the request's JSON object beside the request's own, and read as the
+/// request's (`request.userKey`, through ``EnrolsDevice``).
+public struct DeviceEnrolment: Codable, Sendable, Equatable {
+    /// The user ID.
+    public var userKey: String
+    /// The token from `verifyOTPNumber` (purpose `signup` for the e-mail address or phone number signed
+    /// up with, purpose `recovery` for re-registration).
+    public var disposeToken: String
     /// The app version (for example 1.1.1).
     public var appVersion: String
     /// The push token (FCM/APNs), may be empty.
     public var token: String
-    /// E-mail address.
-    public var email: String
-    /// Phone number (E.164).
-    public var phoneNumber: String
-    /// The user ID.
-    public var userKey: String
-    /// The user's name.
-    public var name: String
-    /// Local authentication type (`NONE`, `BIOMETRIC`, `PASSCODE`, `PIN`, `PASSWORD`).
+    /// Local authentication type of the new device (`NONE`, `BIOMETRIC`, `PASSCODE`, `PIN`, `PASSWORD`).
     public var authType: String
     /// Operating system (`iOS`, `macOS`, `Linux`, …).
     public var os: String
-    /// The token from `verifyOTPNumber`, for the e-mail address or the phone number.
-    public var disposeToken: String
-    /// Terms of use accepted.
-    public var agreeGccs: Bool
-    /// Privacy policy accepted.
-    public var agreePerson: Bool
-    /// Device information policy accepted.
-    public var agreeDevice: Bool
     /// The device key (P-256, X9.63 uncompressed point, base64).
     public var devicePublicKey: String
     /// The user-verification key (P-256, X9.63 uncompressed point, base64).
@@ -95,31 +82,129 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     /// With `authType` `PASSWORD`: the password, checked the same way; never stored.
     public var password: String?
 
-    /// Creates a request.
+    /// Creates the fields.
+    public init(
+        userKey: String, disposeToken: String, appVersion: String, token: String, authType: String, os: String,
+        devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil
+    ) {
+        self.userKey = userKey
+        self.disposeToken = disposeToken
+        self.appVersion = appVersion
+        self.token = token
+        self.authType = authType
+        self.os = os
+        self.devicePublicKey = devicePublicKey
+        self.userVerificationPublicKey = userVerificationPublicKey
+        self.pin = pin
+        self.password = password
+    }
+}
+
+/// A request that embeds a ``DeviceEnrolment`` (``SignUpRequest``, ``RegisterDeviceRequest``): its
+/// fields read and write as the request's own, `request.userKey` for `request.enrolment.userKey`.
+@dynamicMemberLookup
+public protocol EnrolsDevice {
+    /// The fields sign-up and re-registration share.
+    var enrolment: DeviceEnrolment { get set }
+}
+
+extension EnrolsDevice {
+    /// A field of ``enrolment`` as the request's own.
+    public subscript<Value>(dynamicMember field: WritableKeyPath<DeviceEnrolment, Value>) -> Value {
+        get { enrolment[keyPath: field] }
+        set { enrolment[keyPath: field] = newValue }
+    }
+}
+
+/// `POST /v1/signup` body: the seed's `BSA.SignUpData.UserData` plus the two device public keys.
+/// The request must be signed (RFC 9421) by the device key given here, with `keyid` equal to
+/// ``MessageSignature/thumbprint(ofX963:)`` of that key: proof of possession.
+///
+/// One flat JSON object: the members of ``enrolment`` (user key, dispose token, the device's keys, local
+/// authentication, app version, push token and OS) and this request's own.
+public struct SignUpRequest: EnrolsDevice, Codable, Sendable, Equatable {
+    /// The app's bundle identifier.
+    public var appPackage: String
+    /// The client key.
+    public var clientKey: String
+    /// E-mail address.
+    public var email: String
+    /// Phone number (E.164).
+    public var phoneNumber: String
+    /// The user's name.
+    public var name: String
+    /// Terms of use accepted.
+    public var agreeGccs: Bool
+    /// Privacy policy accepted.
+    public var agreePerson: Bool
+    /// Device information policy accepted.
+    public var agreeDevice: Bool
+    /// The user key, dispose token and new device, which re-registration sends too.
+    public var enrolment: DeviceEnrolment
+
+    /// Creates a request from the fields re-registration shares and this one's own.
+    public init(
+        enrolment: DeviceEnrolment, appPackage: String, clientKey: String, email: String, phoneNumber: String, name: String,
+        agreeGccs: Bool, agreePerson: Bool, agreeDevice: Bool
+    ) {
+        self.enrolment = enrolment
+        self.appPackage = appPackage
+        self.clientKey = clientKey
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.name = name
+        self.agreeGccs = agreeGccs
+        self.agreePerson = agreePerson
+        self.agreeDevice = agreeDevice
+    }
+
+    /// Creates a request, every field in the order of the seed's `UserData`.
     public init(
         appPackage: String, clientKey: String, appVersion: String, token: String, email: String, phoneNumber: String,
         userKey: String, name: String, authType: String, os: String, disposeToken: String, agreeGccs: Bool,
         agreePerson: Bool, agreeDevice: Bool, devicePublicKey: String, userVerificationPublicKey: String,
         pin: String? = nil, password: String? = nil
     ) {
-        self.pin = pin
-        self.password = password
-        self.appPackage = appPackage
-        self.clientKey = clientKey
-        self.appVersion = appVersion
-        self.token = token
-        self.email = email
-        self.phoneNumber = phoneNumber
-        self.userKey = userKey
-        self.name = name
-        self.authType = authType
-        self.os = os
-        self.disposeToken = disposeToken
-        self.agreeGccs = agreeGccs
-        self.agreePerson = agreePerson
-        self.agreeDevice = agreeDevice
-        self.devicePublicKey = devicePublicKey
-        self.userVerificationPublicKey = userVerificationPublicKey
+        self.init(
+            enrolment: DeviceEnrolment(
+                userKey: userKey, disposeToken: disposeToken, appVersion: appVersion, token: token, authType: authType, os: os,
+                devicePublicKey: devicePublicKey, userVerificationPublicKey: userVerificationPublicKey, pin: pin, password: password
+            ),
+            appPackage: appPackage, clientKey: clientKey, email: email, phoneNumber: phoneNumber, name: name,
+            agreeGccs: agreeGccs, agreePerson: agreePerson, agreeDevice: agreeDevice
+        )
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case appPackage, clientKey, email, phoneNumber, name, agreeGccs, agreePerson, agreeDevice
+    }
+
+    /// Decodes the flat object: this request's members and those of ``enrolment``.
+    public init(from decoder: any Decoder) throws {
+        let own = try decoder.container(keyedBy: CodingKeys.self)
+        appPackage = try own.decode(String.self, forKey: .appPackage)
+        clientKey = try own.decode(String.self, forKey: .clientKey)
+        email = try own.decode(String.self, forKey: .email)
+        phoneNumber = try own.decode(String.self, forKey: .phoneNumber)
+        name = try own.decode(String.self, forKey: .name)
+        agreeGccs = try own.decode(Bool.self, forKey: .agreeGccs)
+        agreePerson = try own.decode(Bool.self, forKey: .agreePerson)
+        agreeDevice = try own.decode(Bool.self, forKey: .agreeDevice)
+        enrolment = try DeviceEnrolment(from: decoder)
+    }
+
+    /// Encodes one flat object: this request's members and those of ``enrolment``.
+    public func encode(to encoder: any Encoder) throws {
+        var own = encoder.container(keyedBy: CodingKeys.self)
+        try own.encode(appPackage, forKey: .appPackage)
+        try own.encode(clientKey, forKey: .clientKey)
+        try own.encode(email, forKey: .email)
+        try own.encode(phoneNumber, forKey: .phoneNumber)
+        try own.encode(name, forKey: .name)
+        try own.encode(agreeGccs, forKey: .agreeGccs)
+        try own.encode(agreePerson, forKey: .agreePerson)
+        try own.encode(agreeDevice, forKey: .agreeDevice)
+        try enrolment.encode(to: encoder)
     }
 }
 
@@ -182,27 +267,12 @@ public struct RecoveryOTPResponse: Codable, Sendable, Equatable {
 
 /// `POST /v1/devices/register` body: the seed's `ExistingUserData` plus the new device's keys. Signed
 /// by the new device key like sign-up; the old device is revoked in the same transaction.
-public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
-    /// The user ID.
-    public var userKey: String
-    /// The recovery dispose token from `verifyOTPNumber` (purpose `recovery`).
-    public var disposeToken: String
-    /// App version.
-    public var appVersion: String
-    /// Push token, may be empty.
-    public var token: String
-    /// Local authentication type on the new device.
-    public var authType: String
-    /// Operating system.
-    public var os: String
-    /// The new device key (P-256, X9.63, base64).
-    public var devicePublicKey: String
-    /// The new user-verification key (P-256, X9.63, base64).
-    public var userVerificationPublicKey: String
-    /// With `authType` `PIN`: the PIN, checked against the client's policy; never stored.
-    public var pin: String?
-    /// With `authType` `PASSWORD`: the password, checked the same way; never stored.
-    public var password: String?
+///
+/// One flat JSON object: the members of ``enrolment`` (the user key, the recovery dispose token and the new
+/// device, as sign-up sends them) and the identity this request may add, each left out when nil.
+public struct RegisterDeviceRequest: EnrolsDevice, Codable, Sendable, Equatable {
+    /// The user key, the recovery dispose token (purpose `recovery`) and the new device.
+    public var enrolment: DeviceEnrolment
     /// The name as registered; when sent, it must match the account (else 4006).
     public var name: String?
     /// The registered e-mail address; when sent, it must match the account (else 4006).
@@ -211,26 +281,53 @@ public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
     /// Where the recovery code went (`email` or `sms`); when sent, the dispose token must have been verified there.
     public var otpType: OTPChannel?
+
+    /// Creates a request from the fields sign-up shares and this one's own.
+    public init(enrolment: DeviceEnrolment, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, otpType: OTPChannel? = nil) {
+        self.enrolment = enrolment
+        self.name = name
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.otpType = otpType
+    }
+
     /// Creates a request.
     public init(
         userKey: String, disposeToken: String, appVersion: String, token: String, authType: String, os: String,
         devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil,
         name: String? = nil, email: String? = nil, phoneNumber: String? = nil, otpType: OTPChannel? = nil
     ) {
-        self.pin = pin
-        self.password = password
-        self.name = name
-        self.email = email
-        self.phoneNumber = phoneNumber
-        self.otpType = otpType
-        self.userKey = userKey
-        self.disposeToken = disposeToken
-        self.appVersion = appVersion
-        self.token = token
-        self.authType = authType
-        self.os = os
-        self.devicePublicKey = devicePublicKey
-        self.userVerificationPublicKey = userVerificationPublicKey
+        self.init(
+            enrolment: DeviceEnrolment(
+                userKey: userKey, disposeToken: disposeToken, appVersion: appVersion, token: token, authType: authType, os: os,
+                devicePublicKey: devicePublicKey, userVerificationPublicKey: userVerificationPublicKey, pin: pin, password: password
+            ),
+            name: name, email: email, phoneNumber: phoneNumber, otpType: otpType
+        )
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, email, phoneNumber, otpType
+    }
+
+    /// Decodes the flat object: the members of ``enrolment`` and this request's own.
+    public init(from decoder: any Decoder) throws {
+        enrolment = try DeviceEnrolment(from: decoder)
+        let own = try decoder.container(keyedBy: CodingKeys.self)
+        name = try own.decodeIfPresent(String.self, forKey: .name)
+        email = try own.decodeIfPresent(String.self, forKey: .email)
+        phoneNumber = try own.decodeIfPresent(String.self, forKey: .phoneNumber)
+        otpType = try own.decodeIfPresent(OTPChannel.self, forKey: .otpType)
+    }
+
+    /// Encodes one flat object: the members of ``enrolment`` and this request's own that are not nil.
+    public func encode(to encoder: any Encoder) throws {
+        try enrolment.encode(to: encoder)
+        var own = encoder.container(keyedBy: CodingKeys.self)
+        try own.encodeIfPresent(name, forKey: .name)
+        try own.encodeIfPresent(email, forKey: .email)
+        try own.encodeIfPresent(phoneNumber, forKey: .phoneNumber)
+        try own.encodeIfPresent(otpType, forKey: .otpType)
     }
 }
 

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import TesseraCore
-import Synchronization
 
 /// Logs the device's user in with one of its registered authenticators (the authentication operation
 /// the Nevis seed implies, `client.operations.authentication`), built step by step and run with
@@ -31,146 +30,54 @@ import Synchronization
 /// key and sent (`POST /v1/devices/authenticator-logins`), both signed by the device key; the
 /// server checks the signature against the authenticator's registered public key and answers the result
 /// token.
-public final class Authentication: HTTPOperation, Sendable {
+///
+/// It fails with an ``OperationError``: a missing part before any network call;
+/// ``OperationError/userCanceled``; ``OperationError/fido(_:)`` (``FidoErrorCode/keyDisappearedPermanently``
+/// for a biometric key invalidated by new OS biometrics, ``FidoErrorCode/authenticatorAccessDenied`` after
+/// the last wrong PIN or password, ``FidoErrorCode/noSuitableAuthenticator`` for a type not registered
+/// here); ``OperationError/server(_:)`` with the server's code (7204, 7208–7210) or ``ErrorCode/networkError``.
+///
+/// The parts it shares with ``Registration`` (user, selector, verifiers, HTTP, callbacks, running) are
+/// ``AuthenticatorOperation``'s.
+public final class Authentication: AuthenticatorOperation, Sendable {
     /// How many answers a PIN or password verifier may give before the authentication fails.
     public static let maxVerificationAttempts = 3
 
-    struct Parts {
-        var username: String?
-        var selector: (any AuthenticatorSelector)?
-        var pin: (any PinUserVerifier)?
-        var password: (any PasswordUserVerifier)?
-        var biometric: (any BiometricUserVerifier)?
-        var passcode: (any DevicePasscodeUserVerifier)?
-        var requestHeaders: [String: String] = [:]
-        var httpHandler: (any OperationHTTPHandler)?
-        var onSuccess: (@Sendable (AuthenticationResult) -> Void)?
-        var onError: (@Sendable (OperationError) -> Void)?
+    /// The parts given so far (see ``AuthenticatorOperation``).
+    public let parts: OperationParts<AuthenticationResult>
+
+    init(client: TesseraClient) {
+        parts = OperationParts(client: client, name: "authentication", userVerification: .userVerifier, perform: Self.authenticate)
     }
 
-    private let client: TesseraClient
-    private let parts = Mutex(Parts())
-
-    init(client: TesseraClient) { self.client = client }
-
-    private func set(_ change: (inout Parts) -> Void) -> Authentication {
-        parts.withLock { change(&$0) }
-        return self
-    }
-
-    private var snapshot: Parts { parts.withLock { $0 } }
-
-    // MARK: Builder
-
-    /// The user who authenticates (required): the user key of the device's user; the server refuses
-    /// another (7208).
-    @discardableResult
-    public func username(_ username: String) -> Authentication { set { $0.username = username } }
-
-    /// Chooses the authenticator among the device's registered ones (required).
-    @discardableResult
-    public func authenticatorSelector(_ authenticatorSelector: any AuthenticatorSelector) -> Authentication {
-        set { $0.selector = authenticatorSelector }
-    }
+    // MARK: Builder (the parts only an authentication takes; the shared ones are AuthenticatorOperation's)
 
     /// Asks for the PIN of a PIN authenticator.
     @discardableResult
-    public func pinUserVerifier(_ pinUserVerifier: any PinUserVerifier) -> Authentication { set { $0.pin = pinUserVerifier } }
+    public func pinUserVerifier(_ pinUserVerifier: any PinUserVerifier) -> Authentication { setting { $0.pinVerifier = pinUserVerifier } }
 
     /// Asks for the password of a password authenticator.
     @discardableResult
     public func passwordUserVerifier(_ passwordUserVerifier: any PasswordUserVerifier) -> Authentication {
-        set { $0.password = passwordUserVerifier }
+        setting { $0.passwordVerifier = passwordUserVerifier }
     }
-
-    /// Verifies the user for a fingerprint or face authenticator.
-    @discardableResult
-    public func biometricUserVerifier(_ biometricUserVerifier: any BiometricUserVerifier) -> Authentication {
-        set { $0.biometric = biometricUserVerifier }
-    }
-
-    /// Verifies the user for a device passcode authenticator.
-    @discardableResult
-    public func devicePasscodeUserVerifier(_ devicePasscodeUserVerifier: any DevicePasscodeUserVerifier) -> Authentication {
-        set { $0.passcode = devicePasscodeUserVerifier }
-    }
-
-    /// Headers added to every request of the authentication (``HTTPOperation``).
-    @discardableResult
-    public func requestHeaders(_ requestHeaders: [String: String]) -> Authentication { set { $0.requestHeaders = requestHeaders } }
-
-    /// The handler every request of the authentication goes through (``HTTPOperation``).
-    @discardableResult
-    public func httpHandler(_ httpHandler: any OperationHTTPHandler) -> Authentication { set { $0.httpHandler = httpHandler } }
-
-    /// Runs when the authentication succeeded (the seed's form without argument).
-    @discardableResult
-    public func onSuccess(_ onSuccess: @escaping @Sendable () -> Void) -> Authentication { set { $0.onSuccess = { _ in onSuccess() } } }
-
-    /// Runs with the result token when the authentication succeeded.
-    @discardableResult
-    public func onSuccess(_ onSuccess: @escaping @Sendable (AuthenticationResult) -> Void) -> Authentication { set { $0.onSuccess = onSuccess } }
-
-    /// Runs with the error when the authentication failed.
-    @discardableResult
-    public func onError(_ onError: @escaping @Sendable (OperationError) -> Void) -> Authentication { set { $0.onError = onError } }
 
     // MARK: Running
 
-    private static func validate(_ parts: Parts, requiringCallbacks: Bool) throws(OperationError) {
-        guard let username = parts.username, !username.isEmpty else { throw .missingParameter(.username) }
-        guard parts.selector != nil else { throw .missingParameter(.authenticatorSelector) }
-        guard parts.pin != nil || parts.password != nil || parts.biometric != nil || parts.passcode != nil else {
-            throw .missingParameter(.userVerifier)
-        }
-        if requiringCallbacks {
-            guard parts.onSuccess != nil else { throw .missingParameter(.onSuccess) }
-            guard parts.onError != nil else { throw .missingParameter(.onError) }
-        }
-    }
-
-    /// Runs the authentication and reports the outcome to ``onSuccess(_:)-(()->Void)`` or ``onError(_:)``,
-    /// exactly once, from a background task. Returns at once. A missing part is reported to `onError`
-    /// (to the client's log when `onError` itself is missing).
-    public func execute() {
-        let parts = snapshot
-        OperationRunner.execute(
-            "authentication", client: client, onSuccess: parts.onSuccess, onError: parts.onError,
-            validate: { () throws(OperationError) in try Self.validate(parts, requiringCallbacks: true) },
-            body: { () async throws(OperationError) in try await self.run(parts) }
-        )
-    }
-
-    /// Runs the authentication and returns the result token; the callbacks are neither needed nor called.
-    /// - Throws: ``OperationError``: a missing part before any network call; ``OperationError/userCanceled``;
-    ///   ``OperationError/fido(_:)`` (``FidoErrorCode/keyDisappearedPermanently`` for a biometric key
-    ///   invalidated by new OS biometrics, ``FidoErrorCode/authenticatorAccessDenied`` after the last wrong
-    ///   PIN or password, ``FidoErrorCode/noSuitableAuthenticator`` for a type not registered here);
-    ///   ``OperationError/server(_:)`` with the server's code (7204, 7208–7210) or ``ErrorCode/networkError``.
-    @discardableResult
-    public func execute() async throws(OperationError) -> AuthenticationResult {
-        try await run(snapshot)
-    }
-
-    private func run(_ parts: Parts) async throws(OperationError) -> AuthenticationResult {
-        try await OperationRunner.run("authentication", client: client) { try await authenticate(parts) }
-    }
-
-    private func authenticate(_ parts: Parts) async throws -> AuthenticationResult {
-        try Self.validate(parts, requiringCallbacks: false)
+    /// The run of ``execute()-(()async throws(OperationError)->AuthenticationResult)`` and of the
+    /// callback ``execute()-(()->Void)``, with its parts checked.
+    private static func authenticate(client: TesseraClient, parts: OperationParts<AuthenticationResult>.Values) async throws -> AuthenticationResult {
         guard let username = parts.username, let selector = parts.selector else { throw OperationError.missingParameter(.username) }
         guard let deviceId = try client.keyStore.loadState()?.deviceId else { throw OperationError.deviceNotRegistered }
         let target = client.operationClient(serverURL: nil, headers: parts.requestHeaders, handler: parts.httpHandler)
         let keys = try client.authenticatorKeyStore
 
         let registered = try await target.listAuthenticators()
-        var offered: [AuthenticatorType] = []
-        for info in registered where !offered.contains(info.type) { offered.append(info.type) }
         let policy = try await target.fetchPolicy()
-        let selection = AuthenticatorSelectionContext(username: username, authenticators: offered, policy: policy)
-        guard let type = try await selector.selectAuthenticator(context: selection) else { throw OperationError.userCanceled }
-        guard offered.contains(type) else { throw OperationError.fido(.noSuitableAuthenticator) }
-        target.log?("  authentication: \(type.rawValue) selected")
+        let type = try await target.selectAuthenticator(
+            among: registered.map(\.type), username: username, policy: policy, selector: selector, for: "authentication",
+            refusal: { _ in OperationError.fido(.noSuitableAuthenticator) }
+        )
 
         // The user verification, checked by a local signature before anything goes to the server.
         let probe = Data("tessera-authenticator-probe\n".utf8) + Data((0..<16).map { _ in UInt8.random(in: 0...255) })
@@ -190,12 +97,12 @@ public final class Authentication: HTTPOperation, Sendable {
             try await verifier.verifyDevicePasscode(context: DevicePasscodeUserVerificationContext(username: username, authenticator: type))
             _ = try keys.sign(type, data: probe, unlockSecret: nil, currentBiometricDomainState: nil)
         case .pin:
-            guard let verifier = parts.pin else { throw OperationError.missingParameter(.pinUserVerifier) }
+            guard let verifier = parts.pinVerifier else { throw OperationError.missingParameter(.pinUserVerifier) }
             secret = try await Self.unlock(type, keys: keys, probe: probe) { last in
                 try await verifier.verifyPin(context: PinUserVerificationContext(username: username, lastRecoverableError: last))
             }
         case .password:
-            guard let verifier = parts.password else { throw OperationError.missingParameter(.passwordUserVerifier) }
+            guard let verifier = parts.passwordVerifier else { throw OperationError.missingParameter(.passwordUserVerifier) }
             secret = try await Self.unlock(type, keys: keys, probe: probe) { last in
                 try await verifier.verifyPassword(context: PasswordUserVerificationContext(username: username, lastRecoverableError: last))
             }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// An operation whose HTTP the app can customise (the seed's `NMAHttpOperation`, which
-/// `NMARegistration` and `NMAAuthentication` extend): ``Registration`` and ``Authentication``.
+/// `NMARegistration` and `NMAAuthentication` extend): ``Registration`` and ``Authentication``, which
+/// take both from ``AuthenticatorOperation``.
 public protocol HTTPOperation: AnyObject, Sendable {
     /// Headers added to every request of the operation (the seed's `requestHeaders`). They never
     /// replace the SDK's own (signature, digest, client key, bundle id, content type).

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import TesseraCore
-import Synchronization
 
 /// Registers a new authenticator for this device (the seed's `NMARegistration`), built step by step
 /// and run with ``execute()-(()->Void)`` (callbacks) or ``execute()-(()async throws(OperationError)->AuthenticatorInfo)``.
@@ -29,179 +28,70 @@ import Synchronization
 /// generate the authenticator's P-256 key in the ``AuthenticatorKeyStore``, and send its public key with a
 /// proof of possession (`POST /v1/devices/authenticators`, signed by the device key).
 ///
-/// The builder is safe to use from several threads; each run takes a snapshot of its parts.
-public final class Registration: HTTPOperation, Sendable {
+/// It fails with an ``OperationError``: a missing part before any network call;
+/// ``OperationError/userCanceled``; ``OperationError/authenticatorNotAllowed(_:)``;
+/// ``OperationError/policyViolation(_:message:)``; ``OperationError/fido(_:)``; ``OperationError/server(_:)``
+/// with the server's code (7201–7207) or ``ErrorCode/networkError``.
+///
+/// The parts it shares with ``Authentication`` (user, selector, verifiers, HTTP, callbacks, running) are
+/// ``AuthenticatorOperation``'s. The builder is safe to use from several threads; each run takes a
+/// snapshot of its parts.
+public final class Registration: AuthenticatorOperation, Sendable {
     /// How many answers a PIN or password enroller may give before the registration fails.
     public static let maxEnrollmentAttempts = 3
 
-    struct Parts {
-        var username: String?
-        var serverUrl: URL?
-        var authorizationProvider: (any AuthorizationProvider)?
-        var deviceInformation: DeviceInformation?
-        var selector: (any AuthenticatorSelector)?
-        var biometric: (any BiometricUserVerifier)?
-        var passcode: (any DevicePasscodeUserVerifier)?
-        var pin: (any PinEnroller)?
-        var password: (any PasswordEnroller)?
-        var allowDevicePasscodeAsFallback = false
-        var invalidateOnNewOsBiometrics = true
-        var onSuccess: (@Sendable (AuthenticatorInfo) -> Void)?
-        var onError: (@Sendable (OperationError) -> Void)?
-        var requestHeaders: [String: String] = [:]
-        var httpHandler: (any OperationHTTPHandler)?
+    /// The parts given so far (see ``AuthenticatorOperation``).
+    public let parts: OperationParts<AuthenticatorInfo>
+
+    init(client: TesseraClient) {
+        parts = OperationParts(client: client, name: "registration", userVerification: .userVerifierOrEnroller, perform: Self.register)
     }
 
-    private let client: TesseraClient
-    private let parts = Mutex(Parts())
-
-    init(client: TesseraClient) { self.client = client }
-
-    private func set(_ change: (inout Parts) -> Void) -> Registration {
-        parts.withLock { change(&$0) }
-        return self
-    }
-
-    private var snapshot: Parts { parts.withLock { $0 } }
-
-    // MARK: Builder
-
-    /// The username to register (required): the user key of the device's user. It is sent with the
-    /// registration, and the server refuses any other user's (``OperationError/server(_:)`` with
-    /// ``ErrorCode/authenticatorUsernameMismatch``, 7208): an authenticator belongs to the user the
-    /// device holds.
-    @discardableResult
-    public func username(_ username: String) -> Registration { set { $0.username = username } }
+    // MARK: Builder (the parts only a registration takes; the shared ones are AuthenticatorOperation's)
 
     /// The server to register with: only its scheme, host and port are used, the path stays the one of
     /// the client's ``TesseraClient/Configuration/serverURL`` (see ``combinedServerURL(base:provided:)``).
     /// Without it, the client's server is used.
     @discardableResult
-    public func serverUrl(_ serverUrl: URL) -> Registration { set { $0.serverUrl = serverUrl } }
+    public func serverUrl(_ serverUrl: URL) -> Registration { setting { $0.serverUrl = serverUrl } }
 
     /// Extra authorisation for the registration request (optional; see ``AuthorizationProvider``).
     @discardableResult
     public func authorizationProvider(_ authorizationProvider: any AuthorizationProvider) -> Registration {
-        set { $0.authorizationProvider = authorizationProvider }
+        setting { $0.authorizationProvider = authorizationProvider }
     }
 
     /// The device's name and push token (optional; the server keeps the first it receives).
     @discardableResult
-    public func deviceInformation(_ deviceInformation: DeviceInformation) -> Registration { set { $0.deviceInformation = deviceInformation } }
-
-    /// Chooses the authenticator to register (required).
-    @discardableResult
-    public func authenticatorSelector(_ authenticatorSelector: any AuthenticatorSelector) -> Registration {
-        set { $0.selector = authenticatorSelector }
-    }
-
-    /// Verifies the user for a fingerprint or face authenticator.
-    @discardableResult
-    public func biometricUserVerifier(_ biometricUserVerifier: any BiometricUserVerifier) -> Registration {
-        set { $0.biometric = biometricUserVerifier }
-    }
-
-    /// Verifies the user for a device passcode authenticator.
-    @discardableResult
-    public func devicePasscodeUserVerifier(_ devicePasscodeUserVerifier: any DevicePasscodeUserVerifier) -> Registration {
-        set { $0.passcode = devicePasscodeUserVerifier }
-    }
+    public func deviceInformation(_ deviceInformation: DeviceInformation) -> Registration { setting { $0.deviceInformation = deviceInformation } }
 
     /// Asks the user for the PIN of a PIN authenticator.
     @discardableResult
-    public func pinEnroller(_ pinEnroller: any PinEnroller) -> Registration { set { $0.pin = pinEnroller } }
+    public func pinEnroller(_ pinEnroller: any PinEnroller) -> Registration { setting { $0.pinEnroller = pinEnroller } }
 
     /// Asks the user for the password of a password authenticator.
     @discardableResult
-    public func passwordEnroller(_ passwordEnroller: any PasswordEnroller) -> Registration { set { $0.password = passwordEnroller } }
+    public func passwordEnroller(_ passwordEnroller: any PasswordEnroller) -> Registration { setting { $0.passwordEnroller = passwordEnroller } }
 
     /// Whether a biometric authenticator may fall back to the device passcode (default `false`; the
     /// client's policy must allow it).
     @discardableResult
     public func allowDevicePasscodeAsFallback(_ allowDevicePasscodeAsFallback: Bool) -> Registration {
-        set { $0.allowDevicePasscodeAsFallback = allowDevicePasscodeAsFallback }
+        setting { $0.allowDevicePasscodeAsFallback = allowDevicePasscodeAsFallback }
     }
 
     /// Whether new OS biometrics invalidate a biometric authenticator (default `true`): its key then
     /// fails with ``FidoErrorCode/keyDisappearedPermanently`` and a new registration is needed.
     @discardableResult
     public func invalidateOnNewOsBiometrics(_ invalidateOnNewOsBiometrics: Bool) -> Registration {
-        set { $0.invalidateOnNewOsBiometrics = invalidateOnNewOsBiometrics }
+        setting { $0.invalidateOnNewOsBiometrics = invalidateOnNewOsBiometrics }
     }
-
-    /// Headers added to every request of the registration (``HTTPOperation``; the seed's `NMAHttpOperation`).
-    @discardableResult
-    public func requestHeaders(_ requestHeaders: [String: String]) -> Registration { set { $0.requestHeaders = requestHeaders } }
-
-    /// The handler every request of the registration goes through (``HTTPOperation``).
-    @discardableResult
-    public func httpHandler(_ httpHandler: any OperationHTTPHandler) -> Registration { set { $0.httpHandler = httpHandler } }
-
-    /// Runs when the registration succeeded (required by the callback ``execute()-(()->Void)``).
-    @discardableResult
-    public func onSuccess(_ onSuccess: @escaping @Sendable () -> Void) -> Registration { set { $0.onSuccess = { _ in onSuccess() } } }
-
-    /// Runs with the registered authenticator when the registration succeeded (required by the callback
-    /// ``execute()-(()->Void)``, in this form or the seed's one without argument).
-    @discardableResult
-    public func onSuccess(_ onSuccess: @escaping @Sendable (AuthenticatorInfo) -> Void) -> Registration { set { $0.onSuccess = onSuccess } }
-
-    /// Runs with the error when the registration failed (required by the callback ``execute()-(()->Void)``).
-    @discardableResult
-    public func onError(_ onError: @escaping @Sendable (OperationError) -> Void) -> Registration { set { $0.onError = onError } }
 
     // MARK: Running
 
-    /// Checks the required parts, in the order username, selector, verifier or enroller, then (with
-    /// `requiringCallbacks`) onSuccess and onError.
-    /// - Throws: ``OperationError/missingParameter(_:)`` naming the first missing part.
-    public func validate(requiringCallbacks: Bool = false) throws(OperationError) {
-        try Self.validate(snapshot, requiringCallbacks: requiringCallbacks)
-    }
-
-    private static func validate(_ parts: Parts, requiringCallbacks: Bool) throws(OperationError) {
-        guard let username = parts.username, !username.isEmpty else { throw .missingParameter(.username) }
-        guard parts.selector != nil else { throw .missingParameter(.authenticatorSelector) }
-        guard parts.biometric != nil || parts.passcode != nil || parts.pin != nil || parts.password != nil else {
-            throw .missingParameter(.userVerifierOrEnroller)
-        }
-        if requiringCallbacks {
-            guard parts.onSuccess != nil else { throw .missingParameter(.onSuccess) }
-            guard parts.onError != nil else { throw .missingParameter(.onError) }
-        }
-    }
-
-    /// Runs the registration and reports the outcome to ``onSuccess(_:)-(()->Void)`` or ``onError(_:)``,
-    /// exactly once, from a background task. Returns at once.
-    ///
-    /// A missing part is reported to `onError`; when `onError` itself is missing nothing can be called,
-    /// and the error goes to the client's log (`onTotalLog`).
-    public func execute() {
-        let parts = snapshot
-        OperationRunner.execute(
-            "registration", client: client, onSuccess: parts.onSuccess, onError: parts.onError,
-            validate: { () throws(OperationError) in try Self.validate(parts, requiringCallbacks: true) },
-            body: { () async throws(OperationError) in try await self.run(parts) }
-        )
-    }
-
-    /// Runs the registration and returns the registered authenticator. ``onSuccess(_:)-(()->Void)`` and
-    /// ``onError(_:)`` are neither needed nor called.
-    /// - Throws: ``OperationError``: a missing part before any network call; ``OperationError/userCanceled``;
-    ///   ``OperationError/authenticatorNotAllowed(_:)``; ``OperationError/policyViolation(_:message:)``;
-    ///   ``OperationError/fido(_:)``; ``OperationError/server(_:)`` with the server's code (7201–7207) or
-    ///   ``ErrorCode/networkError``.
-    @discardableResult
-    public func execute() async throws(OperationError) -> AuthenticatorInfo {
-        try await run(snapshot)
-    }
-
-    private func run(_ parts: Parts) async throws(OperationError) -> AuthenticatorInfo {
-        try await OperationRunner.run("registration", client: client) { try await register(parts) }
-    }
-
-    private func register(_ parts: Parts) async throws -> AuthenticatorInfo {
-        try Self.validate(parts, requiringCallbacks: false)
+    /// The run of ``execute()-(()async throws(OperationError)->AuthenticatorInfo)`` and of the callback
+    /// ``execute()-(()->Void)``, with its parts checked.
+    private static func register(client: TesseraClient, parts: OperationParts<AuthenticatorInfo>.Values) async throws -> AuthenticatorInfo {
         guard let username = parts.username, let selector = parts.selector else { throw OperationError.missingParameter(.username) }
         let serverURL = try parts.serverUrl.map { try Self.combinedServerURL(base: client.configuration.serverURL, provided: $0) }
         let target = client.operationClient(serverURL: serverURL, headers: parts.requestHeaders, handler: parts.httpHandler)
@@ -209,12 +99,10 @@ public final class Registration: HTTPOperation, Sendable {
         let keys = try client.authenticatorKeyStore
 
         let policy = try await target.fetchPolicy()
-        var allowed: [AuthenticatorType] = []
-        for type in policy.allowedAuthenticators where !allowed.contains(type) { allowed.append(type) }
-        let selection = AuthenticatorSelectionContext(username: username, authenticators: allowed, policy: policy)
-        guard let type = try await selector.selectAuthenticator(context: selection) else { throw OperationError.userCanceled }
-        guard allowed.contains(type) else { throw OperationError.authenticatorNotAllowed(type) }
-        target.log?("  registration: \(type.rawValue) selected")
+        let type = try await target.selectAuthenticator(
+            among: policy.allowedAuthenticators, username: username, policy: policy, selector: selector, for: "registration",
+            refusal: { OperationError.authenticatorNotAllowed($0) }
+        )
 
         let fallback = type.isBiometric && parts.allowDevicePasscodeAsFallback
         let invalidate = type.isBiometric && parts.invalidateOnNewOsBiometrics
@@ -241,11 +129,11 @@ public final class Registration: HTTPOperation, Sendable {
             try await keepingNoLocalKey(of: type, in: keys, target: target)
             try await verifier.verifyDevicePasscode(context: DevicePasscodeUserVerificationContext(username: username, authenticator: type))
         case .pin:
-            guard let enroller = parts.pin else { throw OperationError.missingParameter(.pinEnroller) }
+            guard let enroller = parts.pinEnroller else { throw OperationError.missingParameter(.pinEnroller) }
             try await keepingNoLocalKey(of: type, in: keys, target: target)
             secret = try await Self.enrollPin(with: enroller, username: username, rules: policy.pin)
         case .password:
-            guard let enroller = parts.password else { throw OperationError.missingParameter(.passwordEnroller) }
+            guard let enroller = parts.passwordEnroller else { throw OperationError.missingParameter(.passwordEnroller) }
             try await keepingNoLocalKey(of: type, in: keys, target: target)
             secret = try await Self.enrollPassword(with: enroller, username: username, rules: policy.password)
         }
@@ -280,7 +168,7 @@ public final class Registration: HTTPOperation, Sendable {
 
     /// Refuses to replace a local key that the server still lists as an active authenticator (the server
     /// would refuse the registration with ``ErrorCode/authenticatorExists`` and the working key would be lost).
-    private func keepingNoLocalKey(of type: AuthenticatorType, in keys: any AuthenticatorKeyStore, target: TesseraClient) async throws {
+    private static func keepingNoLocalKey(of type: AuthenticatorType, in keys: any AuthenticatorKeyStore, target: TesseraClient) async throws {
         guard try keys.publicKey(for: type) != nil else { return }
         if try await target.listAuthenticators().contains(where: { $0.type == type }) {
             throw TesseraError(
