@@ -14,6 +14,8 @@ struct ErrorCatalogTests {
     /// Files of other owners that still spell out `AppError(code, status, title…)`; each one leaves this
     /// list when it moves to the factories, and the public memberwise initialiser goes with the last.
     static let notYetMoved: Set<String> = []
+    /// The table and its factories: the only files that build an AppError field by field.
+    static let tableFiles: Set<String> = ["TesseraHTTPKit/ErrorCatalog.swift", "TesseraHTTPKit/ErrorCatalog+Factories.swift"]
 
     /// Initialisers that convert another error and take no status or title.
     static let converting = ["AppError(decoding:", "AppError(transport:", "AppError(httpError:"]
@@ -90,7 +92,7 @@ struct ErrorCatalogTests {
         var stillSpelled: Set<String> = []
         for file in files {
             let relative = String(file.standardizedFileURL.path.dropFirst(Self.serverSources.standardizedFileURL.path.count + 1))
-            guard relative != "TesseraHTTPKit/ErrorCatalog.swift" else { continue }
+            guard !Self.tableFiles.contains(relative) else { continue }
             let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
             for (index, line) in lines.enumerated() {
                 var rest = Substring(line)
