@@ -1,18 +1,6 @@
 import Foundation
 import TesseraCore
 
-/// A device as the admin sees it (no keys or secrets).
-public struct AdminDevice: Codable, Sendable, Equatable {
-    public var deviceId: String
-    /// The name given with the first authenticator registration (`deviceInformation`), if any.
-    public var name: String?
-    public var status: String
-    public var os: String
-    public var appVersion: String
-    public var createdAt: Int64
-    public var revokedAt: Int64?
-}
-
 /// A user as the admin sees it.
 public struct AdminUser: Codable, Sendable, Equatable {
     public var userKey: String
@@ -38,7 +26,7 @@ public struct UserAdminService: Sendable {
     let devices: any DeviceRepository
     let audit: any AuditLog
     let clients: ClientService
-    let nodeSync: NodeSyncService
+    let nodeSync: any DeviceChangeFeed
     let clock: WallClock
 
     /// The internal id of a client's user (404 when there is none).

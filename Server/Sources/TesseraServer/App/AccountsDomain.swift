@@ -20,7 +20,7 @@ struct AccountsDomain: Sendable {
     let sessionDevices: SessionDeviceService
 
     init(
-        configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, deviceChanges: NodeSyncService, httpClient: HTTPClient,
+        configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, deviceChanges: any DeviceChangeFeed, httpClient: HTTPClient,
         metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
     ) {
         let database = storage.database, stores = storage.repositories, hasher = keys.hasher

@@ -19,7 +19,7 @@ public struct DeviceRegistrationService: Sendable {
     /// user keys and names cannot be guessed at speed.
     var identityChecksPerHour = 20
     /// Tells the verifier nodes about the new device and the revoked ones right after the commit.
-    var nodeSync: NodeSyncService?
+    var nodeSync: (any DeviceChangeFeed)?
 
     /// Sends a recovery code when user key, name and the registered address all match; answers the
     /// same ``ErrorCode/identityNotMatched`` whichever part is wrong.

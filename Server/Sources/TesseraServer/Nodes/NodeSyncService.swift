@@ -9,7 +9,7 @@ import TesseraCore
 /// A change is queued in `node_sync` in the same transaction that changes the device, so no node is
 /// forgotten if the process stops; ``flush(deviceIds:)`` delivers right after the commit and this
 /// service retries what is left (exponential backoff, up to 5 min between tries).
-struct NodeSyncService: Service {
+struct NodeSyncService: Service, DeviceChangeFeed {
     let repository: any NodeRepository
     let devices: any DeviceRepository
     let directory: NodeDirectory

@@ -14,7 +14,7 @@ struct SessionDeviceService: Sendable {
     let sessions: SessionService
     let policies: ClientPolicyRepository
     let clock: WallClock
-    var nodeSync: NodeSyncService?
+    var nodeSync: (any DeviceChangeFeed)?
 
     func register(_ request: SessionDeviceRequest, session: SessionService.Authenticated, client: Client) async throws -> SessionDeviceResponse {
         guard session.deviceId == nil else { throw AppError.conflict("This session has a device key already") }

@@ -17,7 +17,7 @@ public struct SignUpService: Sendable {
     let random: RandomSource
     let clock: WallClock
     /// Tells the verifier nodes about the new device right after the commit.
-    var nodeSync: NodeSyncService?
+    var nodeSync: (any DeviceChangeFeed)?
     static let knownAuthTypes: Set<String> = ["NONE", "BIOMETRIC", "PASSCODE", "PIN", "PASSWORD"]
 
     func isDuplicate(client: Client, type: VerifyType, data: String) async throws -> Bool {
