@@ -1,21 +1,20 @@
 import Foundation
+import Synchronization
 import Testing
 import Tessera
 
 @Suite("Local authentication")
 struct LocalAuthTests {
-    final class Clock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = Date(timeIntervalSince1970: 1_800_000_000)
-        var now: Date { lock.withLock { value } }
-        func advance(_ seconds: TimeInterval) { lock.withLock { value += seconds } }
+    final class Clock: Sendable {
+        private let value = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        var now: Date { value.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { value.withLock { $0 += seconds } }
     }
 
-    final class Entries: @unchecked Sendable {
-        private let lock = NSLock()
-        private var queue: [String?]
-        init(_ queue: [String?]) { self.queue = queue }
-        func next() -> String? { lock.withLock { queue.isEmpty ? nil : queue.removeFirst() } }
+    final class Entries: Sendable {
+        private let queue: Mutex<[String?]>
+        init(_ queue: [String?]) { self.queue = Mutex(queue) }
+        func next() -> String? { queue.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
     }
 
     let request = LocalAuthRequest(localAuthType: .pin, reason: "Confirm it is you")

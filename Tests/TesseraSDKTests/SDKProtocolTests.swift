@@ -17,9 +17,18 @@ struct SDKProtocolTests {
     }
 
     /// A mock of the SDK that logs out at once and tells its delegate.
-    final class MockSDK: TesseraSDKProtocol, @unchecked Sendable {
-        var isAuthenticated = true
-        weak var delegate: (any TesseraDelegate)?
+    final class MockSDK: TesseraSDKProtocol, Sendable {
+        private struct State {
+            var isAuthenticated = true
+            weak var delegate: (any TesseraDelegate)?
+        }
+
+        private let state = Mutex(State())
+        var isAuthenticated: Bool { state.withLock { $0.isAuthenticated } }
+        var delegate: (any TesseraDelegate)? {
+            get { state.withLock { $0.delegate } }
+            set { state.withLock { $0.delegate = newValue } }
+        }
         func startSignupFlow(request: StartSignupRequest) async throws -> StartSignupResponse { throw CancellationError() }
         func verifyPhoneNumber(request: VerifyPhoneNumberRequest) async throws -> VerifyPhoneNumberResponse { throw CancellationError() }
         func finishSignupFlow(request: FinishSignupRequest, device: DeviceDescription) async throws -> FinishSignupResponse { throw CancellationError() }
@@ -28,7 +37,10 @@ struct SDKProtocolTests {
         func sessions() async throws -> [SessionInfo] { [] }
         func revokeSession(id: String) async throws {}
         func logout() async {
-            isAuthenticated = false
+            let delegate = state.withLock { state in
+                state.isAuthenticated = false
+                return state.delegate
+            }
             delegate?.onAuthenticationStateChange(tessera: self, authenticated: false)
         }
     }

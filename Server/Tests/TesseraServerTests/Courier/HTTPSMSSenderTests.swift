@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 import TesseraCore
 @testable import TesseraServer
@@ -12,10 +13,17 @@ import TesseraCore
 /// server on loopback plays the provider (named as such): it records the form POSTs it receives.
 @Suite("SMS over HTTP")
 struct HTTPSMSSenderTests {
-    final class ProviderStandIn: @unchecked Sendable {
-        private let lock = NSLock()
-        private var received: [(authorization: String?, form: [String: String])] = []
-        var status: HTTPResponse.Status = .created
+    final class ProviderStandIn: Sendable {
+        private struct State {
+            var received: [(authorization: String?, form: [String: String])] = []
+            var status: HTTPResponse.Status = .created
+        }
+
+        private let state = Mutex(State())
+        var status: HTTPResponse.Status {
+            get { state.withLock { $0.status } }
+            set { state.withLock { $0.status = newValue } }
+        }
 
         func record(_ authorization: String?, _ body: String) {
             var form: [String: String] = [:]
@@ -25,10 +33,10 @@ struct HTTPSMSSenderTests {
                 }
                 if parts.count == 2 { form[parts[0]] = parts[1] }
             }
-            lock.withLock { received.append((authorization, form)) }
+            state.withLock { $0.received.append((authorization, form)) }
         }
 
-        var requests: [(authorization: String?, form: [String: String])] { lock.withLock { received } }
+        var requests: [(authorization: String?, form: [String: String])] { state.withLock { $0.received } }
     }
 
     func withProvider(_ body: @escaping @Sendable (ProviderStandIn, String) async throws -> Void) async throws {

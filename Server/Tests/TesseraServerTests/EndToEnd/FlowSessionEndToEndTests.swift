@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SQLKit
+import Synchronization
 import Testing
 import TesseraTestSupport
 @testable import Tessera
@@ -16,27 +17,25 @@ import TesseraCore
 @Suite("End to end: registration flow and sessions", .serialized)
 struct FlowSessionEndToEndTests {
     /// Records what the delegate saw, with the device state stored at that moment.
-    final class Recorder: TesseraDelegate, @unchecked Sendable {
-        private let lock = NSLock()
-        private var seen: [(authenticated: Bool, deviceId: String?)] = []
+    final class Recorder: TesseraDelegate, Sendable {
+        private let seen = Mutex<[(authenticated: Bool, deviceId: String?)]>([])
         let keyStore: any DeviceKeyStore
 
         init(keyStore: any DeviceKeyStore) { self.keyStore = keyStore }
 
-        var events: [(authenticated: Bool, deviceId: String?)] { lock.withLock { seen } }
+        var events: [(authenticated: Bool, deviceId: String?)] { seen.withLock { $0 } }
 
         func onAuthenticationStateChange(tessera: any TesseraSDKProtocol, authenticated: Bool) {
             let deviceId = try? keyStore.loadState()?.deviceId
-            lock.withLock { seen.append((authenticated, deviceId)) }
+            seen.withLock { $0.append((authenticated, deviceId)) }
         }
     }
 
     /// Collects a stream's values in the background.
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [Bool] = []
-        var values: [Bool] { lock.withLock { items } }
-        func append(_ value: Bool) { lock.withLock { items.append(value) } }
+    final class Collected: Sendable {
+        private let items = Mutex<[Bool]>([])
+        var values: [Bool] { items.withLock { $0 } }
+        func append(_ value: Bool) { items.withLock { $0.append(value) } }
 
         func wait(count: Int) async {
             _ = await eventually { self.values.count >= count }

@@ -1,15 +1,15 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Every log line a runtime writes (all levels, with metadata), so tests can check that no secret
 /// ever reaches a log.
-final class CapturedLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
+final class CapturedLog: Sendable {
+    private let lines = Mutex<[String]>([])
 
-    var text: String { lock.withLock { lines.joined(separator: "\n") } }
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
 
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
 
     var logger: Logger {
         var logger = Logger(label: "captured") { label in Handler(label: label, sink: self) }

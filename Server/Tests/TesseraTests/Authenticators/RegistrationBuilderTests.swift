@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 import TesseraTestSupport
 import Tessera
@@ -20,39 +21,42 @@ struct RegistrationBuilderTests {
 
     /// Plays the server's `/v1/policy` and `/v1/devices/authenticators` routes: answers a fixed policy
     /// and records what it receives. It checks nothing itself; the tests check what it recorded.
-    final class ServerStandIn: @unchecked Sendable {
-        struct Received {
+    final class ServerStandIn: Sendable {
+        struct Received: Sendable {
             var request: AuthenticatorRegistrationRequest
             var signatureInput: String?
             var appAuth: String?
         }
 
-        private let lock = NSLock()
+        private struct State {
+            var received: [Received] = []
+            var registered: [AuthenticatorInfo] = []
+            var deletedIds: [String] = []
+        }
+
         let policy: ClientPolicy
-        private var received: [Received] = []
-        private var registered: [AuthenticatorInfo] = []
-        private var deletedIds: [String] = []
+        private let state = Mutex(State())
 
         init(policy: ClientPolicy) { self.policy = policy }
 
-        var registrations: [Received] { lock.withLock { received } }
-        var deleted: [String] { lock.withLock { deletedIds } }
-        var list: AuthenticatorList { lock.withLock { AuthenticatorList(authenticators: registered) } }
+        var registrations: [Received] { state.withLock { $0.received } }
+        var deleted: [String] { state.withLock { $0.deletedIds } }
+        var list: AuthenticatorList { state.withLock { AuthenticatorList(authenticators: $0.registered) } }
 
         func register(_ request: AuthenticatorRegistrationRequest, signatureInput: String?, appAuth: String?) -> AuthenticatorInfo {
-            lock.withLock {
-                received.append(Received(request: request, signatureInput: signatureInput, appAuth: appAuth))
+            state.withLock { state in
+                state.received.append(Received(request: request, signatureInput: signatureInput, appAuth: appAuth))
                 let info = AuthenticatorInfo(
-                    id: "atr_\(received.count)", deviceId: "dev_test1", aaid: request.aaid, type: AuthenticatorType(aaid: request.aaid) ?? .pin,
+                    id: "atr_\(state.received.count)", deviceId: "dev_test1", aaid: request.aaid, type: AuthenticatorType(aaid: request.aaid) ?? .pin,
                     publicKey: request.publicKey, allowDevicePasscodeAsFallback: request.allowDevicePasscodeAsFallback,
                     invalidateOnNewOsBiometrics: request.invalidateOnNewOsBiometrics, createdAt: 1_800_000_000_000
                 )
-                registered.append(info)
+                state.registered.append(info)
                 return info
             }
         }
 
-        func delete(_ id: String) { lock.withLock { deletedIds.append(id); registered.removeAll { $0.id == id } } }
+        func delete(_ id: String) { state.withLock { state in state.deletedIds.append(id); state.registered.removeAll { $0.id == id } } }
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -90,11 +94,10 @@ struct RegistrationBuilderTests {
     /// Nothing listens on port 1 of the loopback.
     static let closedURL = URL(string: "http://127.0.0.1:1")!
 
-    final class Lines: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [String] = []
-        func add(_ line: String) { lock.withLock { list.append(line) } }
-        var all: [String] { lock.withLock { list } }
+    final class Lines: Sendable {
+        private let list = Mutex<[String]>([])
+        func add(_ line: String) { list.withLock { $0.append(line) } }
+        var all: [String] { list.withLock { $0 } }
     }
 
     /// A client whose device is registered (device key and id `dev_test1`), as after sign-up.
@@ -112,33 +115,35 @@ struct RegistrationBuilderTests {
     }
 
     /// Chooses a fixed type and records what it was shown.
-    final class RecordingSelector: AuthenticatorSelector, @unchecked Sendable {
-        private let lock = NSLock()
-        private var seen: [AuthenticatorSelectionContext] = []
+    final class RecordingSelector: AuthenticatorSelector, Sendable {
+        private let seen = Mutex<[AuthenticatorSelectionContext]>([])
         let choice: AuthenticatorType?
         init(_ choice: AuthenticatorType?) { self.choice = choice }
-        var contexts: [AuthenticatorSelectionContext] { lock.withLock { seen } }
+        var contexts: [AuthenticatorSelectionContext] { seen.withLock { $0 } }
         func selectAuthenticator(context: AuthenticatorSelectionContext) async throws -> AuthenticatorType? {
-            lock.withLock { seen.append(context) }
+            seen.withLock { $0.append(context) }
             return choice
         }
     }
 
     /// Answers PINs and passwords from a list (the last one repeated) and records each ask.
-    final class ScriptedEnroller: PinEnroller, PasswordEnroller, @unchecked Sendable {
-        private let lock = NSLock()
-        private var answers: [String]
-        private var pinAsks: [PinEnrollmentContext] = []
-        private var passwordAsks: [PasswordEnrollmentContext] = []
-        init(_ answers: [String]) { self.answers = answers }
-        var pinContexts: [PinEnrollmentContext] { lock.withLock { pinAsks } }
-        var passwordContexts: [PasswordEnrollmentContext] { lock.withLock { passwordAsks } }
-        private func next() -> String { answers.count > 1 ? answers.removeFirst() : answers[0] }
+    final class ScriptedEnroller: PinEnroller, PasswordEnroller, Sendable {
+        private struct State {
+            var answers: [String]
+            var pinAsks: [PinEnrollmentContext] = []
+            var passwordAsks: [PasswordEnrollmentContext] = []
+            mutating func next() -> String { answers.count > 1 ? answers.removeFirst() : answers[0] }
+        }
+
+        private let state: Mutex<State>
+        init(_ answers: [String]) { state = Mutex(State(answers: answers)) }
+        var pinContexts: [PinEnrollmentContext] { state.withLock { $0.pinAsks } }
+        var passwordContexts: [PasswordEnrollmentContext] { state.withLock { $0.passwordAsks } }
         func enrollPin(context: PinEnrollmentContext) async throws -> String {
-            lock.withLock { pinAsks.append(context); return next() }
+            state.withLock { $0.pinAsks.append(context); return $0.next() }
         }
         func enrollPassword(context: PasswordEnrollmentContext) async throws -> String {
-            lock.withLock { passwordAsks.append(context); return next() }
+            state.withLock { $0.passwordAsks.append(context); return $0.next() }
         }
     }
 
@@ -146,18 +151,21 @@ struct RegistrationBuilderTests {
     static func executeWithCallbacks(_ registration: Registration) { registration.execute() }
 
     /// Collects the callbacks of one callback-form run.
-    final class Outcomes: @unchecked Sendable {
-        private let lock = NSLock()
-        private var successes: [AuthenticatorInfo] = []
-        private var errors: [OperationError] = []
-        var all: (successes: [AuthenticatorInfo], errors: [OperationError]) { lock.withLock { (successes, errors) } }
-        func success(_ info: AuthenticatorInfo) { lock.withLock { successes.append(info) } }
-        func error(_ error: OperationError) { lock.withLock { errors.append(error) } }
+    final class Outcomes: Sendable {
+        private struct State {
+            var successes: [AuthenticatorInfo] = []
+            var errors: [OperationError] = []
+        }
+
+        private let state = Mutex(State())
+        var all: (successes: [AuthenticatorInfo], errors: [OperationError]) { state.withLock { ($0.successes, $0.errors) } }
+        func success(_ info: AuthenticatorInfo) { state.withLock { $0.successes.append(info) } }
+        func error(_ error: OperationError) { state.withLock { $0.errors.append(error) } }
 
         /// Waits until a callback ran. The callback form runs one task that ends in exactly one
         /// callback, so once one arrived the operation is over and the counts can be asserted.
         func settle() async throws {
-            _ = await eventually { self.lock.withLock { !self.successes.isEmpty || !self.errors.isEmpty } }
+            _ = await eventually { self.state.withLock { !$0.successes.isEmpty || !$0.errors.isEmpty } }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Tessera
 import TesseraTesting
@@ -66,10 +67,9 @@ struct RegistrationLiveTests {
         }
     }
 
-    final class OfferedTypes: @unchecked Sendable {
-        private let lock = NSLock()
-        private var types: [AuthenticatorType] = []
-        var value: [AuthenticatorType] { lock.withLock { types } }
-        func set(_ value: [AuthenticatorType]) { lock.withLock { types = value } }
+    final class OfferedTypes: Sendable {
+        private let types = Mutex<[AuthenticatorType]>([])
+        var value: [AuthenticatorType] { types.withLock { $0 } }
+        func set(_ value: [AuthenticatorType]) { types.withLock { $0 = value } }
     }
 }

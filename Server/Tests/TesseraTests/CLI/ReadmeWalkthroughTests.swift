@@ -66,7 +66,7 @@ struct ReadmeWalkthroughTests {
     }
 
     /// What the commands have printed so far, by the placeholder that stands for it.
-    final class Values: @unchecked Sendable {
+    struct Values: Sendable {
         var placeholders: [String: String] = [:]
         var userKey: String?
     }
@@ -75,7 +75,7 @@ struct ReadmeWalkthroughTests {
     struct Step: Sendable {
         let name: String
         let matches: @Sendable (String) -> Bool
-        let check: @Sendable (_ command: String, _ status: Int32, _ output: String, _ values: Values) throws -> Void
+        let check: @Sendable (_ command: String, _ status: Int32, _ output: String, _ values: inout Values) throws -> Void
         /// An event to wait for before the command runs (what a reader waits for without noticing).
         var before: (@Sendable (_ directory: String) async -> Bool)?
     }
@@ -198,7 +198,7 @@ struct ReadmeWalkthroughTests {
             command.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)").replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
         }
 
-        let values = Values()
+        var values = Values()
         var used = Set<String>()
         var prelude: [String] = []  // the assignments so far, as the reader's shell keeps them
         var server: ChildProcess?
@@ -247,7 +247,7 @@ struct ReadmeWalkthroughTests {
                         let output = String(decoding: ChildProcess.readAll(process.output!), as: UTF8.self)
                         return (process.waitUntilExit(), output)
                     }
-                    try job.step.check(job.command, status, output, values)
+                    try job.step.check(job.command, status, output, &values)
                 }
                 background = []
                 used.insert("wait")
@@ -273,7 +273,7 @@ struct ReadmeWalkthroughTests {
                 continue
             }
             let result = try await ChildProcess.run("/bin/bash", ["-c", script], environment: environment, directory: directory, timeout: 120)
-            try step.check(command, result.status, result.output, values)
+            try step.check(command, result.status, result.output, &values)
         }
         let unwaited = background.map(\.command)
         #expect(unwaited.isEmpty, "jobs started with & and never waited for")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
 import Tessera
 import TesseraAsyncHTTPClient
@@ -12,11 +13,10 @@ import TesseraTestSupport
 /// The seed-style callback facade over a live server.
 @Suite("SDK: callback facade")
 struct TesseraCallbacksTests {
-    final class Events: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [String] = []
-        func add(_ event: String) { lock.withLock { list.append(event) } }
-        var all: [String] { lock.withLock { list } }
+    final class Events: Sendable {
+        private let list = Mutex<[String]>([])
+        func add(_ event: String) { list.withLock { $0.append(event) } }
+        var all: [String] { list.withLock { $0 } }
     }
 
     @Test("onSuccess, onInvalidOTPNumber, onValidOTPNumber, onFailed(code), onError, each followed by onCompleted")

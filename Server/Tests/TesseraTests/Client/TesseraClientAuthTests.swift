@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Synchronization
 import Testing
 import TesseraTestSupport
 import Tessera
@@ -11,11 +12,10 @@ import TesseraCore
 struct TesseraClientAuthTests {
     static let bundle = "com.example.auth"
 
-    final class Recorder: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [AuthStatus] = []
-        func add(_ status: AuthStatus) { lock.withLock { items.append(status) } }
-        var statuses: [AuthStatus] { lock.withLock { items } }
+    final class Recorder: Sendable {
+        private let items = Mutex<[AuthStatus]>([])
+        func add(_ status: AuthStatus) { items.withLock { $0.append(status) } }
+        var statuses: [AuthStatus] { items.withLock { $0 } }
     }
 
     @Test("device login: four statuses in order, result token verifies, history lists the login, introspection active")

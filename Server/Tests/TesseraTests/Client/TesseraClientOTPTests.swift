@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
 import Tessera
 import TesseraAsyncHTTPClient
@@ -73,9 +74,8 @@ struct TesseraClientOTPTests {
     }
 }
 
-final class LogCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [String] = []
-    func append(_ line: String) { lock.withLock { storage.append(line) } }
-    var lines: [String] { lock.withLock { storage } }
+final class LogCollector: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 import Testing
 import TesseraTestSupport
 import Tessera
@@ -32,7 +33,7 @@ struct NodeQuorumEndToEndTests {
     }
 
     /// A `tessera node` process.
-    final class NodeProcess: @unchecked Sendable {
+    final class NodeProcess: Sendable {
         let process: ChildProcess
         let port: Int
         let directory: String
@@ -69,11 +70,10 @@ struct NodeQuorumEndToEndTests {
     }
 
     /// Collects a streamed command's output while it runs.
-    final class Output: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-        func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
-        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    final class Output: Sendable {
+        private let data = Mutex(Data())
+        func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+        var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 
         func wait(for needle: String) async -> Bool {
             await eventually { self.text.contains(needle) }

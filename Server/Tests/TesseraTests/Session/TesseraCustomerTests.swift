@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Tessera
 import TesseraAsyncHTTPClient
@@ -8,11 +9,10 @@ import TesseraCore
 /// The Vipaso-shaped completion-handler facade over a live server.
 @Suite("SDK: customer facade")
 struct TesseraCustomerTests {
-    final class Box<T: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: T?
-        var value: T? { lock.withLock { stored } }
-        func set(_ value: T) { lock.withLock { stored = value } }
+    final class Box<T: Sendable>: Sendable {
+        private let stored = Mutex<T?>(nil)
+        var value: T? { stored.withLock { $0 } }
+        func set(_ value: T) { stored.withLock { $0 = value } }
     }
 
     @Test("the three calls with completion handlers; an undeliverable code is .signup(.otp), a wrong code a server error")
