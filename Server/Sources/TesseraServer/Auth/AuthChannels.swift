@@ -12,7 +12,7 @@ struct AuthChannels: Sendable {
     let clock: WallClock
     let lifetime: Duration
     /// Counts the channels that end, by outcome (`tessera_logins_total`).
-    let metrics: ServerMetrics?
+    let metrics: (any LoginMetrics)?
 
     /// Creates and announces a new channel (`CreateChannel`). `alongside` writes what must exist
     /// exactly when the channel does (a relying-party request's pushes) in the same transaction.

@@ -30,7 +30,7 @@ struct AuthDomain: Sendable {
     init(
         database: any Database, devices: any DeviceAuthLookup, nodes: any AttestingNodes, tokens: ResultTokens, sealKey: SymmetricKey,
         random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil,
-        audit: (any AuditLog)? = nil, metrics: ServerMetrics? = nil
+        audit: (any AuditLog)? = nil, metrics: (any LoginMetrics)? = nil
     ) {
         let store = AuthChannelRepository(database: database, audit: audit)
         let hub = AuthEventHub()

@@ -18,7 +18,7 @@ struct NodeQuorum: Sendable {
     let timeout: Duration
     let clock: WallClock
     /// Records each node's attestation latency and failures (nil: not recorded).
-    var metrics: ServerMetrics? = nil
+    var metrics: (any LoginMetrics)? = nil
     /// How long the first round may take before the spare nodes are asked too, on the injected clock
     /// (nil: every selected node is asked at once).
     var spareAfter: Duration? = nil

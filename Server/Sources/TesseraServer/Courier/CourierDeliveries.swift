@@ -11,7 +11,7 @@ struct CourierDeliveries: DeliveryQueue {
     let outbox: any OutboxRepository
     let senders: [OTPChannel: any MessageSender]
     /// Counts deliveries and failures by channel (nil: not counted).
-    let metrics: ServerMetrics?
+    let metrics: (any CourierMetrics)?
 
     var name: String { "outbox" }
 
@@ -63,7 +63,7 @@ extension OutboxWorker where Queue == CourierDeliveries {
     /// The courier's worker over `outbox`, sending through `senders`.
     convenience init(
         outbox: any OutboxRepository, senders: [OTPChannel: any MessageSender], logger: Logger, pollInterval: Duration = .seconds(1),
-        metrics: ServerMetrics? = nil
+        metrics: (any CourierMetrics)? = nil
     ) {
         self.init(queue: CourierDeliveries(outbox: outbox, senders: senders, metrics: metrics), logger: logger, pollInterval: pollInterval)
     }

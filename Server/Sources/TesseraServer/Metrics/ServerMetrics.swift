@@ -40,11 +40,6 @@ public final class ServerMetrics: Sendable {
         case delivered, retry, givenUp = "given_up", cancelled
     }
 
-    /// How a push delivery ended, for ``pushDelivery(provider:outcome:)``.
-    enum PushResult: String, CaseIterable, Sendable {
-        case delivered, tokenInvalid = "token_invalid", retry, rejected, error
-    }
-
     private struct NodeSeries: Sendable {
         let latency: CoreMetrics.Timer
         let failures: CoreMetrics.Counter
@@ -125,3 +120,5 @@ public final class ServerMetrics: Sendable {
     /// The Prometheus text exposition of every series.
     public func render() -> String { registry.emitToString() }
 }
+
+extension ServerMetrics: LoginMetrics, CourierMetrics, PushMetrics {}

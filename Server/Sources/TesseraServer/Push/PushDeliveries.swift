@@ -18,7 +18,7 @@ struct PushDeliveries: DeliveryQueue {
     let unifiedPush: UnifiedPushClient
     let clock: WallClock
     /// Counts deliveries by provider and outcome (nil: not counted).
-    let metrics: ServerMetrics?
+    let metrics: (any PushMetrics)?
 
     var name: String { "push outbox" }
 
@@ -90,7 +90,7 @@ extension OutboxWorker where Queue == PushDeliveries {
     /// The push sender over `repository`, through the three providers.
     convenience init(
         repository: any PushRepository, devices: any DevicePushTokens, apns: APNsClient, fcm: FCMClient, unifiedPush: UnifiedPushClient,
-        clock: WallClock, logger: Logger, pollInterval: Duration, metrics: ServerMetrics? = nil
+        clock: WallClock, logger: Logger, pollInterval: Duration, metrics: (any PushMetrics)? = nil
     ) {
         let queue = PushDeliveries(
             repository: repository, devices: devices, apns: apns, fcm: fcm, unifiedPush: unifiedPush, clock: clock, metrics: metrics

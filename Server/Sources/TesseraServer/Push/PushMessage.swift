@@ -37,7 +37,7 @@ enum PushOutcome: Sendable, Equatable {
     }
 
     /// The `outcome` label of `tessera_push_deliveries_total`.
-    var metricsOutcome: ServerMetrics.PushResult {
+    var metricsOutcome: PushResult {
         switch self {
         case .delivered: .delivered
         case .tokenInvalid: .tokenInvalid
