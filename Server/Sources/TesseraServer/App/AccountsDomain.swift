@@ -8,7 +8,6 @@ import TesseraCore
 /// sync), which it does not know.
 struct AccountsDomain: Sendable {
     let clients: ClientService
-    let outbox: SQLOutboxRepository
     let courier: CourierService
     let otp: OTPService
     let sessions: SessionService
@@ -24,7 +23,6 @@ struct AccountsDomain: Sendable {
         metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
     ) {
         let database = storage.database, stores = storage.repositories, hasher = keys.hasher
-        outbox = storage.outbox
         clients = ClientService(repository: stores.clients, hasher: hasher, random: random, clock: clock)
         courier = CourierService(
             outbox: stores.outbox, senders: Self.messageSenders(configuration, httpClient: httpClient, logger: logger), logger: logger,
