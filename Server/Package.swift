@@ -87,35 +87,82 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Accounts: clients, users, devices, sessions, proofing (OTP), registration flows, the courier
+        // (SMTP, SMS) and the audit log, with the request context every controller above shares.
+        .target(
+            name: "TesseraAccounts",
+            dependencies: [
+                "TesseraStorage",
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Sign-in: the auth channels, verifier nodes, push, the relying-party API, OIDC and the
+        // authenticators. Knows accounts; never operations or the composition root.
+        .target(
+            name: "TesseraSignIn",
+            dependencies: [
+                "TesseraAccounts",
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        // Operations: webhooks, the admin API, the console and metrics. Knows every layer below it.
+        .target(
+            name: "TesseraOperations",
+            dependencies: [
+                "TesseraSignIn",
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            // The console's files, compiled in through ConsoleAssets+Generated.swift (scripts/generate-console-assets.sh).
+            exclude: ["Console/web"]
+        ),
+        // The composition root: configuration, start-up, the router built from each layer's routes.
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraHTTPKit", "TesseraStorage",
+                "TesseraOperations",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The console's files, compiled in through ConsoleAssets+Generated.swift (scripts/generate-console-assets.sh).
-            exclude: ["Console/web"],
             resources: [.copy("OpenAPI/openapi.json")]
         ),
         .executableTarget(

@@ -7,9 +7,9 @@ Exit 0 when the rule holds; 1 with one line per violation on stderr:
     path:line: table 'x' belongs to Target/Domain/ (what the line does; what to do instead)
 
 The owner is derived, never kept by hand: a table belongs to the domain folder of the file whose
-`CREATE TABLE` makes it. A domain is a folder directly under a target (Sources/TesseraServer/Devices/);
+`CREATE TABLE` makes it. A domain is a folder directly under a target (Sources/TesseraAccounts/Devices/);
 a target without folders (TesseraHTTPKit, TesseraNode, TesseraBench) is one domain. So the migrations
-of Devices/DevicesMigrations.swift make `devices` a TesseraServer/Devices/ table, the nonce table in
+of Devices/DevicesMigrations.swift make `devices` a TesseraAccounts/Devices/ table, the nonce table in
 TesseraHTTPKit's SignedRequestVerifier.swift a TesseraHTTPKit/ table. Storage/ is a domain like any
 other: its registry (Storage/Migrations.swift) names the domains' parts, not their tables, and its
 shared code (LeasedQueue…) is handed a table name by the owner.
@@ -48,16 +48,16 @@ import sys
 # reference the check cannot prove to be a read, fails. Keys are paths relative to Sources/.
 NAMED_JOINS = {
     # Every session-authenticated call: the session, its user's client and its device's status.
-    ("TesseraServer/Sessions/SessionRepository.swift", "users"),
-    ("TesseraServer/Sessions/SessionRepository.swift", "devices"),
+    ("TesseraAccounts/Sessions/SessionRepository.swift", "users"),
+    ("TesseraAccounts/Sessions/SessionRepository.swift", "devices"),
     # TOTP verification (the relying party's hot path) and GET /v1/devices/me: devices by user key.
-    ("TesseraServer/Devices/DeviceRepository.swift", "users"),
+    ("TesseraAccounts/Devices/DeviceRepository.swift", "users"),
     # Every authentication step: the device with its user's and client's keys in one indexed join,
     # and the relying party's "which user of this client, with an active device" lookup.
-    ("TesseraServer/Devices/DeviceRepository+Auth.swift", "users"),
-    ("TesseraServer/Devices/DeviceRepository+Auth.swift", "clients"),
+    ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "users"),
+    ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "clients"),
     # The node-sync reconciliation: one INSERT … SELECT FROM devices per pass (reads devices only).
-    ("TesseraServer/Nodes/NodeRepository+Sync.swift", "devices"),
+    ("TesseraSignIn/Nodes/NodeRepository+Sync.swift", "devices"),
 }
 
 # TEMPORARY allow-list of known violations that another change removes: each entry is (file, table),

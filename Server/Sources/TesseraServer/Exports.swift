@@ -1,5 +1,4 @@
-// The shared HTTP and storage pieces (problems, JSON bodies, signed requests, SQLite, migrations)
-// live in TesseraHTTPKit, which the verifier node uses too; the server's storage layer (PostgreSQL,
-// delivery queues, counters, secrets) in TesseraStorage. The server's users see both through it.
-@_exported import TesseraHTTPKit
-@_exported import TesseraStorage
+// The composition root stands on every layer below it: operations, which shows sign-in, accounts,
+// storage and TesseraHTTPKit (the HTTP and SQLite pieces the verifier node shares). The server's users
+// see all of them through it.
+@_exported import TesseraOperations

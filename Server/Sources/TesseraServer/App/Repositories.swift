@@ -33,7 +33,7 @@ struct Repositories: Sendable {
         let users = SQLUserRepository(), clients = SQLClientRepository(database: database)
         let subjects = RepositoryAuditSubjects(clients: clients, users: users)
         return Repositories(
-            users: users, devices: SQLDeviceRepository(database: database, sessions: sessions), sessions: sessions,
+            users: users, devices: SQLDeviceRepository(database: database, sessions: sessions, syncQueue: NodeSyncQueue()), sessions: sessions,
             clients: clients, otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
             authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
             audit: WebhookAuditLog(

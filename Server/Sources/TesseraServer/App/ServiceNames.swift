@@ -5,12 +5,12 @@ import ServiceLifecycle
 // property it reaches (the repositories, the database, the configuration): it was half the CPU of
 // `tessera serve` before it was ready. A short, fixed name per service is what the log needs.
 
-extension AuthEventRelay: CustomStringConvertible { var description: String { "AuthEventRelay" } }
-extension ChannelExpiryService: CustomStringConvertible { var description: String { "ChannelExpiryService" } }
+extension AuthEventRelay: CustomStringConvertible { package var description: String { "AuthEventRelay" } }
+extension ChannelExpiryService: CustomStringConvertible { package var description: String { "ChannelExpiryService" } }
 extension OutboxWorker: CustomStringConvertible { package var description: String { "OutboxWorker(\(queue.name))" } }
-extension JanitorService: CustomStringConvertible { var description: String { "JanitorService" } }
-extension AuditCheckpointService: CustomStringConvertible { var description: String { "AuditCheckpointService" } }
-extension NodeSyncService: CustomStringConvertible { var description: String { "NodeSyncService" } }
+extension JanitorService: CustomStringConvertible { package var description: String { "JanitorService" } }
+extension AuditCheckpointService: CustomStringConvertible { package var description: String { "AuditCheckpointService" } }
+extension NodeSyncService: CustomStringConvertible { package var description: String { "NodeSyncService" } }
 
 /// A service under a fixed name, for one whose own description would be a reflection walk (an
 /// `Application`, which ServiceLifecycle would otherwise describe field by field).

@@ -32,7 +32,7 @@ struct TableOwnershipTests {
     }
 
     /// `path` inside the copy: as given when it starts with a target (`TesseraHTTPKit/…`), else inside
-    /// the target that holds that domain folder (`Devices/…` is `TesseraServer/Devices/…` today), so the
+    /// the target that holds that domain folder (`Devices/…` is `TesseraAccounts/Devices/…` today), so the
     /// cases keep working when domains move between targets.
     static func resolve(_ path: String, in copy: URL) throws -> String {
         let first = String(path.prefix { $0 != "/" })

@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// Creates what a newly registered device receives, for sign-up and re-registration alike: the
+/// device row (TOTP secret sealed with the server's TOTP key) and a session (token kept as a keyed hash).
+package struct DeviceIssuer: Sendable {
+    package let devices: any DeviceRepository
+    package let sessions: SessionService
+    package let totpKey: SymmetricKey
+    package let random: RandomSource
+
+    package init(devices: any DeviceRepository, sessions: SessionService, totpKey: SymmetricKey, random: RandomSource) {
+        self.devices = devices
+        self.sessions = sessions
+        self.totpKey = totpKey
+        self.random = random
+    }
+
+    package struct Issued: Sendable {
+        package var deviceId: String
+        package var sessionId: String
+        package var totpSecret: String
+        package var sessionToken: String
+        package var sessionExpiresIn: Int
+    }
+
+    package struct NewDevice: Sendable {
+        package var devicePublicKey: String
+        package var userVerificationPublicKey: String
+        package var os: String
+        package var appVersion: String
+        package var pushToken: String
+    }
+
+    /// Inserts the device and its session inside the caller's transaction.
+    package func issue(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> Issued {
+        let (deviceId, totpSecret) = try await insertDevice(device, userId: userId, clientId: clientId, now: now, in: sql)
+        let session = try await sessions.create(userId: userId, deviceId: deviceId, now: now, in: sql)
+        return Issued(
+            deviceId: deviceId, sessionId: session.id, totpSecret: totpSecret, sessionToken: session.token, sessionExpiresIn: session.expiresIn
+        )
+    }
+
+    /// The audit events of an issue: the device enrolled and its session created (by the new device),
+    /// after the devices the same change revoked.
+    package static func auditEvents(_ issued: Issued, revoked: [String] = [], userId: String, clientId: String) -> [AuditEvent] {
+        let actor = AuditEvent.device(issued.deviceId)
+        return revoked.map { AuditEvent("device.revoked", actor: actor, clientId: clientId, userId: userId, deviceId: $0, details: ["reason": "replaced"]) }
+            + [
+                AuditEvent("device.enrolled", actor: actor, clientId: clientId, userId: userId, deviceId: issued.deviceId),
+                AuditEvent("session.created", actor: actor, clientId: clientId, userId: userId, deviceId: issued.deviceId, sessionId: issued.sessionId),
+            ]
+    }
+
+    /// Inserts the device alone (its TOTP secret sealed) inside the caller's transaction; returns its id
+    /// and the secret in base32.
+    package func insertDevice(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> (String, String) {
+        let deviceId = random.identifier(prefix: "dev_")
+        let secret = random.bytes(20)
+        let sealed = try Sealing.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).base64EncodedString()
+        try await devices.insert(DeviceRecord(
+            id: deviceId, userId: userId, clientId: clientId, deviceKey: device.devicePublicKey,
+            userVerificationKey: device.userVerificationPublicKey, os: device.os, appVersion: device.appVersion,
+            pushToken: device.pushToken, totpSecretSealed: sealed, createdAt: now
+        ), in: sql)
+        return (deviceId, Base32.encode(secret))
+    }
+}
+

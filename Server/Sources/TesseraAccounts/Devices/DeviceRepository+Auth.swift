@@ -1,0 +1,71 @@
+import Crypto
+import SQLKit
+
+/// A device with what an authentication needs of its user and client (one indexed join on the hot path).
+package struct DeviceAuthTarget: Sendable {
+    package var deviceId: String
+    package var userId: String
+    package var clientId: String
+    package var clientKey: String
+    package var userKey: String
+    package var localAuthType: String
+    package var deviceKey: P256.Signing.PublicKey
+    package var userVerificationKey: P256.Signing.PublicKey
+    package var active: Bool
+}
+
+/// The named device queries the authentication flows use; the devices domain owns the SQL.
+package protocol DeviceAuthLookup: Sendable {
+    /// The device with its user's and client's keys; nil when unknown or its keys do not parse.
+    func authTarget(deviceId: String) async throws -> DeviceAuthTarget?
+    /// The ID of the client's user `userKey`, when that user has an active device.
+    func userWithActiveDevice(clientId: String, userKey: String) async throws -> String?
+}
+
+extension DeviceAuthLookup {
+    /// The device `deviceId` of `client`, active: 3007 when unknown (or another client's), 3008 when revoked.
+    /// `signed` is the device as the request's signature check read it (see ``TesseraContext/signedDevice``):
+    /// when it is this device, it is used instead of reading the device again.
+    package func requireActive(_ deviceId: String, client: Client, signed: DeviceAuthTarget? = nil) async throws -> DeviceAuthTarget {
+        let found = if let signed, signed.deviceId == deviceId { signed } else { try await authTarget(deviceId: deviceId) }
+        guard let device = found, device.clientId == client.id else {
+            throw AppError.deviceUnknown()
+        }
+        guard device.active else { throw AppError.deviceRevoked() }
+        return device
+    }
+}
+
+extension SQLDeviceRepository: DeviceAuthLookup {
+    package func authTarget(deviceId: String) async throws -> DeviceAuthTarget? {
+        let row = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key
+                FROM devices d JOIN users u ON u.id = d.user_id JOIN clients c ON c.id = d.client_id WHERE d.id = \(bind: deviceId)
+                """
+            ).first()
+        }
+        guard let row, let deviceKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)),
+              let uvKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "uv_key", as: String.self))
+        else { return nil }
+        return DeviceAuthTarget(
+            deviceId: deviceId, userId: try row.decode(column: "user_id", as: String.self),
+            clientId: try row.decode(column: "client_id", as: String.self), clientKey: try row.decode(column: "client_key", as: String.self),
+            userKey: try row.decode(column: "user_key", as: String.self), localAuthType: try row.decode(column: "local_auth_type", as: String.self),
+            deviceKey: deviceKey, userVerificationKey: uvKey, active: try row.decode(column: "status", as: String.self) == "active"
+        )
+    }
+
+    package func userWithActiveDevice(clientId: String, userKey: String) async throws -> String? {
+        let row = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT u.id FROM users u WHERE u.client_id = \(bind: clientId) AND u.user_key = \(bind: userKey)
+                  AND EXISTS (SELECT 1 FROM devices d WHERE d.user_id = u.id AND d.status = 'active')
+                """
+            ).first()
+        }
+        return try row?.decode(column: "id", as: String.self)
+    }
+}

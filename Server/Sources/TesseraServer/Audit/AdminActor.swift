@@ -1,5 +1,0 @@
-/// Who an admin API call is made by, for ``AdminAuditMiddleware``'s `admin.*` events: `admin` (the
-/// bearer token), or `admin:console` while a call authorised by an admin console session runs.
-enum AdminActor {
-    @TaskLocal static var current = "admin"
-}

@@ -1,0 +1,204 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// SQL for channels: the one place that reads or writes `auth_channels`. Every state change is one
+/// conditional `UPDATE … RETURNING`, built from ``AuthChannelState``'s transitions, so two requests
+/// racing on a channel cannot both move it.
+package struct AuthChannelRepository: Sendable {
+    package let database: any Database
+    /// Where the login steps are recorded (`login.started`, `login.attested`, `login.completed`,
+    /// `login.failed`), each in the transaction of its step; nil records nothing (the janitor's purge).
+    package var audit: (any AuditLog)? = nil
+
+    package init(database: any Database, audit: (any AuditLog)? = nil) {
+        self.database = database
+        self.audit = audit
+    }
+
+    package static let columns = """
+        id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, token_sealed, \
+        created_at, verify_started_at, attested_at, ended_at, expires_at, match_number, match_choices
+        """
+
+    package func insert(_ channel: AuthChannelRecord) async throws {
+        try await database.withSQL { sql in try await insert(channel, in: sql) }
+    }
+
+    /// Inserts inside the caller's transaction (a relying-party request with its pushes). With
+    /// `writing` false the same statement runs and inserts nothing: the work of an insert, for a
+    /// caller that must not reveal by its timing that there was nothing to insert.
+    package func insert(_ channel: AuthChannelRecord, writing: Bool = true, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
+            SELECT \(bind: channel.id), \(bind: channel.clientId), \(bind: channel.userId), \(bind: channel.deviceId),
+                   \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
+                   \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
+                   NULL, \(bind: channel.expiresAt), \(bind: channel.numberMatch?.number),
+                   \(bind: channel.numberMatch?.choices.joined(separator: ","))
+            WHERE \(bind: writing)
+            """
+        ).run()
+    }
+
+    package func find(_ id: String) async throws -> AuthChannelRecord? {
+        guard id.count <= 100 else { return nil }
+        return try await database.read { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM auth_channels WHERE id = \(bind: id)").first().map(Self.decode)
+        }
+    }
+
+    /// Moves an open, unexpired channel from `source` to `target` (a move ``AuthChannelState`` allows),
+    /// also setting `extra`; false if the channel was not at `source` any more.
+    private func move(
+        _ id: String, from source: AuthChannelState, to target: AuthChannelState, now: Int64, setting extra: SQLQueryString,
+        when condition: SQLQueryString = "outcome = 'in_progress'", audited type: String? = nil, details: [String: String] = [:]
+    ) async throws -> Bool {
+        _ = try source.transition(to: target)
+        let update: SQLQueryString = "UPDATE auth_channels SET step = \(bind: target.rawValue), " + extra
+            + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition
+            + " RETURNING id, client_id, user_id, device_id"
+        let details = details.merging(["channel": id]) { $1 }
+        guard let type else { return try await write(update, audited: nil) }
+        return try await write(update) { try Self.event(type, row: $0, details: details) }
+    }
+
+    /// Runs a conditional `UPDATE … RETURNING`; true if it matched. With `event` (and an audit log),
+    /// the matched row's audit event is appended in the same transaction.
+    private func write(_ update: SQLQueryString, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?) async throws -> Bool {
+        guard let audit, let event else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
+        return try await database.transaction { sql in
+            guard let row = try await sql.raw(update).first() else { return false }
+            try await audit.append(try event(row), in: sql)
+            return true
+        }
+    }
+
+    /// The audit event of a channel's step, from the row its UPDATE returned; the channel's device acts.
+    private static func event(_ type: String, row: any SQLRow, details: [String: String], actor: String? = nil) throws -> AuditEvent {
+        let deviceId = try row.decode(column: "device_id", as: String?.self)
+        return AuditEvent(
+            type, actor: actor ?? deviceId.map(AuditEvent.device) ?? "system", clientId: try row.decode(column: "client_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self), deviceId: deviceId, details: details
+        )
+    }
+
+    /// `created` → `selected` for this device (an RP channel is bound to the device that picks it up).
+    package func markSelected(_ id: String, deviceId: String, now: Int64) async throws -> Bool {
+        try await move(
+            id, from: .created, to: .selected, now: now,
+            setting: "outcome = 'in_progress', device_id = \(bind: deviceId), verify_started_at = \(bind: now)",
+            when: "outcome IN ('pending', 'in_progress') AND (device_id IS NULL OR device_id = \(bind: deviceId))",
+            audited: "login.started"
+        )
+    }
+
+    /// `selected` → `verifying`: the requests went out to the nodes.
+    package func markRequestsSent(_ id: String, now: Int64) async throws -> Bool {
+        try await move(id, from: .selected, to: .verifying, now: now, setting: "outcome = 'in_progress'")
+    }
+
+    /// `verifying` → `attested`, with the nodes whose attestations made the quorum.
+    package func markAttested(_ id: String, nodes: [String], now: Int64) async throws -> Bool {
+        try await move(
+            id, from: .verifying, to: .attested, now: now, setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ","))",
+            audited: "login.attested", details: ["nodes": nodes.joined(separator: ",")]
+        )
+    }
+
+    /// `attested` → `completed`, keeping the sealed token for a relying party's long-poll.
+    package func complete(_ id: String, tokenSealed: String?, now: Int64) async throws -> Bool {
+        try await move(
+            id, from: .attested, to: .completed, now: now,
+            setting: "outcome = 'completed', ended_at = \(bind: now), token_sealed = \(bind: tokenSealed)",
+            audited: "login.completed"
+        )
+    }
+
+    /// Ends an open channel with `outcome`; false if it had already ended.
+    package func finish(_ id: String, outcome: AuthOutcome, code: ErrorCode, now: Int64) async throws -> Bool {
+        let update: SQLQueryString = """
+            UPDATE auth_channels SET outcome = \(bind: outcome.rawValue), code = \(bind: code.rawValue), ended_at = \(bind: now)
+            WHERE id = \(bind: id) AND outcome IN ('pending', 'in_progress')
+            RETURNING id, client_id, user_id, device_id
+            """
+        let details = ["channel": id, "outcome": outcome.rawValue, "code": String(code.rawValue)]
+        return try await write(update) { try Self.event("login.failed", row: $0, details: details, actor: "system") }
+    }
+
+    /// Marks open channels past their expiry as expired; returns their IDs.
+    package func expireDue(now: Int64) async throws -> [String] {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                """
+                UPDATE auth_channels SET outcome = 'expired', code = \(bind: ErrorCode.authChannelExpired.rawValue), ended_at = expires_at
+                WHERE outcome IN ('pending', 'in_progress') AND expires_at <= \(bind: now)
+                RETURNING id
+                """
+            ).all().map { try $0.decode(column: "id", as: String.self) }
+        }
+    }
+
+    /// Relying-party requests waiting for a device of this user.
+    package func pending(userId: String, now: Int64) async throws -> [AuthChannelRecord] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM auth_channels
+                WHERE user_id = \(bind: userId) AND initiator = \(bind: AuthInitiator.relyingParty.rawValue) AND outcome = 'pending'
+                  AND expires_at > \(bind: now)
+                ORDER BY created_at LIMIT 20
+                """
+            ).all().map(Self.decode)
+        }
+    }
+
+    /// A user's channels, newest first, before the cursor `(createdAt, id)`.
+    package func history(userId: String, before: (Int64, String)?, limit: Int) async throws -> [AuthChannelRecord] {
+        try await database.read { sql in
+            if let (at, id) = before {
+                return try await sql.raw(
+                    """
+                    SELECT \(unsafeRaw: Self.columns) FROM auth_channels
+                    WHERE user_id = \(bind: userId) AND (created_at < \(bind: at) OR (created_at = \(bind: at) AND id < \(bind: id)))
+                    ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                    """
+                ).all().map(Self.decode)
+            }
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM auth_channels WHERE user_id = \(bind: userId)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.decode)
+        }
+    }
+
+    /// Drops ended channels older than `cutoff` (history retention).
+    package func purge(endedBefore cutoff: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM auth_channels WHERE ended_at IS NOT NULL AND ended_at < \(bind: cutoff)").run()
+    }
+
+    package static func decode(_ row: any SQLRow) throws -> AuthChannelRecord {
+        let nodes = try row.decode(column: "nodes", as: String.self)
+        var numberMatch: NumberMatch?
+        if let number = try row.decode(column: "match_number", as: String?.self), let choices = try row.decode(column: "match_choices", as: String?.self) {
+            numberMatch = NumberMatch(number: number, choices: choices.split(separator: ",").map(String.init))
+        }
+        return AuthChannelRecord(
+            id: try row.decode(column: "id", as: String.self), clientId: try row.decode(column: "client_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self), deviceId: try row.decode(column: "device_id", as: String?.self),
+            initiator: AuthInitiator(rawValue: try row.decode(column: "initiator", as: String.self)) ?? .device,
+            challenge: try row.decode(column: "challenge", as: String.self),
+            connectIp: try row.decode(column: "connect_ip", as: String.self), message: try row.decode(column: "message", as: String.self),
+            outcome: AuthOutcome(rawValue: try row.decode(column: "outcome", as: String.self)) ?? .failed,
+            state: AuthChannelState(stored: try row.decode(column: "step", as: String.self)), code: try row.decode(column: "code", as: Int?.self),
+            nodes: nodes.isEmpty ? [] : nodes.split(separator: ",").map(String.init),
+            tokenSealed: try row.decode(column: "token_sealed", as: String?.self), createdAt: try row.decode(column: "created_at", as: Int64.self),
+            verifyStartedAt: try row.decode(column: "verify_started_at", as: Int64?.self),
+            attestedAt: try row.decode(column: "attested_at", as: Int64?.self), endedAt: try row.decode(column: "ended_at", as: Int64?.self),
+            expiresAt: try row.decode(column: "expires_at", as: Int64.self), numberMatch: numberMatch
+        )
+    }
+}

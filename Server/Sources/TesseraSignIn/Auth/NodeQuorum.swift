@@ -1,0 +1,198 @@
+import Foundation
+import Synchronization
+import TesseraCore
+
+/// Asks the selected nodes to attest a device's signed challenge, and waits for a quorum. Each step is
+/// reported when it really happens: the requests are announced as sent once the first round's calls
+/// are under way, and the quorum is declared only after enough attestations verified.
+///
+/// With ``spareAfter`` set, the first round asks only as many nodes as the quorum needs; the others
+/// selected are spares, asked when a node of the round fails (one spare for each failure) or when
+/// the round has not reached its quorum within ``spareAfter`` (every spare left). Without it every
+/// selected node is asked at once. Either way a quorum of verified attestations is required: the
+/// spares change how many nodes are asked, never how many must attest.
+package struct NodeQuorum: Sendable {
+    package let nodes: any AttestingNodes
+    package let quorum: Int
+    /// How long one node may take, on the injected clock.
+    package let timeout: Duration
+    package let clock: WallClock
+    /// Records each node's attestation latency and failures (nil: not recorded).
+    package var metrics: (any LoginMetrics)? = nil
+    /// How long the first round may take before the spare nodes are asked too, on the injected clock
+    /// (nil: every selected node is asked at once).
+    package var spareAfter: Duration? = nil
+
+    package init(
+        nodes: any AttestingNodes,
+        quorum: Int,
+        timeout: Duration,
+        clock: WallClock,
+        metrics: (any LoginMetrics)? = nil,
+        spareAfter: Duration? = nil
+    ) {
+        self.nodes = nodes
+        self.quorum = quorum
+        self.timeout = timeout
+        self.clock = clock
+        self.metrics = metrics
+        self.spareAfter = spareAfter
+    }
+
+    /// The nodes that attested, and why the others did not.
+    package struct Outcome: Sendable {
+        package var attested: [String]
+        package var failures: [String]
+    }
+
+    private enum Progress: Sendable {
+        case sent
+        case answered(Result<String, NodeCallError>)
+        case spareDue
+    }
+
+    /// The calls of one round, cancelled together; a call added after the round was cancelled is
+    /// cancelled at once.
+    private final class Calls: Sendable {
+        private let state = Mutex<(tasks: [Task<Void, Never>], cancelled: Bool)>(([], false))
+
+        func add(_ task: Task<Void, Never>) {
+            let cancelled = state.withLock { state in
+                if !state.cancelled { state.tasks.append(task) }
+                return state.cancelled
+            }
+            if cancelled { task.cancel() }
+        }
+
+        func cancelAll() {
+            let tasks = state.withLock { state in
+                state.cancelled = true
+                return state.tasks
+            }
+            for task in tasks { task.cancel() }
+        }
+    }
+
+    /// Sends `request` to the first round of `selected` (all of them without ``spareAfter``), and to
+    /// spares as described above; calls `requestsSent` once the first round's calls are under way,
+    /// then returns as soon as a quorum verified or every node asked answered or timed out with no
+    /// spare left. An error from `requestsSent` ends the round (the calls still under way are
+    /// cancelled) and is rethrown.
+    ///
+    /// The calls still under way once a quorum verified are not cancelled: they end on their own,
+    /// with the node's answer or the timeout, and their answers are dropped unchecked. A cancelled
+    /// HTTP call closes its connection (async-http-client cannot reuse a connection whose answer was
+    /// not read), so with a quorum of 2 of 3 every ceremony connected to a node again; the answer
+    /// arrives moments later on the kept-alive connection instead. If the caller is cancelled (the
+    /// device went away), every call is cancelled as before. Answers are checked only as many at a time
+    /// as the quorum still needs (``QuorumRound``): the third of three arriving together waits, and is
+    /// checked only if one of the first two fails.
+    package func attest(
+        _ request: NodeAttestRequest, nodes selected: [NodeDirectory.Node], requestsSent: @Sendable () async throws -> Void
+    ) async throws -> Outcome {
+        let (progress, report) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
+        defer { report.finish() }
+        let round = QuorumRound(quorum: quorum)
+        let calls = Calls()
+        let firstRound = spareAfter == nil ? selected.count : min(quorum, selected.count)
+        var spares = selected.dropFirst(firstRound)
+        func ask(_ node: NodeDirectory.Node) {
+            calls.add(Task { report.yield(.answered(await self.ask(node, request, round: round, sent: { report.yield(.sent) }))) })
+        }
+        func askSpare(_ node: NodeDirectory.Node) {
+            metrics?.spareNodeAsked()
+            ask(node)
+        }
+        for node in selected.prefix(firstRound) { ask(node) }
+        let timer: Task<Void, Never>? = spareAfter.flatMap { delay in
+            spares.isEmpty ? nil : Task { [clock] in
+                do { try await clock.sleep(delay) } catch { return }
+                report.yield(.spareDue)
+            }
+        }
+        defer { timer?.cancel() }
+        return try await withTaskCancellationHandler {
+            defer { round.settle() }   // whatever ends the round: answers arriving later are dropped
+            do {
+                var sent = 0, answered = 0, announced = false
+                var outcome = Outcome(attested: [], failures: [])
+                if selected.isEmpty {
+                    // No node to ask: nothing will answer, so the outcome (no attestation) is final now.
+                    try await requestsSent()
+                    return outcome
+                }
+                for await step in progress {
+                    switch step {
+                    case .sent: sent += 1
+                    case .answered(.success(let id)):
+                        answered += 1
+                        outcome.attested.append(id)
+                    case .answered(.failure(let error)):
+                        answered += 1
+                        outcome.failures.append(error.description)
+                        if let spare = spares.popFirst() { askSpare(spare) }
+                    case .spareDue:
+                        while let spare = spares.popFirst() { askSpare(spare) }
+                    }
+                    if !announced, sent >= firstRound {
+                        try await requestsSent()
+                        announced = true
+                    }
+                    // Every selected node answered (spares included: one is asked only when it is popped from them).
+                    if announced, outcome.attested.count >= quorum || answered == selected.count { break }
+                }
+                try Task.checkCancellation()
+                return outcome
+            } catch {
+                calls.cancelAll()
+                throw error
+            }
+        } onCancel: {
+            round.settle()
+            calls.cancelAll()
+        }
+    }
+
+    /// One node's attestation, checked against its key; `sent` is called as its call starts. An
+    /// answer that arrives after the round was settled is dropped: neither checked, nor a failure,
+    /// nor a latency.
+    private func ask(
+        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, round: QuorumRound, sent: @escaping @Sendable () -> Void
+    ) async -> Result<String, NodeCallError> {
+        let id = node.entry.nodeId
+        let start = ContinuousClock.now
+        let result = await verifiedAttestation(node, request, round: round, sent: sent)
+        if round.isSettled || Task.isCancelled { return result }
+        metrics?.nodeAttestation(nodeId: id, duration: start.duration(to: .now), failed: (try? result.get()) == nil)
+        return result
+    }
+
+    /// The call and the check of ``ask(_:_:round:sent:)``.
+    private func verifiedAttestation(
+        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, round: QuorumRound, sent: @escaping @Sendable () -> Void
+    ) async -> Result<String, NodeCallError> {
+        let id = node.entry.nodeId, timeout = self.timeout
+        do {
+            let attestation = try await clock.withTimeout(
+                timeout, failure: { NodeCallError(nodeId: id, code: nil, message: "timed out after \(timeout)") }
+            ) {
+                sent()
+                return try await node.client.attest(request)
+            }
+            guard await round.admit() else { return .failure(NodeCallError(nodeId: id, code: nil, message: "answered after the quorum")) }
+            let statement = AuthStatement.attestation(
+                nodeId: id, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge, signedAt: attestation.signedAt
+            )
+            let verifies = attestation.nodeId == id && Data(base64Encoded: attestation.signature).map { node.publicKey.isValidSignature($0, for: statement) } == true
+            round.finished(verified: verifies)
+            guard verifies else { return .failure(NodeCallError(nodeId: id, code: nil, message: "attestation does not verify")) }
+            nodes.markHealthy(id)
+            return .success(id)
+        } catch let error as NodeCallError {
+            if error.code == nil, !round.isSettled { nodes.markFailed(id) }
+            return .failure(error)
+        } catch {
+            return .failure(NodeCallError(nodeId: id, code: nil, message: String(describing: error)))
+        }
+    }
+}

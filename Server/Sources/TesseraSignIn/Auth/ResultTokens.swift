@@ -1,0 +1,243 @@
+import Crypto
+import Foundation
+import JWTKit
+import Logging
+import SQLKit
+import Synchronization
+import TesseraCore
+
+/// The claims of a result token (also what `tessera rp authenticate` verifies and prints).
+public struct ResultClaims: JWTPayload, Equatable {
+    public var iss: IssuerClaim
+    /// The user key.
+    public var sub: SubjectClaim
+    /// The client key of the app.
+    public var aud: AudienceClaim
+    public var iat: IssuedAtClaim
+    public var exp: ExpirationClaim
+    /// The channel ID: each authentication yields one token.
+    public var jti: IDClaim
+    /// The client (app) the token was issued to, by its client key: the same value as `aud` and as
+    /// introspection's `client_id` (RFC 9068 §2.2, RFC 7662 §2.2).
+    public var clientId: String
+    public var deviceId: String
+    /// RFC 8176 methods: `hwk` (device key) plus the local verification (`pin`, `pwd`, `user`).
+    public var amr: [String]
+    /// IDs of the nodes whose attestations made the quorum.
+    public var nodes: [String]
+
+    package enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, iat, exp, jti, amr, nodes
+        case clientId = "client_id"
+        case deviceId = "device_id"
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+
+    /// RFC 8176 method for a local-auth type.
+    package static func method(forLocalAuth type: String) -> String {
+        switch type {
+        case "PIN": "pin"
+        case "PASSWORD": "pwd"
+        case "BIOMETRIC": "user"
+        case "PASSCODE": "pin"
+        default: "user"
+        }
+    }
+}
+
+/// A JSON Web Key as published at `/.well-known/jwks.json` (with `use` and `alg`, which jwt-kit's JWK lacks).
+package struct PublishedJWK: Codable, Sendable, Equatable {
+    package var kty = "EC"
+    package var crv = "P-256"
+    package var x: String
+    package var y: String
+    package var kid: String
+    package var use = "sig"
+    package var alg = "ES256"
+}
+
+/// The result-token keys (ES256): created at first start, sealed in the database, rotated by the
+/// admin. The newest key signs; the one before it stays published so tokens it signed still verify.
+package final class ResultTokens: Sendable {
+    package let database: any Database
+    /// Where the sealed keys are stored.
+    package let signingKeys: any SigningKeyRepository
+    package let sealKey: SymmetricKey
+    package let issuer: String
+    package let lifetime: Duration
+    package let clock: WallClock
+    private let state = Mutex(State())
+
+    /// The loaded keys, replaced whole on each load.
+    private struct State {
+        var collection = JWTKeyCollection()
+        var activeKid = ""
+        var published: [PublishedJWK] = []
+        var loadedAt: Int64 = 0
+        var lastUnknownKidReload: Int64 = 0
+        /// Tokens whose signature and issuer verified, by the SHA-256 of the token: a relying party
+        /// that introspects a token on each of its requests pays the ES256 check once. Emptied
+        /// whenever the loaded keys change (a retired key's tokens stop verifying at the same time
+        /// as without the cache); expiry is checked on every use.
+        var verified: [SHA256Digest: ResultClaims] = [:]
+    }
+
+    /// Verified tokens remembered at most (the table starts again empty when full).
+    package static let verifiedCapacity = 4096
+
+    package init(
+        database: any Database, sealKey: SymmetricKey, issuer: String, lifetime: Duration, clock: WallClock,
+        signingKeys: any SigningKeyRepository = SQLSigningKeyRepository()
+    ) {
+        self.database = database
+        self.signingKeys = signingKeys
+        self.sealKey = sealKey
+        self.issuer = issuer
+        self.lifetime = lifetime
+        self.clock = clock
+    }
+
+    /// Loads the keys, creating the first one if there is none.
+    package func load() async throws {
+        var rows = try await liveKeys()
+        if rows.isEmpty {
+            try await insertKey(now: clock.now())
+            rows = try await liveKeys()
+        }
+        let fresh = JWTKeyCollection()
+        var jwks: [PublishedJWK] = []
+        for (kid, sealed) in rows {
+            guard let combined = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: combined),
+                  let raw = try? AES.GCM.open(box, using: sealKey, authenticating: Data(kid.utf8)),
+                  let key = try? P256.Signing.PrivateKey(rawRepresentation: raw)
+            else { throw ConfigurationError("cannot unseal result-token key \(kid): the master key differs") }
+            await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+            let point = key.publicKey.x963Representation
+            jwks.append(PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid))
+        }
+        guard let active = rows.first?.kid else { throw ConfigurationError("no result-token key could be created") }
+        let now = clock.now()
+        state.withLock {
+            if $0.published.map(\.kid) != jwks.map(\.kid) { $0.verified = [:] }
+            $0.collection = fresh
+            $0.activeKid = active
+            $0.published = jwks
+            $0.loadedAt = now
+        }
+    }
+
+    /// Newest first: the active key and the one before it.
+    private func liveKeys() async throws -> [(kid: String, sealed: String)] {
+        let signingKeys = self.signingKeys
+        return try await database.withSQL { sql in try await signingKeys.liveKeys(in: sql) }
+    }
+
+    private func insertKey(now: Int64) async throws {
+        let key = P256.Signing.PrivateKey()
+        let kid = "rk_" + MessageSignature.thumbprint(ofX963: key.publicKey.x963Representation).prefix(16)
+        // `combined` is nil only for nonces of a non-standard size, which `seal` does not make.
+        guard let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined?.base64EncodedString()
+        else { throw AppError.internalError }
+        let signingKeys = self.signingKeys
+        try await database.transaction { sql in try await signingKeys.insert(kid: kid, sealed: sealed, now: now, in: sql) }
+    }
+
+    /// Makes a new key the signing key. The previous one stays published; older ones are retired.
+    @discardableResult
+    package func rotate() async throws -> String {
+        let now = clock.now()
+        try await insertKey(now: now)
+        let signingKeys = self.signingKeys
+        try await database.transaction { sql in try await signingKeys.retireAllButNewestTwo(now: now, in: sql) }
+        try await load()
+        return state.withLock { $0.activeKid }
+    }
+
+    /// Other instances pick up a rotation within a minute.
+    private func refreshIfStale() async throws {
+        if clock.now() - state.withLock({ $0.loadedAt }) > 60_000 { try await load() }
+    }
+
+    package var jwks: [PublishedJWK] {
+        get async throws {
+            try await refreshIfStale()
+            return state.withLock { $0.published }
+        }
+    }
+
+    /// Signs a result token.
+    package func issue(userKey: String, clientKey: String, clientId: String, deviceId: String, channelId: String, amr: [String], nodes: [String])
+        async throws -> String
+    {
+        try await refreshIfStale()
+        let now = Date(timeIntervalSince1970: TimeInterval(clock.now() / 1000))
+        let claims = ResultClaims(
+            iss: .init(value: issuer), sub: .init(value: userKey), aud: .init(value: [clientKey]), iat: .init(value: now),
+            exp: .init(value: now.addingTimeInterval(TimeInterval(lifetime.components.seconds))), jti: .init(value: channelId),
+            clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes
+        )
+        let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
+        return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
+    }
+
+    /// Signs other claims (the OpenID Connect ID token) with the active key, the one the JWKS publishes.
+    package func sign(_ payload: some JWTPayload) async throws -> String {
+        try await refreshIfStale()
+        let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
+        return try await keys.sign(payload, kid: JWKIdentifier(string: kid))
+    }
+
+    /// Verifies signature, issuer and expiry; throws code 6101 otherwise. A token signed with a key this
+    /// instance does not know yet (rotated in by another instance) makes it reload the keys at once,
+    /// at most once a second, instead of waiting for the minute's refresh.
+    package func verify(_ token: String) async throws -> ResultClaims {
+        try await refreshIfStale()
+        guard token.utf8.count < 8192 else { throw Self.invalidToken }
+        let digest = SHA256.hash(data: Data(token.utf8))
+        if let claims = state.withLock({ $0.verified[digest] }) {
+            let now = Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000)
+            guard (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
+            return claims
+        }
+        let collection = state.withLock { $0.collection }
+        if let claims = try? await collection.verify(token, as: ResultClaims.self), claims.iss.value == issuer {
+            state.withLock { state in
+                guard state.collection === collection else { return }  // the keys were loaded again meanwhile
+                if state.verified.count >= Self.verifiedCapacity { state.verified.removeAll(keepingCapacity: true) }
+                state.verified[digest] = claims
+            }
+            return claims
+        }
+        let now = clock.now()
+        let unknownKid = Self.kid(of: token)
+        let reload = state.withLock { state in
+            guard let kid = unknownKid, !state.published.contains(where: { $0.kid == kid }), now - state.lastUnknownKidReload >= 1000 else {
+                return false
+            }
+            state.lastUnknownKidReload = now
+            return true
+        }
+        guard reload else { throw Self.invalidToken }
+        try await load()
+        guard let claims = try? await state.withLock({ $0.collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
+            throw Self.invalidToken
+        }
+        return claims
+    }
+
+    package static let invalidToken = AppError.tokenInvalid(detail: "The token is malformed, expired or not issued by this server")
+
+    /// The `kid` of a compact JWS header, if it has one.
+    package static func kid(of token: String) -> String? {
+        guard let header = token.split(separator: ".", maxSplits: 1).first, header.count < 1024 else { return nil }
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["kid"] as? String
+    }
+}

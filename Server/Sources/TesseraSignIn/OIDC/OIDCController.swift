@@ -1,0 +1,231 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TesseraCore
+
+/// The OpenID Connect endpoints, the hosted sign-in page, and the admin routes of a client's OIDC settings.
+package struct OIDCController<Context: TesseraContext> {
+    package let service: OIDCService
+    package let random: RandomSource
+    package let bodyLimit: Int
+
+    package init(service: OIDCService, random: RandomSource, bodyLimit: Int) {
+        self.service = service
+        self.random = random
+        self.bodyLimit = bodyLimit
+    }
+
+    package func addRoutes(to router: Router<Context>) {
+        router.get(".well-known/openid-configuration", use: discovery)
+        router.get("oauth2/authorize", use: authorize)
+        router.post("oauth2/authorize/{requestId}/identify", use: identify)
+        router.get("oauth2/authorize/{requestId}/status", use: status)
+        router.get("oauth2/authorize/{requestId}/events", use: events)
+        router.get("oauth2/authorize/{requestId}/complete", use: complete)
+        router.post("oauth2/token", use: token)
+        router.get("oauth2/userinfo", use: userInfo)
+        router.post("oauth2/userinfo", use: userInfo)
+    }
+
+    /// `GET/PUT /v1/admin/clients/{clientKey}/oidc` (admin token).
+    package func addAdminRoutes(to admin: RouterGroup<Context>) {
+        admin.get("clients/{clientKey}/oidc") { _, context in
+            try Response.json(try await service.settings(clientKey: try context.parameters.require("clientKey")))
+        }
+        admin.put("clients/{clientKey}/oidc") { request, context in
+            var request = request
+            let settings = try await request.decodeJSON(OIDCClientSettings.self, limit: bodyLimit)
+            return try Response.json(try await service.setSettings(settings, clientKey: try context.parameters.require("clientKey")))
+        }
+    }
+
+    // MARK: Discovery
+
+    /// OpenID Provider Metadata (OIDC Discovery 1.0 §3).
+    package struct Metadata: Codable, Sendable {
+        package var issuer: String
+        package var authorizationEndpoint: String
+        package var tokenEndpoint: String
+        package var userinfoEndpoint: String
+        package var jwksUri: String
+        package var responseTypesSupported = ["code"]
+        package var grantTypesSupported = ["authorization_code"]
+        package var subjectTypesSupported = ["public"]
+        package var idTokenSigningAlgValuesSupported = ["ES256"]
+        package var scopesSupported = ["openid", "email"]
+        package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
+        package var codeChallengeMethodsSupported = ["S256"]
+        package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "email"]
+
+        package enum CodingKeys: String, CodingKey {
+            case issuer
+            case authorizationEndpoint = "authorization_endpoint", tokenEndpoint = "token_endpoint", userinfoEndpoint = "userinfo_endpoint"
+            case jwksUri = "jwks_uri", responseTypesSupported = "response_types_supported", grantTypesSupported = "grant_types_supported"
+            case subjectTypesSupported = "subject_types_supported", idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+            case scopesSupported = "scopes_supported", tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+            case codeChallengeMethodsSupported = "code_challenge_methods_supported", claimsSupported = "claims_supported"
+        }
+    }
+
+    @Sendable package func discovery(_ request: Request, context: Context) async throws -> Response {
+        let issuer = service.issuer
+        return try .json(
+            Metadata(
+                issuer: issuer, authorizationEndpoint: issuer + "/oauth2/authorize", tokenEndpoint: issuer + "/oauth2/token",
+                userinfoEndpoint: issuer + "/oauth2/userinfo", jwksUri: issuer + "/.well-known/jwks.json"
+            )
+        )
+    }
+
+    /// The query's parameters, decoded as a form (`+` is a space, as OAuth clients send it); the first of each name.
+    package static func query(_ request: Request) -> [String: String] {
+        RelyingPartyController<Context>.form(request.uri.query ?? "")
+    }
+
+    // MARK: The page
+
+    private func page(_ content: SignInPage.Content, status: HTTPResponse.Status = .ok) -> Response {
+        SignInPage(content: content, nonce: random.token(byteCount: 16)).response(status: status)
+    }
+
+    @Sendable package func authorize(_ request: Request, context: Context) async throws -> Response {
+        switch try await service.authorize(Self.query(request)) {
+        case .page(let pending, let csrf, let clientName):
+            return page(.identify(requestId: pending.id, csrf: csrf, clientName: clientName))
+        case .redirect(let location):
+            return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+        case .errorPage(let text):
+            return page(.message(title: "Cannot sign in", text: text, status: "error"), status: .badRequest)
+        }
+    }
+
+    @Sendable package func identify(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let id = try context.parameters.require("requestId")
+        guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
+            throw AppError.unsupportedMediaType(detail: "Send application/x-www-form-urlencoded")
+        }
+        let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
+        do {
+            let (pending, clientName, matchNumber) = try await service.identify(
+                id, csrf: form["csrf"] ?? "", identifier: form["identifier"] ?? "", ip: context.remoteAddress ?? "unknown"
+            )
+            return page(.waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName, matchNumber: matchNumber))
+        } catch let error as AppError {
+            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+        }
+    }
+
+    /// The page's progress as JSON: `{"status": "waiting" | "verifying" | "approved" | "declined" | "expired" | "cancelled" | "failed" | "mismatch"}`.
+    @Sendable package func status(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        var wait = 25
+        let query = Self.query(request)
+        if let text = query["wait"] {
+            guard let value = Int(text), (0...30).contains(value) else { throw AppError.invalidField("wait", "wait must be 0–30 seconds") }
+            wait = value
+        }
+        let progress = try await service.progress(id, csrf: query["csrf"] ?? "", wait: .seconds(wait))
+        var response = try Response.json(["status": progress.rawValue])
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// The page's progress as server-sent events: `event: status` for each step (`{"status":"waiting"}`,
+    /// `{"status":"verifying","step":"SelectNodes"}`, …), then one `event: outcome`, then the end.
+    @Sendable package func events(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let events = try await service.events(id, csrf: Self.query(request)["csrf"] ?? "")
+        return ServerSentEvents.response(comment: "tessera sign-in progress", events, name: { $0.name }, alongside: events.deadline)
+    }
+
+    @Sendable package func complete(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let csrf = Self.query(request)["csrf"] ?? ""
+        do {
+            let location = try await service.complete(id, csrf: csrf)
+            return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+        } catch let error as AppError where error.code == OIDCService.notApproved.code {
+            let progress = (try? await service.progress(id, csrf: csrf, wait: .zero)) ?? .expired
+            let text: String
+            switch progress {
+            case .declined: text = "The sign-in was declined on your phone."
+            case .cancelled: text = "The sign-in was cancelled."
+            case .failed: text = "The sign-in failed on your phone."
+            case .mismatch: text = SignInPage.mismatchText
+            case .expired: text = "The sign-in expired. Start again from the application."
+            case .waiting, .verifying, .approved: text = "The sign-in has not been approved yet."
+            }
+            return page(.message(title: "Not signed in", text: text, status: progress.rawValue), status: .conflict)
+        } catch let error as AppError {
+            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+        }
+    }
+
+    // MARK: Token and UserInfo
+
+    private static func oauthError(_ error: OIDCService.OAuthError, basic: Bool = false) -> Response {
+        var response = (try? Response.json(["error": error.error, "error_description": error.description], status: .init(code: error.status)))
+            ?? Response(status: .init(code: error.status))
+        response.headers[.cacheControl] = "no-store"
+        if error.status == 401 {
+            response.headers[.wwwAuthenticate] = basic ? "Basic realm=\"tessera\"" : "Bearer error=\"\(error.error)\""
+        }
+        return response
+    }
+
+    /// `POST /oauth2/token` (RFC 6749 §4.1.3): `client_secret_basic` or `client_secret_post`; errors as §5.2 says.
+    @Sendable package func token(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
+            return Self.oauthError(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
+        }
+        let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
+        let basic = Self.basicCredentials(request.headers[.authorization])
+        guard let (clientKey, secret) = basic ?? form["client_id"].flatMap({ id in form["client_secret"].map { (id, $0) } }),
+              clientKey.count <= 100, secret.count <= 200, !clientKey.utf8.contains(0), !secret.utf8.contains(0)
+        else {
+            return Self.oauthError(.init(error: "invalid_client", description: "client authentication failed", status: 401), basic: true)
+        }
+        let client: Client
+        do {
+            client = try await service.clients.authenticateBackend(clientKey: clientKey, secret: secret)
+        } catch is AppError {
+            return Self.oauthError(.init(error: "invalid_client", description: "client authentication failed", status: 401), basic: basic != nil)
+        }
+        do {
+            var response = try Response.json(try await service.exchange(client: client, form: form))
+            response.headers[.cacheControl] = "no-store"
+            if let pragma = HTTPField.Name("Pragma") { response.headers[pragma] = "no-cache" }
+            return response
+        } catch let error as OIDCService.OAuthError {
+            return Self.oauthError(error)
+        }
+    }
+
+    /// RFC 6749 §2.3.1: the client ID and secret, each form-urlencoded, in HTTP Basic.
+    package static func basicCredentials(_ header: String?) -> (String, String)? {
+        guard let header, header.hasPrefix(ignoringASCIICase: "basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+              let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
+        else { return nil }
+        func unescape(_ text: Substring) -> String { String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+        return (unescape(pair[..<colon]), unescape(pair[pair.index(after: colon)...]))
+    }
+
+    /// `GET/POST /oauth2/userinfo` with `Authorization: Bearer` (OIDC Core §5.3).
+    @Sendable package func userInfo(_ request: Request, context: Context) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix(ignoringASCIICase: "bearer ") else {
+            var response = Response(status: .unauthorized)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        do {
+            var response = try Response.json(try await service.userInfo(accessToken: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        } catch let error as OIDCService.OAuthError {
+            return Self.oauthError(error)
+        }
+    }
+}

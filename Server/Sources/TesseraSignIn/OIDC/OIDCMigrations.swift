@@ -1,0 +1,81 @@
+/// The tables of OIDC/ (OpenID Connect provider), as this domain's shares of the schema versions.
+/// `Migrator.all` (Storage/Migrations.swift) orders every domain's parts into the versions; a released part
+/// never changes (databases have applied it): a change is a new part in a new version.
+package enum OIDCMigrations {
+    /// Version 8: per-client OpenID Connect settings (`oidc_clients`).
+    package static let clients = MigrationPart(version: 8, statements: [
+        """
+        CREATE TABLE oidc_clients (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            redirect_uris TEXT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+    ])
+
+    /// Version 8: the pending authorizations of the hosted sign-in page (`oidc_requests`).
+    package static let requests = MigrationPart(version: 8, statements: [
+        """
+        CREATE TABLE oidc_requests (
+            id TEXT PRIMARY KEY,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            client_key TEXT NOT NULL,
+            redirect_uri TEXT NOT NULL,
+            state TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            code_challenge TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            csrf_hash TEXT NOT NULL,
+            channel_id TEXT,
+            identified_at BIGINT,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            completed_at BIGINT
+        )
+        """,
+        "CREATE INDEX oidc_requests_expiry ON oidc_requests (expires_at)",
+    ])
+
+    /// Version 8: authorization codes, stored as keyed hashes (`oidc_codes`).
+    package static let codes = MigrationPart(version: 8, statements: [
+        """
+        CREATE TABLE oidc_codes (
+            code_hash TEXT PRIMARY KEY,
+            request_id TEXT NOT NULL,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            redirect_uri TEXT NOT NULL,
+            code_challenge TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            user_key TEXT NOT NULL,
+            auth_time BIGINT NOT NULL,
+            amr TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            used_at BIGINT
+        )
+        """,
+    ])
+
+    /// Version 8: access tokens, stored as keyed hashes (`oidc_tokens`).
+    package static let tokens = MigrationPart(version: 8, statements: [
+        """
+        CREATE TABLE oidc_tokens (
+            token_hash TEXT PRIMARY KEY,
+            code_hash TEXT NOT NULL,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            user_key TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            revoked_at BIGINT
+        )
+        """,
+        "CREATE INDEX oidc_tokens_code ON oidc_tokens (code_hash)",
+    ])
+
+    /// Version 9: number matching: the per-client switch of the hosted sign-in page.
+    package static let numberMatching = MigrationPart(version: 9, statements: [
+        "ALTER TABLE oidc_clients ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
+    ])
+}

@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// The token and userinfo endpoints (RFC 6749 §5, OIDC Core §3.1.3 and §5.3).
+extension OIDCService {
+    /// An OAuth error of the token or userinfo endpoint (RFC 6749 §5.2, RFC 6750 §3).
+    package struct OAuthError: Error, Sendable {
+        package var error: String
+        package var description: String
+        package var status: Int = 400
+    }
+
+    /// The token response (RFC 6749 §5.1, OIDC Core §3.1.3.3).
+    package struct TokenResponse: Codable, Sendable {
+        package var accessToken: String
+        package var tokenType = "Bearer"
+        package var expiresIn: Int
+        package var idToken: String
+        package var scope: String
+
+        package enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", idToken = "id_token", scope
+        }
+    }
+
+    /// Exchanges a code; `client` has authenticated already (basic or post).
+    package func exchange(client: Client, form: [String: String]) async throws -> TokenResponse {
+        guard form["grant_type"] == "authorization_code" else {
+            throw OAuthError(error: "unsupported_grant_type", description: "only grant_type=authorization_code is supported")
+        }
+        guard let code = form["code"], !code.isEmpty, code.count <= 200, let redirectUri = form["redirect_uri"],
+              let verifier = form["code_verifier"]
+        else { throw OAuthError(error: "invalid_request", description: "code, redirect_uri and code_verifier are required") }
+        let now = clock.now()
+        let codeHash = hasher.hash(code, domain: Self.codeDomain)
+        guard let record = try await repository.code(hash: codeHash), now < record.expiresAt else {
+            throw OAuthError(error: "invalid_grant", description: "the code is unknown or expired")
+        }
+        guard record.usedAt == nil else {
+            // A code presented twice: whoever holds it may not be the client; what it gave out stops working.
+            try await repository.revokeTokens(codeHash: codeHash, at: now)
+            throw OAuthError(error: "invalid_grant", description: "the code was already used")
+        }
+        guard record.clientId == client.id else { throw OAuthError(error: "invalid_grant", description: "the code was issued to another client") }
+        guard record.redirectUri == redirectUri else { throw OAuthError(error: "invalid_grant", description: "redirect_uri does not match") }
+        guard (43...128).contains(verifier.count), Self.challenge(of: verifier) == record.codeChallenge else {
+            throw OAuthError(error: "invalid_grant", description: "the PKCE code_verifier does not match the code_challenge")
+        }
+        guard try await repository.markUsed(codeHash: codeHash, at: now) else {
+            try await repository.revokeTokens(codeHash: codeHash, at: now)
+            throw OAuthError(error: "invalid_grant", description: "the code was already used")
+        }
+        let accessToken = random.token(prefix: "oat_")
+        try await repository.insertToken(
+            hash: hasher.hash(accessToken, domain: Self.tokenDomain), codeHash: codeHash,
+            OIDCAccessToken(clientId: client.id, userKey: record.userKey, scope: record.scope, expiresAt: now + accessTokenLifetime.millis),
+            at: now
+        )
+        let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
+        let claims = IDTokenClaims(
+            iss: .init(value: issuer), sub: .init(value: record.userKey), aud: .init(value: [client.clientKey]),
+            exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
+            authTime: record.authTime, nonce: record.nonce.isEmpty ? nil : record.nonce, amr: record.amr, azp: client.clientKey
+        )
+        return TokenResponse(
+            accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds), idToken: try await tokens.sign(claims),
+            scope: record.scope
+        )
+    }
+
+    /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
+    package static func challenge(of verifier: String) -> String {
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncodedString()
+    }
+
+    // MARK: UserInfo
+
+    /// The claims of the access token's user: `sub`, and `email` when the scope asks for it and the user has one.
+    package func userInfo(accessToken: String) async throws -> [String: String] {
+        guard accessToken.count <= 200, let token = try await repository.token(hash: hasher.hash(accessToken, domain: Self.tokenDomain)),
+              token.revokedAt == nil, clock.now() < token.expiresAt
+        else { throw OAuthError(error: "invalid_token", description: "the access token is unknown, expired or revoked", status: 401) }
+        var claims = ["sub": token.userKey]
+        if token.scope.split(separator: " ").contains("email") {
+            let users = self.users
+            let user = try await database.read { sql in try await users.find(clientId: token.clientId, userKey: token.userKey, in: sql) }
+            if let email = user?.email, !email.isEmpty { claims["email"] = email }
+        }
+        return claims
+    }
+}

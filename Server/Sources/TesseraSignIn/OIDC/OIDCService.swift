@@ -1,0 +1,290 @@
+import Crypto
+import Foundation
+import TesseraCore
+
+/// The OpenID Connect provider (OIDC Core 1.0, authorization-code flow with PKCE S256) and the
+/// hosted sign-in page behind `/oauth2/authorize`: a pending authorization, the identifier the user
+/// types, the relying-party request sent to the user's devices, and the code once they approve.
+package struct OIDCService: Sendable {
+    package let repository: any OIDCRepository
+    package let database: any Database
+    package let clients: ClientService
+    package let users: any UserRepository
+    package let relyingParty: RelyingPartyAuthFlow
+    /// The channels' event streams (the page's live progress).
+    package let relay: AuthEventRelay
+    package let tokens: ResultTokens
+    package let hasher: SecretHasher
+    package let random: RandomSource
+    package let clock: WallClock
+    /// How long the page waits for the device once the identifier is in (the channel lifetime).
+    package let channelLifetime: Duration
+    package var requestLifetime: Duration = .seconds(600)
+    package var codeLifetime: Duration = .seconds(60)
+    package var accessTokenLifetime: Duration = .seconds(3600)
+    package var idTokenLifetime: Duration = .seconds(600)
+    /// Identifier submissions per address and per identifier within ``rateWindow``.
+    package var perIPLimit = 30
+    package var perIdentifierLimit = 5
+    package var rateWindow: Duration = .seconds(600)
+
+    package init(
+        repository: any OIDCRepository,
+        database: any Database,
+        clients: ClientService,
+        users: any UserRepository,
+        relyingParty: RelyingPartyAuthFlow,
+        relay: AuthEventRelay,
+        tokens: ResultTokens,
+        hasher: SecretHasher,
+        random: RandomSource,
+        clock: WallClock,
+        channelLifetime: Duration,
+        requestLifetime: Duration = .seconds(600),
+        codeLifetime: Duration = .seconds(60),
+        accessTokenLifetime: Duration = .seconds(3600),
+        idTokenLifetime: Duration = .seconds(600),
+        perIPLimit: Int = 30,
+        perIdentifierLimit: Int = 5,
+        rateWindow: Duration = .seconds(600)
+    ) {
+        self.repository = repository
+        self.database = database
+        self.clients = clients
+        self.users = users
+        self.relyingParty = relyingParty
+        self.relay = relay
+        self.tokens = tokens
+        self.hasher = hasher
+        self.random = random
+        self.clock = clock
+        self.channelLifetime = channelLifetime
+        self.requestLifetime = requestLifetime
+        self.codeLifetime = codeLifetime
+        self.accessTokenLifetime = accessTokenLifetime
+        self.idTokenLifetime = idTokenLifetime
+        self.perIPLimit = perIPLimit
+        self.perIdentifierLimit = perIdentifierLimit
+        self.rateWindow = rateWindow
+    }
+
+    package static let codeDomain = "oidc-code"
+    package static let tokenDomain = "oidc-access-token"
+    package static let csrfDomain = "oidc-csrf"
+
+    package var issuer: String { tokens.issuer }
+
+    // MARK: Settings (admin)
+
+    package func settings(clientKey: String) async throws -> OIDCClientSettings {
+        let client = try await clients.client(clientKey: clientKey)
+        return try await repository.settings(clientId: client.id) ?? OIDCClientSettings(redirectUris: [])
+    }
+
+    package func setSettings(_ settings: OIDCClientSettings, clientKey: String) async throws -> OIDCClientSettings {
+        let client = try await clients.client(clientKey: clientKey)
+        guard settings.redirectUris.count <= 20 else { throw AppError.invalidField("redirectUris", "at most 20 redirect URIs") }
+        for uri in settings.redirectUris {
+            guard Self.isValidRedirectURI(uri) else {
+                throw AppError.invalidField("redirectUris", "a redirect URI must be an absolute http(s) URI without a fragment, at most 500 characters")
+            }
+        }
+        try await repository.setSettings(settings, clientId: client.id, at: clock.now())
+        return settings
+    }
+
+    package static func isValidRedirectURI(_ value: String) -> Bool {
+        guard value.count <= 500, let url = URLComponents(string: value), let scheme = url.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", url.host?.isEmpty == false, url.fragment == nil
+        else { return false }
+        return true
+    }
+
+    // MARK: Authorization endpoint
+
+    /// What `/oauth2/authorize` answers.
+    package enum AuthorizeAnswer: Sendable {
+        /// The sign-in page for a new pending authorization, with its form token.
+        case page(OIDCPendingRequest, csrf: String, clientName: String)
+        /// An error sent back to the client (RFC 6749 §4.1.2.1).
+        case redirect(String)
+        /// An error shown to the user, never redirected: the client or its redirect URI is not trusted.
+        case errorPage(String)
+    }
+
+    package func authorize(_ query: [String: String]) async throws -> AuthorizeAnswer {
+        guard let clientKey = query["client_id"], !clientKey.isEmpty, clientKey.count <= 100,
+              let client = try? await clients.client(clientKey: clientKey), client.enabled
+        else { return .errorPage("The application that sent you here is not known to this server.") }
+        guard let redirectUri = query["redirect_uri"], let settings = try await repository.settings(clientId: client.id),
+              settings.redirectUris.contains(redirectUri)
+        else { return .errorPage("The application sent you here with a return address it has not registered.") }
+        let state = query["state"]
+        func fail(_ error: String, _ description: String) -> AuthorizeAnswer {
+            .redirect(Self.redirect(redirectUri, ["error": error, "error_description": description, "state": state]))
+        }
+        guard query["response_type"] == "code" else { return fail("unsupported_response_type", "only response_type=code is supported") }
+        guard (query["scope"] ?? "").split(separator: " ").contains("openid") else { return fail("invalid_scope", "scope must contain openid") }
+        guard let challenge = query["code_challenge"], !challenge.isEmpty else {
+            return fail("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256")
+        }
+        guard query["code_challenge_method"] == "S256", (43...128).contains(challenge.count) else {
+            return fail("invalid_request", "code_challenge_method must be S256 with a 43-character challenge")
+        }
+        guard (state ?? "").count <= 500, (query["nonce"] ?? "").count <= 500, (query["scope"] ?? "").count <= 500 else {
+            return fail("invalid_request", "state, nonce and scope must be at most 500 characters")
+        }
+        if query["prompt"]?.split(separator: " ").contains("none") == true {
+            return fail("login_required", "the user must approve on the device")
+        }
+        let now = clock.now()
+        let csrf = random.token(prefix: "csrf_")
+        let request = OIDCPendingRequest(
+            id: random.identifier(prefix: "oar_"), clientId: client.id, clientKey: client.clientKey, redirectUri: redirectUri,
+            state: state ?? "", nonce: query["nonce"] ?? "", codeChallenge: challenge, scope: query["scope"] ?? "openid",
+            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis
+        )
+        try await repository.insert(request)
+        return .page(request, csrf: csrf, clientName: client.name)
+    }
+
+    /// `uri` with the parameters added to its query.
+    package static func redirect(_ uri: String, _ parameters: [String: String?]) -> String {
+        var components = URLComponents(string: uri) ?? URLComponents()
+        var items = components.queryItems ?? []
+        for key in ["code", "error", "error_description", "state"] {
+            if let value = parameters[key] ?? nil { items.append(URLQueryItem(name: key, value: value)) }
+        }
+        components.queryItems = items
+        // URLComponents leaves "+" as is in a query; a form decoder reads it as a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.string ?? uri
+    }
+
+    // MARK: The sign-in page
+
+    /// The pending authorization, when `csrf` is its form token and it has not ended.
+    package func pending(_ id: String, csrf: String) async throws -> OIDCPendingRequest {
+        guard id.count <= 100, csrf.count <= 200, let request = try await repository.request(id),
+              hasher.verify(csrf, domain: Self.csrfDomain, against: request.csrfHash), request.completedAt == nil,
+              clock.now() < request.expiresAt
+        else { throw AppError.oidcAuthorizationUnknown(detail: "Start again from the application") }
+        return request
+    }
+
+    /// The user typed an e-mail address or user key: the devices of that user (if there is one with an
+    /// active device) get a relying-party request. The answer is the same whether or not there is: with
+    /// number matching on, `matchNumber` is the request's number, or a random one when there is no request.
+    package func identify(
+        _ id: String, csrf: String, identifier raw: String, ip: String
+    ) async throws -> (OIDCPendingRequest, clientName: String, matchNumber: String?) {
+        let request = try await pending(id, csrf: csrf)
+        let identifier = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !identifier.isEmpty, identifier.count <= 254 else {
+            throw AppError.invalidField("identifier", "enter your e-mail address or user key (at most 254 characters)")
+        }
+        let normalized = identifier.contains("@") ? identifier.lowercased() : identifier
+        let now = clock.now()
+        let window = rateWindow
+        let ipKey = "oidc-ip:\(ip)", idKey = "oidc-id:\(request.clientId):\(normalized)"
+        let counts = try await database.withSQL { sql in
+            try await RateCounters().increment([ipKey, idKey], now: now, window: window, in: sql)
+        }
+        guard (counts[ipKey] ?? 0) <= perIPLimit, (counts[idKey] ?? 0) <= perIdentifierLimit else {
+            throw AppError.oidcRateLimited(detail: "Wait a few minutes and try again")
+        }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let users = self.users, clientId = request.clientId
+        let user = try await database.read { sql -> UserRecord? in
+            if normalized.contains("@") { return try await users.find(clientId: clientId, email: normalized, in: sql) }
+            return try await users.find(clientId: clientId, userKey: normalized, in: sql)
+        }
+        // The same reads and one write transaction of the same shape whether or not there is a user
+        // with an active device: the answer's time does not tell (bench/oidc-timing.sh measures it).
+        // With number matching a number is drawn either way, so the page does not tell either.
+        let repository = self.repository
+        let message = String("Sign in to \(client.name)".prefix(200))
+        let numberMatch = try await repository.settings(clientId: clientId)?.numberMatching == true ? NumberMatch.draw(random) : nil
+        let (channelId, identifiedAt) = try await relyingParty.createConcealing(
+            client: client, userKey: user?.userKey, connectIp: String(ip.prefix(64)), message: message, numberMatch: numberMatch
+        ) { channelId, createdAt, sql in
+            guard try await repository.identify(id, channelId: channelId, at: createdAt, in: sql) else {
+                throw AppError.oidcAuthorizationUnknown(detail: "This sign-in already has an identifier; start again")
+            }
+        }
+        var updated = request
+        updated.channelId = channelId
+        updated.identifiedAt = identifiedAt
+        return (updated, client.name, numberMatch?.number)
+    }
+
+    /// Where the sign-in stands, as the page shows it.
+    package enum Progress: String, Codable, Sendable {
+        case waiting, verifying, approved, declined, expired, cancelled, failed
+        /// Number matching: the phone sent no number or the wrong one (a failure of its own).
+        case mismatch
+
+        package var isFinal: Bool { self != .waiting && self != .verifying }
+    }
+
+    /// The sign-in's progress; with `wait`, held until it is final or `wait` passed (long-poll on the injected clock).
+    package func progress(_ id: String, csrf: String, wait: Duration) async throws -> Progress {
+        let request = try await pending(id, csrf: csrf)
+        guard let identifiedAt = request.identifiedAt else { return .waiting }
+        guard let channelId = request.channelId else {
+            // No user: nothing happens until the request would have expired, exactly as for a user who does not answer.
+            let end = identifiedAt + channelLifetime.millis
+            let nap = min(end - clock.now(), wait.millis)
+            if nap > 0 { try await clock.sleep(.milliseconds(nap)) }
+            return clock.now() >= end ? .expired : .waiting
+        }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let state = try await relyingParty.state(client: client, id: channelId, wait: wait)
+        switch state.outcome {
+        case .pending: return .waiting
+        case .inProgress: return .verifying
+        case .completed: return .approved
+        case .declined: return .declined
+        case .expired: return .expired
+        case .cancelled: return .cancelled
+        case .failed: return state.code == ErrorCode.authNumberMismatch.rawValue ? .mismatch : .failed
+        }
+    }
+
+    /// The page's progress as it happens (`GET …/events`): the current state first, then each step,
+    /// ending with the final one. Without a user it stays `waiting` until the channel would have
+    /// expired, on the injected clock, exactly as for a user who does not answer.
+    package func events(_ id: String, csrf: String) async throws -> SignInEvents {
+        let request = try await pending(id, csrf: csrf)
+        guard let channelId = request.channelId else {
+            // No user, or no identifier yet (then until the pending authorization ends).
+            return .withoutChannel(until: request.identifiedAt.map { $0 + channelLifetime.millis } ?? request.expiresAt, clock: clock)
+        }
+        return .channel(try await relay.events(channelId: channelId, replay: .current), relay: relay)
+    }
+
+    /// After approval: the code, bound to the request, and the client's redirect URI with it.
+    /// Throws when the sign-in was not approved (the page shows why).
+    package func complete(_ id: String, csrf: String) async throws -> String {
+        let request = try await pending(id, csrf: csrf)
+        guard let channelId = request.channelId else { throw Self.notApproved }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
+        guard state.outcome == .completed, let token = state.token else { throw Self.notApproved }
+        let claims = try await tokens.verify(token)
+        let code = random.token(prefix: "oc_")
+        let now = clock.now()
+        let record = OIDCCode(
+            codeHash: hasher.hash(code, domain: Self.codeDomain), requestId: request.id, clientId: request.clientId,
+            redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, nonce: request.nonce, scope: request.scope,
+            userKey: claims.sub.value, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr,
+            expiresAt: now + codeLifetime.millis
+        )
+        guard try await repository.complete(request.id, code: record, at: now) else {
+            throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
+        }
+        return Self.redirect(request.redirectUri, ["code": code, "state": request.state.isEmpty ? nil : request.state])
+    }
+
+    package static let notApproved = AppError.authChannelState("The sign-in was not approved on the device")
+}
