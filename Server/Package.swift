@@ -202,10 +202,77 @@ let package = Package(
             ],
             path: "Tests/TesseraTestSupport"
         ),
+        // What the server's test targets share: a runtime on a fresh database of either kind, the sign-up, push
+        // and mail fixtures (aiosmtpd), raw HTTP, captured logs. Reads the composition root's internals.
+        .target(
+            name: "TesseraServerTestSupport",
+            dependencies: [
+                "TesseraServer", "TesseraTestSupport", "TesseraNode",
+                .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/TesseraServerTestSupport"
+        ),
+        // The server's tests of the storage layer: engines, migrations, group commit, start-up, the ownership check.
+        .testTarget(
+            name: "TesseraStorageTests",
+            dependencies: [
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The server's tests of the accounts layer, one folder per domain.
+        .testTarget(
+            name: "TesseraAccountsTests",
+            dependencies: [
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The server's tests of the sign-in layer, one folder per domain.
+        .testTarget(
+            name: "TesseraSignInTests",
+            dependencies: [
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The server's tests of the operations layer, one folder per domain.
+        .testTarget(
+            name: "TesseraOperationsTests",
+            dependencies: [
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+                .product(name: "Tessera", package: "Tessera"),
+                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The server's tests of the composition root: configuration, HTTP edges, bad input, start-up.
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport", "TesseraNode",
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -217,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport", "TesseraNode",
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraTesting", package: "Tessera"),
                 .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import TesseraCore
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// Bad input that used to answer 5xx: U+0000 in text (PostgreSQL refuses it), chunked bodies over
 /// the limit, broken chunked framing, HTTP that cannot be parsed, unknown methods.

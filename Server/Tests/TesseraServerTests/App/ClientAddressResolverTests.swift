@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// Which address is the client: forwarding headers count only from a trusted proxy, are walked
 /// from the right past trusted hops, and fall back to the socket peer when they do not parse.

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Testing
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// The one list of configuration keys matches what ``ServerConfiguration`` reads and what the README
 /// documents, and the checks built on it refuse unknown flags, file keys, variables and bad values.

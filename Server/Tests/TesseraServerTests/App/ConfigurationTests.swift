@@ -2,6 +2,7 @@ import Configuration
 import Testing
 import TesseraTestSupport
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// The flags and environment variables documented in the README reach the configuration.
 @Suite("Configuration")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import TesseraCore
 import TesseraHTTPKit
+import TesseraServerTestSupport
 
 /// The error table (`TesseraHTTPKit/ErrorCatalog.swift`): one status and one title per code, and
 /// errors built only by its factories.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraServerTestSupport
 
 /// docs/error-codes.md and `ErrorCode` agree: every code documented with its name, none missing.
 @Suite("Error code table")

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// The icon every page Tessera serves (the console, the hosted sign-in page) makes the browser ask for.
 @Suite("Favicon")

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import TesseraCore
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// Bad input of every kind gets a problem document with its own code, never a 5xx.
 @Suite("HTTP errors")
@@ -24,12 +25,7 @@ struct HTTPErrorTests {
         }
     }
 
-    func appHeaders(_ client: Client, bundle: String? = nil) -> HTTPFields {
-        var fields: HTTPFields = [.contentType: "application/json"]
-        fields[HTTPField.Name(TesseraHeader.clientKey)!] = client.clientKey
-        fields[HTTPField.Name(TesseraHeader.bundleId)!] = bundle ?? client.bundleIds[0]
-        return fields
-    }
+    func appHeaders(_ client: Client, bundle: String? = nil) -> HTTPFields { HTTPFixtures.appHeaders(client, bundle: bundle) }
 
     func expectProblem(_ response: TestResponse, _ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let decoded = try problem(response)

@@ -7,6 +7,7 @@ import Testing
 @testable import TesseraHTTPKit
 import Crypto
 import SQLiteKit
+import TesseraServerTestSupport
 
 /// The small parts that the hot paths now do by hand instead of through Foundation or a system call
 /// per byte: they must answer exactly as before.

@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import TesseraHTTPKit
+import TesseraServerTestSupport
 
 /// The start-up probe of the listen address (`tessera serve`, `tessera node`) must never keep a
 /// client's connection: one that connects while the probe is bound is closed with it.

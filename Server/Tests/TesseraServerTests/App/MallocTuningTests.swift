@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// glibc's thresholds for a server process: set at start, unless the operator's GLIBC_TUNABLES sets its own.
 @Suite("Malloc tuning")

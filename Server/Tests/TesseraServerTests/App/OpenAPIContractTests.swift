@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TesseraServer
+import TesseraServerTestSupport
 
 /// The OpenAPI document is the contract: every route the server has is in it, and every
 /// operation in it is a route the server has.

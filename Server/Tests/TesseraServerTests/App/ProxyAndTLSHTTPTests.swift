@@ -9,6 +9,7 @@ import TesseraCore
 import TesseraTestSupport
 @testable import TesseraServer
 @testable import TesseraNode
+import TesseraServerTestSupport
 
 /// Per-IP limits count forwarded clients only behind a trusted proxy; the server and the verifier
 /// nodes serve HTTPS with `tls.*`, and the server reaches a node with a self-signed certificate
