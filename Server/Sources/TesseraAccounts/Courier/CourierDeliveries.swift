@@ -52,7 +52,7 @@ package struct CourierDeliveries: DeliveryQueue {
         for (delivery, fate) in fates {
             switch fate {
             case .delivered, .dropped: continue
-            case .retry(let error, _, _): try await outbox.markFailed(id: delivery.message.id, attempts: delivery.attempts, error: error)
+            case .retry(let error, _, _), .postponed(let error, _): try await outbox.markFailed(id: delivery.message.id, attempts: delivery.attempts, error: error)
             case .refused(let error, _): try await outbox.markFailed(id: delivery.message.id, attempts: .max, error: error)
             }
         }

@@ -57,7 +57,7 @@ package struct WebhookDeliveries: DeliveryQueue {
             target = found
         } catch {
             logger.warning("webhook endpoint unreadable", metadata: ["error": .string(String(describing: error))])
-            return .retry(error: "storage")
+            return .postponed(error: "storage", after: .seconds(5))
         }
         let fate = await send(claim, to: target)
         if fate == .delivered {
@@ -78,6 +78,9 @@ package struct WebhookDeliveries: DeliveryQueue {
             logger[metadataKey: "delivery"] = .string(claim.id)
             switch fate {
             case .delivered, .dropped: continue
+            case .postponed(let error, let after):
+                // Our storage, not the endpoint, failed: a flat wait that never gives the delivery up.
+                try await repository.retry(id: claim.id, endpointId: claim.endpoint_id, nextAttemptAt: clock.now() + after.millis, status: nil, error: error)
             case .retry(let error, let status, let retryAfter) where claim.attempts <= Self.retrySchedule.count:
                 metrics?.webhookDelivery(.retry)
                 logger.notice("webhook attempt failed", metadata: ["attempt": .stringConvertible(claim.attempts), "error": .string(error)])

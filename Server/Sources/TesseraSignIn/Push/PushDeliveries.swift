@@ -40,6 +40,8 @@ package struct PushDeliveries: DeliveryQueue {
             case .delivered, .dropped: continue
             case .retry(let error, _, let retryAfter):
                 try await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: error, retryAfter: retryAfter)
+            case .postponed(let error, _):
+                try await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: error, retryAfter: nil)
             case .refused(let error, _): try await repository.markFailed(id: delivery.id, attempts: .max, error: error, retryAfter: nil)
             }
         }

@@ -11,12 +11,17 @@ package enum DeliveryFate: Sendable, Equatable {
     case retry(error: String, status: Int? = nil, retryAfter: Duration? = nil)
     /// The peer refused it for good: given up now, without another try.
     case refused(error: String, status: Int? = nil)
+    /// The attempt could not be made because this server's own storage failed, not the peer: tried again
+    /// after `after`, however many attempts were made (an outage of our own never gives a delivery up).
+    /// The webhooks' queue makes it when it cannot read the endpoint; a queue that never makes it records
+    /// it as a ``retry(error:status:retryAfter:)``.
+    case postponed(error: String, after: Duration)
 
     /// Whether nothing more will happen to the delivery whatever its attempts (delivered or dropped).
     package var isSettled: Bool {
         switch self {
         case .delivered, .dropped: true
-        case .retry, .refused: false
+        case .retry, .refused, .postponed: false
         }
     }
 }
