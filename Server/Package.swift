@@ -3,6 +3,16 @@ import PackageDescription
 
 // The server (`TesseraServer`), the `tessera` command and their tests. The SDK and the wire types
 // are the package one level up (`Tessera`, `TesseraCore`), which apps depend on alone.
+// What each of the server's test targets (one per server target) depends on.
+let serverTestDependencies: [Target.Dependency] = [
+    "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+    .product(name: "Tessera", package: "Tessera"),
+    .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
+    .product(name: "HummingbirdTesting", package: "hummingbird"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+]
+
 let package = Package(
     name: "TesseraServer",
     platforms: [.macOS(.v15)],
@@ -223,62 +233,27 @@ let package = Package(
         // The server's tests of the storage layer: engines, migrations, group commit, start-up, the ownership check.
         .testTarget(
             name: "TesseraStorageTests",
-            dependencies: [
-                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
-                .product(name: "Tessera", package: "Tessera"),
-                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: serverTestDependencies
         ),
         // The server's tests of the accounts layer, one folder per domain.
         .testTarget(
             name: "TesseraAccountsTests",
-            dependencies: [
-                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
-                .product(name: "Tessera", package: "Tessera"),
-                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: serverTestDependencies
         ),
         // The server's tests of the sign-in layer, one folder per domain.
         .testTarget(
             name: "TesseraSignInTests",
-            dependencies: [
-                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
-                .product(name: "Tessera", package: "Tessera"),
-                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: serverTestDependencies
         ),
         // The server's tests of the operations layer, one folder per domain.
         .testTarget(
             name: "TesseraOperationsTests",
-            dependencies: [
-                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
-                .product(name: "Tessera", package: "Tessera"),
-                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: serverTestDependencies
         ),
         // The server's tests of the composition root: configuration, HTTP edges, bad input, start-up.
         .testTarget(
             name: "TesseraServerTests",
-            dependencies: [
-                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
-                .product(name: "Tessera", package: "Tessera"),
-                .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: serverTestDependencies
         ),
         // The SDK against a live server, and the `tessera` command's client side.
         .testTarget(
