@@ -173,6 +173,86 @@ struct OTPServiceTests {
         }
     }
 
+    /// An ``OTPService`` whose codes, gates and dispose tokens live in an ``InMemoryOTPRepository``; the
+    /// runtime (on SQLite) only lends it the audit log, the outbox, the courier and the transactions.
+    static func serviceOnDouble(_ runtime: TesseraRuntime, clock: WallClock) -> (OTPService, InMemoryOTPRepository) {
+        let repository = InMemoryOTPRepository()
+        let service = OTPService(
+            database: runtime.database, repository: repository, audit: runtime.repositories.audit, outbox: runtime.repositories.outbox,
+            courier: runtime.courier, hasher: runtime.keys.hasher, random: .system, clock: clock, settings: runtime.configuration.otp,
+            templates: runtime.configuration.templates, logger: TestDatabase.logger
+        )
+        return (service, repository)
+    }
+
+    @Test("on the in-memory repository: each wrong code counts a try, and the right code after the last try is refused")
+    func triesOnTheDouble() async throws {
+        let manual = ManualClock()
+        try await withTestRuntime(.sqlite, clock: manual.clock) { runtime in
+            let (otp, repository) = Self.serviceOnDouble(runtime, clock: manual.clock)
+            let client = try await runtime.makeTestClient()
+            _ = try await otp.send(client: client, channel: .email, target: "double@example.com", purpose: .signup, ip: nil)
+            let code = try await runtime.deliverAndReadCode(to: "double@example.com")
+            let id = try #require(repository.challengeStates().keys.first)
+            #expect(repository.challengeStates().count == 1)
+            // The code is in the double alone: the runtime's own service, on the SQL repository, knows no code for the target.
+            await expectCode(.otpExpired) {
+                _ = try await runtime.otp.verify(client: client, channel: .email, target: "double@example.com", code: code, purpose: .signup)
+            }
+            let wrong = code == "000000" ? "111111" : "000000"
+            for remaining in stride(from: 4, through: 0, by: -1) {
+                let result = try await otp.verify(client: client, channel: .email, target: "double@example.com", code: wrong, purpose: .signup)
+                #expect(result == .invalid(remainingAttempts: remaining))
+                #expect(repository.challengeStates()[id]?.attempts == 5 - remaining)
+            }
+            await expectCode(.otpTooManyAttempts) {
+                _ = try await otp.verify(client: client, channel: .email, target: "double@example.com", code: code, purpose: .signup)
+            }
+            // Refused without counting or using the challenge: it stays locked.
+            let state = try #require(repository.challengeStates()[id])
+            #expect(state.attempts == 5 && state.consumed_at == nil)
+        }
+    }
+
+    @Test("on the in-memory repository: the resend cooldown, the newest code replacing the old, a dispose token used once")
+    func sendAndVerifyOnTheDouble() async throws {
+        let manual = ManualClock()
+        try await withTestRuntime(.sqlite, clock: manual.clock) { runtime in
+            let (otp, repository) = Self.serviceOnDouble(runtime, clock: manual.clock)
+            let client = try await runtime.makeTestClient()
+            _ = try await otp.send(client: client, channel: .sms, target: "+41 44 668 18 00", purpose: .recovery, ip: nil)
+            let first = try await runtime.deliverAndReadCode(to: "+41446681800")
+            do {
+                _ = try await otp.send(client: client, channel: .sms, target: "+41446681800", purpose: .recovery, ip: nil)
+                Issue.record("cooldown not enforced")
+            } catch let error as AppError {
+                #expect(error.code == .otpResendCooldown)
+                #expect(error.retryAfter == 30)
+            }
+            manual.advance(by: .seconds(30))
+            _ = try await otp.send(client: client, channel: .sms, target: "+41446681800", purpose: .recovery, ip: nil)
+            let second = try await runtime.deliverAndReadCode(to: "+41446681800")
+            // The second send ended the first challenge: one is used (superseded), one open.
+            let states = repository.challengeStates().values
+            #expect(states.count == 2)
+            #expect(states.filter { $0.consumed_at == manual.clock.now() }.count == 1)
+            #expect(states.filter { $0.consumed_at == nil }.count == 1)
+            if first != second {
+                let stale = try await otp.verify(client: client, channel: .sms, target: "+41446681800", code: first, purpose: .recovery)
+                #expect(stale == .invalid(remainingAttempts: 4))
+            }
+            let result = try await otp.verify(client: client, channel: .sms, target: "+41446681800", code: second, purpose: .recovery)
+            guard case .valid(let token) = result else { Issue.record("newest code refused: \(result)"); return }
+            await expectCode(.otpExpired) {
+                _ = try await otp.verify(client: client, channel: .sms, target: "+41446681800", code: second, purpose: .recovery)
+            }
+            await expectCode(.disposeTokenInvalid) { _ = try await otp.consumeDisposeToken(token, client: client, purpose: .signup) }
+            let bound = try await otp.consumeDisposeToken(token, client: client, purpose: .recovery)
+            #expect(bound.channel == .sms && bound.target == "+41446681800")
+            await expectCode(.disposeTokenInvalid) { _ = try await otp.consumeDisposeToken(token, client: client, purpose: .recovery) }
+        }
+    }
+
     @Test("targets are validated", arguments: [
         ("not-an-email", OTPChannel.email, ErrorCode.invalidEmail), ("a@b", .email, .invalidEmail), ("a..b@example.com", .email, .invalidEmail),
         ("a@example.com Bcc: x@example.com", .email, .invalidEmail), ("0041446681800", .sms, .invalidPhoneNumber),
