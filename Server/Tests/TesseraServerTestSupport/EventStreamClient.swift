@@ -9,13 +9,9 @@ package struct EventStreamClient {
         package var name: String
         package var data: String
 
-                                                                 
         package init(name: String, data: String) {
-                                                                 
             self.name = name
-                                                                 
             self.data = data
-                                                                 
         }
         package var description: String { "\(name) \(data)" }
     }

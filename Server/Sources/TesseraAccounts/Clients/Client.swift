@@ -8,50 +8,20 @@ public struct Client: Sendable, Codable, Equatable {
     public var enabled: Bool
     public var createdAt: Int64
 
-                                                                                             
-                                                                                         
     package init(
-                                                                                             
-                                                                                         
         id: String,
-                                                                                             
-                                                                                         
         clientKey: String,
-                                                                                             
-                                                                                         
         name: String,
-                                                                                             
-                                                                                         
         bundleIds: [String],
-                                                                                             
-                                                                                         
         enabled: Bool,
-                                                                                             
-                                                                                         
         createdAt: Int64
-                                                                                             
-                                                                                         
     ) {
-                                                                                             
-                                                                                         
         self.id = id
-                                                                                             
-                                                                                         
         self.clientKey = clientKey
-                                                                                             
-                                                                                         
         self.name = name
-                                                                                             
-                                                                                         
         self.bundleIds = bundleIds
-                                                                                             
-                                                                                         
         self.enabled = enabled
-                                                                                             
-                                                                                         
         self.createdAt = createdAt
-                                                                                             
-                                                                                         
     }
 }
 

@@ -22,13 +22,10 @@ package struct SQLClientRepository: ClientRepository {
     package let database: any Database
 
 
-                                     
     package init(database: any Database) {
 
-                                     
         self.database = database
 
-                                     
     }
 
     private struct Row: Decodable {

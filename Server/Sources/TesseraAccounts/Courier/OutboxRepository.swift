@@ -58,69 +58,30 @@ package struct SQLOutboxRepository: OutboxRepository {
     package var lease: Duration = .seconds(30)
 
 
-                                                                                                  
-                                                                                                   
-                                                         
     package init(
 
-                                                                                                  
-                                                                                                   
-                                                         
         database: any Database,
 
-                                                                                                  
-                                                                                                   
-                                                         
         key: SymmetricKey,
 
-                                                                                                  
-                                                                                                   
-                                                         
         clock: WallClock,
 
-                                                                                                  
-                                                                                                   
-                                                         
         maxAttempts: Int = 12,
 
-                                                                                                  
-                                                                                                   
-                                                         
         lease: Duration = .seconds(30)
 
-                                                                                                  
-                                                                                                   
-                                                         
     ) {
 
-                                                                                                  
-                                                                                                   
-                                                         
         self.database = database
 
-                                                                                                  
-                                                                                                   
-                                                         
         self.key = key
 
-                                                                                                  
-                                                                                                   
-                                                         
         self.clock = clock
 
-                                                                                                  
-                                                                                                   
-                                                         
         self.maxAttempts = maxAttempts
 
-                                                                                                  
-                                                                                                   
-                                                         
         self.lease = lease
 
-                                                                                                  
-                                                                                                   
-                                                         
     }
 
     private struct Payload: Codable { var subject: String; var body: String }

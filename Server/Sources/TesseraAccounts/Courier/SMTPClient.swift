@@ -65,19 +65,14 @@ package struct SMTPMessage: Sendable {
     package var body: String
 
 
-                                                      
     package init(to: String, subject: String, body: String) {
 
-                                                      
         self.to = to
 
-                                                      
         self.subject = subject
 
-                                                      
         self.body = body
 
-                                                      
     }
 }
 

@@ -2,11 +2,8 @@
 package struct SMTPSender: MessageSender {
     package let client: SMTPClient
 
-                                                  
     package init(client: SMTPClient) {
-                                                  
         self.client = client
-                                                  
     }
 
     package func send(_ message: OutboundMessage) async throws {

@@ -35,7 +35,6 @@ package protocol RegistrationFlowRepository: Sendable {
 /// ``RegistrationFlowRepository`` over SQLKit (SQLite and PostgreSQL).
 package struct SQLRegistrationFlowRepository: RegistrationFlowRepository {
 
-                                                                       
     package init() {}
 
     package func insert(id: String, clientId: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws {

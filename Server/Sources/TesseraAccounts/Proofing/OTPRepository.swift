@@ -55,7 +55,6 @@ package protocol OTPRepository: Sendable {
 /// ``OTPRepository`` over SQLKit (SQLite and PostgreSQL).
 package struct SQLOTPRepository: OTPRepository {
 
-                                                          
     package init() {}
 
     /// Lets a send through if the target's cooldown has passed, and starts a new cooldown.

@@ -53,7 +53,6 @@ package protocol SessionRepository: Sendable {
 /// ``SessionRepository`` over SQLKit (SQLite and PostgreSQL).
 package struct SQLSessionRepository: SessionRepository {
 
-                                                              
     package init() {}
 
     package static let columns = "s.id, s.token_hash, s.user_id, s.device_id, s.created_at, s.last_used_at, s.expires_at, s.revoked_at"

@@ -83,7 +83,6 @@ package protocol UserRepository: Sendable {
 /// ``UserRepository`` over SQLKit (SQLite and PostgreSQL).
 package struct SQLUserRepository: UserRepository {
 
-                                                           
     package init() {}
 
     package func emailExists(clientId: String, email: String, in sql: any SQLDatabase) async throws -> Bool {

@@ -143,39 +143,18 @@ package struct AdminMiddleware<Context: TesseraContext>: RouterMiddleware {
     package var console: ConsoleSessions? = nil
 
 
-                                                                                                      
-                                                                                                     
-                                                                           
     package init(
 
-                                                                                                      
-                                                                                                     
-                                                                           
         authenticator: AdminAuthenticator,
 
-                                                                                                      
-                                                                                                     
-                                                                           
         console: ConsoleSessions? = nil
 
-                                                                                                      
-                                                                                                     
-                                                                           
     ) {
 
-                                                                                                      
-                                                                                                     
-                                                                           
         self.authenticator = authenticator
 
-                                                                                                      
-                                                                                                     
-                                                                           
         self.console = console
 
-                                                                                                      
-                                                                                                     
-                                                                           
     }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

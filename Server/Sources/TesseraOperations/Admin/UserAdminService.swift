@@ -30,55 +30,38 @@ public struct UserAdminService: Sendable {
     package let clock: WallClock
 
 
-                                                                                  
     package init(
 
-                                                                                  
         database: any Database,
 
-                                                                                  
         users: any UserRepository,
 
-                                                                                  
         devices: any DeviceRepository,
 
-                                                                                  
         audit: any AuditLog,
 
-                                                                                  
         clients: ClientService,
 
-                                                                                  
         nodeSync: any DeviceChangeFeed,
 
-                                                                                  
         clock: WallClock
 
-                                                                                  
     ) {
 
-                                                                                  
         self.database = database
 
-                                                                                  
         self.users = users
 
-                                                                                  
         self.devices = devices
 
-                                                                                  
         self.audit = audit
 
-                                                                                  
         self.clients = clients
 
-                                                                                  
         self.nodeSync = nodeSync
 
-                                                                                  
         self.clock = clock
 
-                                                                                  
     }
 
     /// The internal id of a client's user (404 when there is none).

@@ -6,26 +6,12 @@ package struct NumberMatch: Sendable, Equatable {
     /// Three distinct two-digit numbers, ``number`` among them at a random place; nothing marks it.
     package var choices: [String]
 
-                                                                                               
-                                                                                           
     package init(
-                                                                                               
-                                                                                           
         number: String,
-                                                                                               
-                                                                                           
         choices: [String]
-                                                                                               
-                                                                                           
     ) {
-                                                                                               
-                                                                                           
         self.number = number
-                                                                                               
-                                                                                           
         self.choices = choices
-                                                                                               
-                                                                                           
     }
 
     /// Draws the number and two distinct decoys from `random` (uniform, no modulo bias), and puts the

@@ -33,7 +33,6 @@ package struct AuthenticatorChallenge: Sendable, Equatable, Decodable {
 /// ``AuthenticatorRepository`` over SQLKit (SQLite and PostgreSQL).
 package struct SQLAuthenticatorRepository: AuthenticatorRepository {
 
-                                                                    
     package init() {}
 
     private struct Row: Decodable {

@@ -22,31 +22,22 @@ package struct NodeCallError: Error, CustomStringConvertible {
     package var message: String
 
 
-                                                       
     package init(
 
-                                                       
         nodeId: String,
 
-                                                       
         code: ErrorCode? = nil,
 
-                                                       
         message: String
 
-                                                       
     ) {
 
-                                                       
         self.nodeId = nodeId
 
-                                                       
         self.code = code
 
-                                                       
         self.message = message
 
-                                                       
     }
     package var description: String { "node \(nodeId): \(code.map { "\($0) " } ?? "")\(message)" }
 }

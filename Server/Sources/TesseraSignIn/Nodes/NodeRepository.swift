@@ -67,13 +67,10 @@ package struct SQLNodeRepository: NodeRepository {
     package let database: any Database
 
 
-                                                           
     package init(database: any Database) {
 
-                                                           
         self.database = database
 
-                                                           
     }
 
     /// Queues the device's current state for every enabled node, inside the caller's transaction.

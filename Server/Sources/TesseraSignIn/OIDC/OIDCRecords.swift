@@ -18,97 +18,66 @@ package struct OIDCPendingRequest: Sendable {
     package var completedAt: Int64?
 
 
-                                                       
     package init(
 
-                                                       
         id: String,
 
-                                                       
         clientId: String,
 
-                                                       
         clientKey: String,
 
-                                                       
         redirectUri: String,
 
-                                                       
         state: String,
 
-                                                       
         nonce: String,
 
-                                                       
         codeChallenge: String,
 
-                                                       
         scope: String,
 
-                                                       
         csrfHash: String,
 
-                                                       
         channelId: String? = nil,
 
-                                                       
         identifiedAt: Int64? = nil,
 
-                                                       
         createdAt: Int64,
 
-                                                       
         expiresAt: Int64,
 
-                                                       
         completedAt: Int64? = nil
 
-                                                       
     ) {
 
-                                                       
         self.id = id
 
-                                                       
         self.clientId = clientId
 
-                                                       
         self.clientKey = clientKey
 
-                                                       
         self.redirectUri = redirectUri
 
-                                                       
         self.state = state
 
-                                                       
         self.nonce = nonce
 
-                                                       
         self.codeChallenge = codeChallenge
 
-                                                       
         self.scope = scope
 
-                                                       
         self.csrfHash = csrfHash
 
-                                                       
         self.channelId = channelId
 
-                                                       
         self.identifiedAt = identifiedAt
 
-                                                       
         self.createdAt = createdAt
 
-                                                       
         self.expiresAt = expiresAt
 
-                                                       
         self.completedAt = completedAt
 
-                                                       
     }
 }
 
@@ -128,85 +97,58 @@ package struct OIDCCode: Sendable {
     package var usedAt: Int64?
 
 
-                                                        
     package init(
 
-                                                        
         codeHash: String,
 
-                                                        
         requestId: String,
 
-                                                        
         clientId: String,
 
-                                                        
         redirectUri: String,
 
-                                                        
         codeChallenge: String,
 
-                                                        
         nonce: String,
 
-                                                        
         scope: String,
 
-                                                        
         userKey: String,
 
-                                                        
         authTime: Int64,
 
-                                                        
         amr: [String],
 
-                                                        
         expiresAt: Int64,
 
-                                                        
         usedAt: Int64? = nil
 
-                                                        
     ) {
 
-                                                        
         self.codeHash = codeHash
 
-                                                        
         self.requestId = requestId
 
-                                                        
         self.clientId = clientId
 
-                                                        
         self.redirectUri = redirectUri
 
-                                                        
         self.codeChallenge = codeChallenge
 
-                                                        
         self.nonce = nonce
 
-                                                        
         self.scope = scope
 
-                                                        
         self.userKey = userKey
 
-                                                        
         self.authTime = authTime
 
-                                                        
         self.amr = amr
 
-                                                        
         self.expiresAt = expiresAt
 
-                                                        
         self.usedAt = usedAt
 
-                                                        
     }
 }
 

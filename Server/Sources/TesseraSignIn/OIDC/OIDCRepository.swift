@@ -28,13 +28,10 @@ package struct SQLOIDCRepository: OIDCRepository {
     package let database: any Database
 
 
-                                                 
     package init(database: any Database) {
 
-                                                 
         self.database = database
 
-                                                 
     }
 
     package func settings(clientId: String) async throws -> OIDCClientSettings? {

@@ -22,31 +22,22 @@ package struct ClientPushSettings: Sendable {
     package var privateKey: String
 
 
-                                                                                         
     package init(
 
-                                                                                         
         provider: PushProvider,
 
-                                                                                         
         view: PushSettingsView,
 
-                                                                                         
         privateKey: String
 
-                                                                                         
     ) {
 
-                                                                                         
         self.provider = provider
 
-                                                                                         
         self.view = view
 
-                                                                                         
         self.privateKey = privateKey
 
-                                                                                         
     }
 }
 
@@ -98,49 +89,34 @@ package struct SQLPushRepository: PushRepository {
     package var maxAttempts = 8
 
 
-                                                           
     package init(
 
-                                                           
         database: any Database,
 
-                                                           
         key: SymmetricKey,
 
-                                                           
         clock: WallClock,
 
-                                                           
         random: RandomSource,
 
-                                                           
         lease: Duration = .seconds(30),
 
-                                                           
         maxAttempts: Int = 8
 
-                                                           
     ) {
 
-                                                           
         self.database = database
 
-                                                           
         self.key = key
 
-                                                           
         self.clock = clock
 
-                                                           
         self.random = random
 
-                                                           
         self.lease = lease
 
-                                                           
         self.maxAttempts = maxAttempts
 
-                                                           
     }
 
     package var queue: LeasedQueue { LeasedQueue(database: database, table: "push_outbox", clock: clock, lease: lease, maxAttempts: maxAttempts) }

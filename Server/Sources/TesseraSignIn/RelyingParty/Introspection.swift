@@ -83,72 +83,38 @@ package struct Introspection: Sendable {
     package var sessionIdleTimeout: Duration = .seconds(7 * 86400)
 
 
-                                                                                                 
-                                                                                                    
     package init(
 
-                                                                                                 
-                                                                                                    
         database: any Database,
 
-                                                                                                 
-                                                                                                    
         devices: any DeviceRepository,
 
-                                                                                                 
-                                                                                                    
         sessions: any SessionRepository,
 
-                                                                                                 
-                                                                                                    
         tokens: ResultTokens,
 
-                                                                                                 
-                                                                                                    
         hasher: SecretHasher,
 
-                                                                                                 
-                                                                                                    
         clock: WallClock,
 
-                                                                                                 
-                                                                                                    
         sessionIdleTimeout: Duration = .seconds(7 * 86400)
 
-                                                                                                 
-                                                                                                    
     ) {
 
-                                                                                                 
-                                                                                                    
         self.database = database
 
-                                                                                                 
-                                                                                                    
         self.devices = devices
 
-                                                                                                 
-                                                                                                    
         self.sessions = sessions
 
-                                                                                                 
-                                                                                                    
         self.tokens = tokens
 
-                                                                                                 
-                                                                                                    
         self.hasher = hasher
 
-                                                                                                 
-                                                                                                    
         self.clock = clock
 
-                                                                                                 
-                                                                                                    
         self.sessionIdleTimeout = sessionIdleTimeout
 
-                                                                                                 
-                                                                                                    
     }
 
     package func introspect(token: String, client: Client) async throws -> IntrospectionResponse {
