@@ -3,9 +3,11 @@ import Hummingbird
 /// What the shared middlewares (``ProblemMiddleware``, ``SignedRequestMiddleware``) need from a
 /// request context: a request id for problem answers and logs, and where to put a verified signer.
 public protocol ProblemContext: RequestContext {
+    /// What the key lookup of this context's signed routes reads beside the key (``DeviceSigningKey/details``).
+    associatedtype SignerDetails: Sendable
     /// The device (or key) whose signature ``SignedRequestMiddleware`` verified, as the key lookup
     /// found it (with what else it read, see ``DeviceSigningKey/details``).
-    var signer: DeviceSigningKey? { get set }
+    var signer: DeviceSigningKey<SignerDetails>? { get set }
 }
 
 extension ProblemContext {

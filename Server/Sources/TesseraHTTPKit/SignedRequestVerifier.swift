@@ -11,32 +11,19 @@ import TesseraCore
 /// `created` within the skew (3003), body matches `Content-Digest` (3005), the key is known (3007)
 /// and not revoked (3008), the signature verifies (3006), and last the nonce is recorded once per key
 /// in the database (3004), so a replay is refused on every instance.
-public struct SignedRequestVerifier: Sendable {
+public struct SignedRequestVerifier<Details: Sendable>: Sendable {
     let database: any Database
-    let keys: any DeviceKeyLookup
+    let keys: any DeviceKeyLookup<Details>
     let clock: WallClock
     var maxSkew: Duration = .seconds(300)
 
-    /// A verifier recording nonces in `database` (its `request_nonces` table, see ``nonceTableStatements``).
-    public init(database: any Database, keys: any DeviceKeyLookup, clock: WallClock, maxSkew: Duration = .seconds(300)) {
+    /// A verifier recording nonces in `database` (its `request_nonces` table, see ``RequestNonces``).
+    public init(database: any Database, keys: any DeviceKeyLookup<Details>, clock: WallClock, maxSkew: Duration = .seconds(300)) {
         self.database = database
         self.keys = keys
         self.clock = clock
         self.maxSkew = maxSkew
     }
-
-    /// The table the nonces are recorded in, for a migration of each database that verifies signatures.
-    public static let nonceTableStatements = [
-        """
-        CREATE TABLE request_nonces (
-            key_id TEXT NOT NULL,
-            nonce TEXT NOT NULL,
-            expires_at BIGINT NOT NULL,
-            PRIMARY KEY (key_id, nonce)
-        )
-        """,
-        "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
-    ]
 
     /// The verified signer.
     public struct Verified: Sendable {
@@ -45,7 +32,7 @@ public struct SignedRequestVerifier: Sendable {
         /// The nonce, now recorded.
         public var nonce: String
         /// The key as the lookup found it.
-        public var key: DeviceSigningKey
+        public var key: DeviceSigningKey<Details>
     }
 
     /// Checks the signature of a request (see the type's documentation for the order of checks).
@@ -98,9 +85,26 @@ public struct SignedRequestVerifier: Sendable {
         guard fresh else { throw AppError.nonceReplayed() }
         return Verified(deviceId: key.deviceId, nonce: parsed.nonce, key: key)
     }
+}
+
+/// The `request_nonces` table, where ``SignedRequestVerifier`` records each signature's nonce once per key
+/// (so that a replay is refused on every instance).
+public enum RequestNonces {
+    /// The table's statements, for a migration of each database that verifies signatures.
+    public static let tableStatements = [
+        """
+        CREATE TABLE request_nonces (
+            key_id TEXT NOT NULL,
+            nonce TEXT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            PRIMARY KEY (key_id, nonce)
+        )
+        """,
+        "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
+    ]
 
     /// Deletes nonces whose signatures can no longer be accepted anyway.
-    public static func purgeNonces(before cutoff: Int64, in sql: any SQLDatabase) async throws {
+    public static func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM request_nonces WHERE expires_at < \(bind: cutoff)").run()
     }
 }
@@ -124,11 +128,11 @@ extension Request {
 /// Middleware for device endpoints: verifies the signature over the exact body received and puts
 /// the device ID in the context.
 public struct SignedRequestMiddleware<Context: ProblemContext>: RouterMiddleware {
-    let verifier: SignedRequestVerifier
+    let verifier: SignedRequestVerifier<Context.SignerDetails>
     let bodyLimit: Int
 
     /// Verifies with `verifier`, reading at most `bodyLimit` bytes.
-    public init(verifier: SignedRequestVerifier, bodyLimit: Int) {
+    public init(verifier: SignedRequestVerifier<Context.SignerDetails>, bodyLimit: Int) {
         self.verifier = verifier
         self.bodyLimit = bodyLimit
     }

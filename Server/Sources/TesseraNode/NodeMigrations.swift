@@ -4,7 +4,7 @@ import TesseraHTTPKit
 enum NodeMigrations {
     static let all: [Migration] = [
         // request_nonces: the server's signed calls are replay-checked here (same version as on the server, for old registries).
-        Migration(version: 2, name: "request-nonces", statements: SignedRequestVerifier.nonceTableStatements),
+        Migration(version: 2, name: "request-nonces", statements: RequestNonces.tableStatements),
         Migration(version: 100, name: "node-registry", statements: [
             """
             CREATE TABLE node_devices (

@@ -6,7 +6,7 @@ import TesseraHTTPKit
 /// signature middleware verified (the server's node-control key).
 struct NodeRequestContext: ProblemContext {
     var coreContext: CoreRequestContextStorage
-    var signer: DeviceSigningKey?
+    var signer: DeviceSigningKey<Void>?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -2,7 +2,9 @@ import Crypto
 import SQLKit
 
 /// A device with what an authentication needs of its user and client (one indexed join on the hot path).
-package struct DeviceAuthTarget: Sendable {
+/// The devices' key lookup reads it with the key, and the request context carries it typed
+/// (``TesseraContext/signedDevice``).
+public struct DeviceAuthTarget: Sendable {
     package var deviceId: String
     package var userId: String
     package var clientId: String

@@ -48,11 +48,14 @@ package struct DeviceTOTPSecret: Sendable {
     package var totpSecretSealed: String
 }
 
-/// Storage of devices, the one owner of the `devices` table; also the ``DeviceKeyLookup`` every
+/// Storage of devices, the one owner of the `devices` table; also the key lookup (``DeviceSigningKeys``) every
 /// signed device endpoint uses. Methods that write take the caller's transaction handle, so a
 /// change that spans domains (a device with its session, a revocation with its sessions and the
 /// node queue) stays one transaction.
-package protocol DeviceRepository: DeviceKeyLookup {
+package protocol DeviceRepository: Sendable {
+    /// The device's key with its user and client (``DeviceAuthTarget``), for the signature check
+    /// (``DeviceSigningKeys``); revoked devices are returned, marked revoked.
+    func signingKey(for keyId: String) async throws -> DeviceSigningKey<DeviceAuthTarget?>?
     /// Inserts the device and queues it for the verifier nodes.
     func insert(_ device: DeviceRecord, in sql: any SQLDatabase) async throws
     /// Revokes the user's active devices beyond the newest `keep` (with their sessions, queuing the
@@ -133,7 +136,7 @@ package struct SQLDeviceRepository: DeviceRepository {
 
     /// Reads the device with its user and client in one query, so that the signed request's handler
     /// finds its ``DeviceAuthTarget`` in ``DeviceSigningKey/details`` instead of reading it again.
-    package func signingKey(for keyId: String) async throws -> DeviceSigningKey? {
+    package func signingKey(for keyId: String) async throws -> DeviceSigningKey<DeviceAuthTarget?>? {
         guard let target = try await authTarget(deviceId: keyId) else { return nil }
         return DeviceSigningKey(deviceId: keyId, publicKey: target.deviceKey, revoked: !target.active, details: target)
     }

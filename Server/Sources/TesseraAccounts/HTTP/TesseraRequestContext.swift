@@ -4,7 +4,7 @@ import TesseraHTTPKit
 
 /// What Tessera's handlers need from a request context: the caller's address, a request id, and
 /// the authenticated app client when there is one.
-public protocol TesseraContext: ProblemContext {
+public protocol TesseraContext: ProblemContext where SignerDetails == DeviceAuthTarget? {
     /// The client's IP address: the socket peer, or the forwarded client behind a trusted proxy
     /// (set by ``ClientAddressMiddleware``).
     var remoteAddress: String? { get set }
@@ -16,7 +16,7 @@ public protocol TesseraContext: ProblemContext {
 extension TesseraContext {
     /// The signing device as the signature check read it (with its user and client), so that a
     /// handler need not read it again; nil on unsigned routes.
-    package var signedDevice: DeviceAuthTarget? { signer?.details as? DeviceAuthTarget }
+    package var signedDevice: DeviceAuthTarget? { signer?.details ?? nil }
 }
 
 /// The request context of the Tessera server.
@@ -24,7 +24,7 @@ public struct TesseraRequestContext: TesseraContext {
     public var coreContext: CoreRequestContextStorage
     public var remoteAddress: String?
     public var client: Client?
-    public var signer: DeviceSigningKey?
+    public var signer: DeviceSigningKey<DeviceAuthTarget?>?
     public var session: SessionService.Authenticated?
 
     public init(source: ApplicationRequestContextSource) {

@@ -15,7 +15,8 @@ extension TesseraRuntime {
         router.middlewares.add(ProblemMiddleware(bodyLimit: configuration.bodyLimit, routes: routes))
         HealthController<TesseraRequestContext>(database: database).addRoutes(to: router)
         let signed = SignedRequestMiddleware<TesseraRequestContext>(
-            verifier: SignedRequestVerifier(database: database, keys: repositories.devices, clock: clock), bodyLimit: configuration.bodyLimit
+            verifier: SignedRequestVerifier(database: database, keys: DeviceSigningKeys(devices: repositories.devices), clock: clock),
+            bodyLimit: configuration.bodyLimit
         )
         let groups = RouteGroups(
             router: router,

@@ -27,7 +27,7 @@ struct JanitorService: Service {
             try await database.transaction { sql in
                 try await repositories.otp.purge(before: now - 86_400_000, in: sql)
                 try await RateCounters().purge(before: now - 2 * 3_600_000, in: sql)
-                try await SignedRequestVerifier.purgeNonces(before: now, in: sql)
+                try await RequestNonces.purge(before: now, in: sql)
                 try await repositories.flows.purge(before: now - 86_400_000, in: sql)
                 try await repositories.sessions.purge(endedBefore: now - retention.millis, in: sql)
                 try await AuthChannelRepository(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)

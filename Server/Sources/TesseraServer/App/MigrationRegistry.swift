@@ -24,7 +24,7 @@ enum Migrator {
         ]),
         // The replay store of signed requests: created and written by TesseraHTTPKit's
         // SignedRequestVerifier alone, which the verifier nodes migrate into their own registries too.
-        Migration(version: 2, name: "request-nonces", statements: SignedRequestVerifier.nonceTableStatements),
+        Migration(version: 2, name: "request-nonces", statements: RequestNonces.tableStatements),
         Migration(version: 3, name: "users-devices-sessions", parts: [
             UsersMigrations.users,
             DevicesMigrations.devices,

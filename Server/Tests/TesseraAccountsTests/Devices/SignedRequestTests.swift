@@ -18,7 +18,7 @@ struct SignedRequestTests {
     struct Fixture: Sendable {
         let deviceKey = P256.Signing.PrivateKey()
         let otherKey = P256.Signing.PrivateKey()
-        let keys = MemoryDeviceKeyLookup()
+        let keys = MemoryDeviceKeyLookup<DeviceAuthTarget?>()
         let manual = ManualClock()
         var nowSeconds: Int64 { manual.clock.now() / 1000 }
 
@@ -212,7 +212,7 @@ struct SignedRequestTests {
         ])
         #expect(verified == "verified")
 
-        let keys = MemoryDeviceKeyLookup()
+        let keys = MemoryDeviceKeyLookup<Void>()
         keys.add(DeviceSigningKey(deviceId: "dev_1", publicKey: key.publicKey, revoked: false))
         let headersJSON = try Self.runInterop("sign", [
             "method": "POST", "url": "http://127.0.0.1:8080\(Self.path)", "body": body, "keyid": "dev_1",

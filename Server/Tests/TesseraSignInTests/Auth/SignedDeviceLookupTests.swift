@@ -38,7 +38,7 @@ struct SignedDeviceLookupTests {
             let setup = try await AuthProgressTests.setUp(runtime, clock: runtime.clock, log: logInput, timeout: .seconds(60), devices: counting)
 
             let key = try #require(try await repository.signingKey(for: setup.deviceId))
-            let signed = try #require(key.details as? DeviceAuthTarget)
+            let signed = try #require(key.details)
             #expect(key.publicKey.rawRepresentation == setup.deviceKey.publicKey.rawRepresentation && !key.revoked)
             #expect(signed.deviceId == setup.deviceId && signed.clientId == setup.client.id && signed.active)
 
@@ -58,7 +58,7 @@ struct SignedDeviceLookupTests {
             _ = try await runtime.database.transaction { sql in try await repository.revoke(deviceId: setup.deviceId, now: runtime.clock.now(), in: sql) }
             let revoked = try #require(try await repository.signingKey(for: setup.deviceId))
             #expect(revoked.revoked)
-            let revokedTarget = try #require(revoked.details as? DeviceAuthTarget)
+            let revokedTarget = try #require(revoked.details)
             await expectCode(.deviceRevoked) {
                 _ = try await setup.flow.open(deviceId: setup.deviceId, client: setup.client, ip: nil, signed: revokedTarget)
             }
