@@ -58,7 +58,7 @@ struct OIDCRepositoryConformanceTests {
         switch implementation {
         case .inMemory:
             try await body(Subject(
-                repository: InMemoryOIDCRepository(), transaction: { body in try await body(RefusingSQL()) },
+                repository: InMemoryOIDCRepository(), transaction: { body in try await body(DetachedSQL()) },
                 newClientId: { "client_\(next())" }
             ))
         case .sqlite, .postgres:
@@ -365,21 +365,5 @@ struct OIDCRepositoryConformanceTests {
             try await repository.revokeTokens(codeHash: "h_old", at: Self.now + 1)
             #expect(try await repository.token(hash: "t_new")?.revokedAt == Self.now + 1)
         }
-    }
-}
-
-/// The caller's transaction as the in-memory double receives it: every statement fails, so a double
-/// that ran one would fail the case.
-private struct RefusingSQL: SQLDatabase {
-    struct Refused: Error {}
-
-    var logger: Logger { Logger(label: "refusing-sql") }
-    var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
-    var version: (any SQLDatabaseReportedVersion)? { nil }
-    var dialect: any SQLDialect { SQLiteDialect() }
-    var queryLogLevel: Logger.Level? { nil }
-
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
-        eventLoop.makeFailedFuture(Refused())
     }
 }
