@@ -5,7 +5,8 @@ or declines, and Authlib exchanges the code and verifies the ID token through th
 Usage: oidc_browser.py MODE BASE_URL CLIENT_ID CLIENT_SECRET REDIRECT_URI IDENTIFIER SHOTS_DIR LABEL
 MODE: approve - Chromium must land on REDIRECT_URI with a code and the state; the code is exchanged and the
                 ID token verified (signature, iss, aud, nonce).
-      decline - the page must end with its own message and no code may reach the redirect URI.
+      decline - (or cancel) the page must end with its own message and a way back, then return to REDIRECT_URI
+                with error=access_denied and the state, and no code.
 Screenshots go to SHOTS_DIR/LABEL-<state>.png. LABEL-waiting.png appears (written whole, then renamed) once the
 page waits for the phone: the Swift test waits for that file before the device answers.
 Prints one JSON object on the last line of stdout.
@@ -87,12 +88,19 @@ def main():
         result["screenshots"] = [screenshot(driver, shots, label + "-waiting")]
 
         if mode != "approve":
-            # The page ends by itself (no redirect); the device declined or cancelled.
+            # The device declined or cancelled: the page says so and offers the way back, then goes back to the
+            # relying party by itself with the OAuth error and the state (OIDC Core 3.1.2.6).
             wait.until(lambda d: d.current_url.startswith(redirect_uri) or page_status(d) not in ("waiting", "verifying"))
             result["page_status"] = page_status(driver)
             result["page_text"] = status_text(driver)
+            result["back_shown"] = driver.execute_script(
+                'var b = document.getElementById("back"); return b ? !b.hidden && b.innerText : null;')
             result["url"] = driver.current_url
-            result["screenshots"].append(screenshot(driver, shots, label + "-" + result["page_status"]))
+            result["screenshots"].append(screenshot(driver, shots, label + "-" + str(result["page_status"])))
+            wait.until(lambda d: d.current_url.startswith(redirect_uri + "?") and d.execute_script("return document.readyState") == "complete")
+            result["landed"] = driver.current_url.split("?")[0]
+            result["callback"] = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(driver.current_url).query))
+            result["state_matches"] = result["callback"].get("state") == state
             print(json.dumps(result))
             return
 

@@ -2,8 +2,10 @@
 
 Usage: oidc_client.py MODE BASE_URL CLIENT_ID CLIENT_SECRET REDIRECT_URI IDENTIFIER
 MODE: approve  - the full flow; the Swift test approves on the device. Also checks a wrong PKCE
-                 verifier and a reused code (invalid_grant) and that reuse revokes the access token.
-      decline  - (or any other) the flow up to the page's final status; no code may come out.
+                 verifier and a reused code (invalid_grant) and that reuse revokes the access token, at_hash,
+                 and UserInfo with the token in a form body.
+      decline  - (or any other) the flow up to the page's final status; the completion must send the
+                 browser back to the client with the OAuth error and the state, and no code.
 Instead of a browser, the script fetches the hosted page, reads its form token and posts the
 identifier, then follows the page's status endpoint like the page's script does.
 Prints one JSON object on the last line of stdout.
@@ -16,13 +18,18 @@ import urllib.parse
 import requests
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.jose import JsonWebKey, jwt
+from authlib.oidc.core import CodeIDToken
 from authlib.common.security import generate_token
 
 
-def verify_id_token(id_token, meta, local, client_id, nonce):
-    """The ID token's claims once its signature (through the JWKS), iss, aud, nonce, sub and exp are verified."""
+def verify_id_token(id_token, meta, local, client_id, nonce, access_token=None):
+    """The ID token's claims once its signature (through the JWKS), iss, aud, nonce, sub and exp are verified, as
+    Authlib's CodeIDToken checks them (azp, and at_hash against the access token when it has one: OIDC Core 3.1.3.6)."""
     jwks = JsonWebKey.import_key_set(requests.get(local(meta["jwks_uri"]), timeout=30).json())
-    claims = jwt.decode(id_token, jwks, claims_options={
+    params = {"nonce": nonce, "client_id": client_id}
+    if access_token:
+        params["access_token"] = access_token
+    claims = jwt.decode(id_token, jwks, claims_cls=CodeIDToken, claims_params=params, claims_options={
         "iss": {"essential": True, "value": meta["issuer"]},
         "aud": {"essential": True, "value": client_id},
         "nonce": {"essential": True, "value": nonce},
@@ -70,7 +77,14 @@ def main():
     done = browser.get(base + complete_url, allow_redirects=False, timeout=30)
     result = {"statuses": seen, "complete_status": done.status_code, "location": done.headers.get("Location")}
     if mode != "approve":
-        result["page_status"] = re.search(r'id="status" data-status="([^"]+)"', done.text).group(1)
+        # OIDC Core 3.1.2.6: the user goes back to the client with the error and the state.
+        if done.headers.get("Location"):
+            result["callback"] = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(done.headers["Location"]).query))
+            result["callback_base"] = done.headers["Location"].split("?")[0]
+            result["state_matches"] = result["callback"].get("state") == state
+            # The ended sign-in cannot be completed again.
+            again = browser.get(base + complete_url, allow_redirects=False, timeout=30)
+            result["complete_again"] = again.status_code
         print(json.dumps(result))
         return
 
@@ -92,13 +106,23 @@ def main():
     bad = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,
                                          "code_verifier": verifier}, auth=(client_id, secret + "x"), timeout=30)
     result["wrong_secret"] = [bad.status_code, bad.json(), bad.headers.get("WWW-Authenticate")]
+    # The same in the form body (client_secret_post): still a challenge of a scheme the server supports (RFC 6749 5.2).
+    bad = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,
+                                         "code_verifier": verifier, "client_id": client_id, "client_secret": secret + "x"}, timeout=30)
+    result["wrong_secret_post"] = [bad.status_code, bad.json(), bad.headers.get("WWW-Authenticate")]
 
     # The library exchanges the code (client_secret_basic, PKCE verifier).
     token = session.fetch_token(token_url, authorization_response=callback, code_verifier=verifier)
-    claims = verify_id_token(token["id_token"], meta, local, client_id, nonce)
+    claims = verify_id_token(token["id_token"], meta, local, client_id, nonce, access_token=token["access_token"])
     result["alg"] = claims.header["alg"]
     result["claims"] = dict(claims)
     result["userinfo"] = session.get(local(meta["userinfo_endpoint"]), timeout=30).json()
+    # UserInfo by POST with the token in the form body (RFC 6750 2.2), and in both places (invalid_request).
+    by_body = requests.post(local(meta["userinfo_endpoint"]), data={"access_token": token["access_token"]}, timeout=30)
+    result["userinfo_post_body"] = [by_body.status_code, by_body.json()]
+    both = requests.post(local(meta["userinfo_endpoint"]), data={"access_token": token["access_token"]},
+                         headers={"Authorization": "Bearer " + token["access_token"]}, timeout=30)
+    result["userinfo_both"] = [both.status_code, both.json().get("error")]
 
     # The same code again: invalid_grant, and the access token it gave no longer works.
     again = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,

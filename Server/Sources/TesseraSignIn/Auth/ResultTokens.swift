@@ -48,6 +48,21 @@ public struct ResultClaims: JWTPayload, Equatable {
     }
 }
 
+/// A JWT payload that names its issuer.
+package protocol IssuedPayload: JWTPayload {
+    var iss: IssuerClaim { get }
+}
+
+/// An ID token given back as `id_token_hint` (OIDC Core §3.1.2.1): only whom it names and for whom,
+/// verified by signature and issuer; it may have expired.
+package struct IDTokenHint: IssuedPayload {
+    package var iss: IssuerClaim
+    package var sub: SubjectClaim
+    package var aud: AudienceClaim
+
+    package func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
 /// A JSON Web Key as published at `/.well-known/jwks.json` (with `use` and `alg`, which jwt-kit's JWK lacks).
 package struct PublishedJWK: Codable, Sendable, Equatable {
     package var kty = "EC"
@@ -225,6 +240,15 @@ package final class ResultTokens: Sendable {
         guard let claims = try? await state.withLock({ $0.collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
             throw Self.invalidToken
         }
+        return claims
+    }
+
+    /// The claims of a token signed by one of the published keys and naming this issuer, whether or
+    /// not it expired (an `id_token_hint`, OIDC Core §3.1.2.1); nil otherwise.
+    package func verifySignature<Payload: IssuedPayload>(_ token: String, as payload: Payload.Type) async -> Payload? {
+        guard token.utf8.count < 8192, (try? await refreshIfStale()) != nil,
+              let claims = try? await state.withLock({ $0.collection }).verify(token, as: Payload.self), claims.iss.value == issuer
+        else { return nil }
         return claims
     }
 

@@ -17,10 +17,34 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var amr: [String]
     /// The client the token was issued to (OIDC Core §2 `azp`).
     package var azp: String
+    /// The left half of the access token's SHA-256, base64url (OIDC Core §3.1.3.6).
+    package var atHash: String?
+    /// With the `email` scope, when the user has one.
+    package var email: String?
+    /// With the `profile` scope, when the user has one.
+    package var name: String?
 
     package enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, amr, azp
-        case authTime = "auth_time"
+        case iss, sub, aud, exp, iat, nonce, amr, azp, email, name
+        case authTime = "auth_time", atHash = "at_hash"
+    }
+
+    package init(
+        iss: IssuerClaim, sub: SubjectClaim, aud: AudienceClaim, exp: ExpirationClaim, iat: IssuedAtClaim, authTime: Int64, nonce: String?,
+        amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil
+    ) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.authTime = authTime
+        self.nonce = nonce
+        self.amr = amr
+        self.azp = azp
+        self.atHash = atHash
+        self.email = email
+        self.name = name
     }
 
     package func verify(using algorithm: some JWTAlgorithm) async throws {

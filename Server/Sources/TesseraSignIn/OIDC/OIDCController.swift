@@ -18,7 +18,10 @@ package struct OIDCController<Context: TesseraContext> {
     package func addRoutes(to router: Router<Context>) {
         router.get(".well-known/openid-configuration", use: discovery)
         router.get("oauth2/authorize", use: authorize)
+        router.post("oauth2/authorize", use: authorizeByPost)
         router.post("oauth2/authorize/{requestId}/identify", use: identify)
+        router.post("oauth2/authorize/{requestId}/cancel", use: cancel)
+        router.post("oauth2/authorize/{requestId}/restart", use: restart)
         router.get("oauth2/authorize/{requestId}/status", use: status)
         router.get("oauth2/authorize/{requestId}/events", use: events)
         router.get("oauth2/authorize/{requestId}/complete", use: complete)
@@ -52,10 +55,16 @@ package struct OIDCController<Context: TesseraContext> {
         package var grantTypesSupported = ["authorization_code"]
         package var subjectTypesSupported = ["public"]
         package var idTokenSigningAlgValuesSupported = ["ES256"]
-        package var scopesSupported = ["openid", "email"]
+        package var responseModesSupported = ["query"]
+        package var scopesSupported = ["openid", "email", "profile"]
         package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
         package var codeChallengeMethodsSupported = ["S256"]
-        package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "email"]
+        package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "at_hash", "email", "name"]
+        package var promptValuesSupported = OIDCService.promptValues.sorted()
+        /// OIDC Discovery §3: without these, `request_uri_parameter_supported` would default to true.
+        package var requestParameterSupported = false
+        package var requestUriParameterSupported = false
+        package var claimsParameterSupported = false
 
         package enum CodingKeys: String, CodingKey {
             case issuer
@@ -64,6 +73,9 @@ package struct OIDCController<Context: TesseraContext> {
             case subjectTypesSupported = "subject_types_supported", idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
             case scopesSupported = "scopes_supported", tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
             case codeChallengeMethodsSupported = "code_challenge_methods_supported", claimsSupported = "claims_supported"
+            case responseModesSupported = "response_modes_supported", promptValuesSupported = "prompt_values_supported"
+            case requestParameterSupported = "request_parameter_supported", requestUriParameterSupported = "request_uri_parameter_supported"
+            case claimsParameterSupported = "claims_parameter_supported"
         }
     }
 
@@ -88,24 +100,74 @@ package struct OIDCController<Context: TesseraContext> {
         SignInPage(content: content, nonce: random.token(byteCount: 16)).response(status: status)
     }
 
+    /// `GET /oauth2/authorize` (OIDC Core §3.1.2.1).
     @Sendable package func authorize(_ request: Request, context: Context) async throws -> Response {
-        switch try await service.authorize(Self.query(request)) {
-        case .page(let pending, let csrf, let clientName):
-            return page(.identify(requestId: pending.id, csrf: csrf, clientName: clientName))
+        let (query, repeated) = RelyingPartyController<Context>.formNotingRepeats(request.uri.query ?? "")
+        return try await answer(service.authorize(query, repeated: repeated))
+    }
+
+    /// `POST /oauth2/authorize` with the parameters as a form body (OIDC Core §3.1.2.1: GET and POST).
+    @Sendable package func authorizeByPost(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        guard Self.isForm(request) else {
+            return page(.message(title: "Cannot sign in", text: "Send the sign-in request as a form (application/x-www-form-urlencoded).",
+                                 status: "error"), status: .unsupportedMediaType)
+        }
+        let (form, repeated) = RelyingPartyController<Context>.formNotingRepeats(buffer: try await request.collectBody(limit: bodyLimit))
+        return try await answer(service.authorize(form, repeated: repeated))
+    }
+
+    private static func isForm(_ request: Request) -> Bool {
+        request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true
+    }
+
+    private func answer(_ answer: OIDCService.AuthorizeAnswer) -> Response {
+        switch answer {
+        case .page(let pending, let csrf, let clientName, let loginHint):
+            return page(.identify(requestId: pending.id, csrf: csrf, clientName: clientName, loginHint: loginHint))
         case .redirect(let location):
-            return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+            return Self.redirect(location)
         case .errorPage(let text):
             return page(.message(title: "Cannot sign in", text: text, status: "error"), status: .badRequest)
         }
     }
 
-    @Sendable package func identify(_ request: Request, context: Context) async throws -> Response {
+    private static func redirect(_ location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// The form fields of a page's own POST (`csrf`, …); 415 unless it is a form.
+    private func pageForm(_ request: Request) async throws -> [String: String] {
         var request = request
+        guard Self.isForm(request) else { throw AppError.unsupportedMediaType(detail: "Send application/x-www-form-urlencoded") }
+        return RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
+    }
+
+    /// `POST …/cancel`: the user gave up on the page; the client hears `access_denied`.
+    @Sendable package func cancel(_ request: Request, context: Context) async throws -> Response {
         let id = try context.parameters.require("requestId")
-        guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
-            throw AppError.unsupportedMediaType(detail: "Send application/x-www-form-urlencoded")
+        let form = try await pageForm(request)
+        do {
+            return Self.redirect(try await service.cancel(id, csrf: form["csrf"] ?? ""))
+        } catch let error as AppError {
+            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
         }
-        let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
+    }
+
+    /// `POST …/restart` ("Not you?"): the identifier form again, for a new request with the same parameters.
+    @Sendable package func restart(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let form = try await pageForm(request)
+        do {
+            return answer(try await service.restart(id, csrf: form["csrf"] ?? ""))
+        } catch let error as AppError {
+            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+        }
+    }
+
+    @Sendable package func identify(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let form = try await pageForm(request)
         do {
             let (pending, clientName, matchNumber) = try await service.identify(
                 id, csrf: form["csrf"] ?? "", identifier: form["identifier"] ?? "", ip: context.remoteAddress ?? "unknown"
@@ -139,24 +201,17 @@ package struct OIDCController<Context: TesseraContext> {
         return ServerSentEvents.response(comment: "tessera sign-in progress", events, name: { $0.name }, alongside: events.deadline)
     }
 
+    /// `GET …/complete`: to the client's redirect URI with the code once approved, or with the OAuth
+    /// error once the sign-in ended otherwise (OIDC Core §3.1.2.6); while it is under way, a page that says so.
     @Sendable package func complete(_ request: Request, context: Context) async throws -> Response {
         let id = try context.parameters.require("requestId")
         let csrf = Self.query(request)["csrf"] ?? ""
         do {
-            let location = try await service.complete(id, csrf: csrf)
-            return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+            return Self.redirect(try await service.complete(id, csrf: csrf))
         } catch let error as AppError where error.code == OIDCService.notApproved.code {
-            let progress = (try? await service.progress(id, csrf: csrf, wait: .zero)) ?? .expired
-            let text: String
-            switch progress {
-            case .declined: text = "The sign-in was declined on your phone."
-            case .cancelled: text = "The sign-in was cancelled."
-            case .failed: text = "The sign-in failed on your phone."
-            case .mismatch: text = SignInPage.mismatchText
-            case .expired: text = "The sign-in expired. Start again from the application."
-            case .waiting, .verifying, .approved: text = "The sign-in has not been approved yet."
-            }
-            return page(.message(title: "Not signed in", text: text, status: progress.rawValue), status: .conflict)
+            let progress = (try? await service.progress(id, csrf: csrf, wait: .zero)) ?? .waiting
+            return page(.message(title: "Not signed in yet", text: "The sign-in has not been approved yet.", status: progress.rawValue),
+                        status: .conflict)
         } catch let error as AppError {
             return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
         }
@@ -191,7 +246,8 @@ package struct OIDCController<Context: TesseraContext> {
         do {
             client = try await service.clients.authenticateBackend(clientKey: clientKey, secret: secret)
         } catch is AppError {
-            return Self.oauthError(.init(error: "invalid_client", description: "client authentication failed", status: 401), basic: basic != nil)
+            // RFC 6749 §5.2: 401 with the challenge of a scheme this server supports, whichever way the client sent its secret.
+            return Self.oauthError(.init(error: "invalid_client", description: "client authentication failed", status: 401), basic: true)
         }
         do {
             var response = try Response.json(try await service.exchange(client: client, form: form))
@@ -213,15 +269,30 @@ package struct OIDCController<Context: TesseraContext> {
         return (unescape(pair[..<colon]), unescape(pair[pair.index(after: colon)...]))
     }
 
-    /// `GET/POST /oauth2/userinfo` with `Authorization: Bearer` (OIDC Core §5.3).
+    /// `GET/POST /oauth2/userinfo` (OIDC Core §5.3) with the access token in `Authorization: Bearer`
+    /// or, by POST, as `access_token` in a form body (RFC 6750 §2.1, §2.2); never both (§2).
     @Sendable package func userInfo(_ request: Request, context: Context) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix(ignoringASCIICase: "bearer ") else {
+        var request = request
+        let header = request.headers[.authorization]
+        var bodyToken: String?
+        if request.method == .post, Self.isForm(request) {
+            bodyToken = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))["access_token"]
+        }
+        let token: String
+        switch (header, bodyToken) {
+        case (let header?, nil) where header.hasPrefix(ignoringASCIICase: "bearer "):
+            token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        case (nil, let body?):
+            token = body
+        case (_?, _?):
+            return Self.oauthError(.init(error: "invalid_request", description: "send the access token in one place only"))
+        default:
             var response = Response(status: .unauthorized)
             response.headers[.wwwAuthenticate] = "Bearer"
             return response
         }
         do {
-            var response = try Response.json(try await service.userInfo(accessToken: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)))
+            var response = try Response.json(try await service.userInfo(accessToken: token))
             response.headers[.cacheControl] = "no-store"
             return response
         } catch let error as OIDCService.OAuthError {

@@ -12,6 +12,9 @@ package protocol OIDCRepository: Sendable {
     func identify(_ id: String, channelId: String?, at time: Int64, in sql: any SQLDatabase) async throws -> Bool
     /// Marks the request completed and stores its code, at most once: false when it was completed already.
     func complete(_ id: String, code: OIDCCode, at time: Int64) async throws -> Bool
+    /// Marks the request completed without a code (declined, expired, cancelled, restarted), at most
+    /// once: false when it was completed already.
+    func end(_ id: String, at time: Int64) async throws -> Bool
     func code(hash: String) async throws -> OIDCCode?
     /// Marks the code used: false when it was used already.
     func markUsed(codeHash: String, at time: Int64) async throws -> Bool
@@ -116,6 +119,14 @@ package struct SQLOIDCRepository: OIDCRepository {
                 """
             ).run()
             return true
+        }
+    }
+
+    package func end(_ id: String, at time: Int64) async throws -> Bool {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                "UPDATE oidc_requests SET completed_at = \(bind: time) WHERE id = \(bind: id) AND completed_at IS NULL RETURNING id"
+            ).first() != nil
         }
     }
 

@@ -58,15 +58,35 @@ extension OIDCService {
             at: now
         )
         let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
+        let profile = try await profileClaims(clientId: client.id, userKey: record.userKey, scope: record.scope)
         let claims = IDTokenClaims(
             iss: .init(value: issuer), sub: .init(value: record.userKey), aud: .init(value: [client.clientKey]),
             exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
-            authTime: record.authTime, nonce: record.nonce.isEmpty ? nil : record.nonce, amr: record.amr, azp: client.clientKey
+            authTime: record.authTime, nonce: record.nonce.isEmpty ? nil : record.nonce, amr: record.amr, azp: client.clientKey,
+            atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"]
         )
         return TokenResponse(
             accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds), idToken: try await tokens.sign(claims),
             scope: record.scope
         )
+    }
+
+    /// `at_hash` of an access token for an ES256 or RS256 ID token: the left half of its SHA-256, base64url (OIDC Core §3.1.3.6).
+    package static func tokenHash(_ token: String) -> String {
+        Data(SHA256.hash(data: Data(token.utf8)).prefix(16)).base64URLEncodedString()
+    }
+
+    /// The claims the scope asks for, from the user's record: `email` (scope `email`) and `name`
+    /// (scope `profile`), each when the user has one.
+    package func profileClaims(clientId: String, userKey: String, scope: String) async throws -> [String: String] {
+        let scopes = scope.split(separator: " ")
+        guard scopes.contains("email") || scopes.contains("profile") else { return [:] }
+        let users = self.users
+        guard let user = try await database.read({ sql in try await users.find(clientId: clientId, userKey: userKey, in: sql) }) else { return [:] }
+        var claims: [String: String] = [:]
+        if scopes.contains("email"), !user.email.isEmpty { claims["email"] = user.email }
+        if scopes.contains("profile"), !user.name.isEmpty { claims["name"] = user.name }
+        return claims
     }
 
     /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
@@ -76,17 +96,13 @@ extension OIDCService {
 
     // MARK: UserInfo
 
-    /// The claims of the access token's user: `sub`, and `email` when the scope asks for it and the user has one.
+    /// The claims of the access token's user: `sub`, and those of ``profileClaims(clientId:userKey:scope:)``.
     package func userInfo(accessToken: String) async throws -> [String: String] {
         guard accessToken.count <= 200, let token = try await repository.token(hash: hasher.hash(accessToken, domain: Self.tokenDomain)),
               token.revokedAt == nil, clock.now() < token.expiresAt
         else { throw OAuthError(error: "invalid_token", description: "the access token is unknown, expired or revoked", status: 401) }
-        var claims = ["sub": token.userKey]
-        if token.scope.split(separator: " ").contains("email") {
-            let users = self.users
-            let user = try await database.read { sql in try await users.find(clientId: token.clientId, userKey: token.userKey, in: sql) }
-            if let email = user?.email, !email.isEmpty { claims["email"] = email }
-        }
+        var claims = try await profileClaims(clientId: token.clientId, userKey: token.userKey, scope: token.scope)
+        claims["sub"] = token.userKey
         return claims
     }
 }

@@ -104,26 +104,40 @@ package struct OIDCService: Sendable {
 
     /// What `/oauth2/authorize` answers.
     package enum AuthorizeAnswer: Sendable {
-        /// The sign-in page for a new pending authorization, with its form token.
-        case page(OIDCPendingRequest, csrf: String, clientName: String)
-        /// An error sent back to the client (RFC 6749 §4.1.2.1).
+        /// The sign-in page for a new pending authorization, with its form token and the identifier
+        /// to fill in (`login_hint`, or the subject of a valid `id_token_hint`).
+        case page(OIDCPendingRequest, csrf: String, clientName: String, loginHint: String? = nil)
+        /// An error sent back to the client (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6).
         case redirect(String)
         /// An error shown to the user, never redirected: the client or its redirect URI is not trusted.
         case errorPage(String)
     }
 
-    package func authorize(_ query: [String: String]) async throws -> AuthorizeAnswer {
-        guard let clientKey = query["client_id"], !clientKey.isEmpty, clientKey.count <= 100,
+    /// The `prompt` values of OIDC Core §3.1.2.1. Every sign-in is approved on the phone, which is
+    /// both the login and the consent; `select_account` is the identifier form.
+    package static let promptValues: Set<String> = ["none", "login", "consent", "select_account"]
+
+    /// The authorization request (OIDC Core §3.1.2.1), by GET query or form POST: each parameter is
+    /// used or refused as §3.1.2.6 and §6 say. `repeated` names the parameters sent more than once
+    /// (RFC 6749 §3.1: an invalid request).
+    package func authorize(_ query: [String: String], repeated: Set<String> = []) async throws -> AuthorizeAnswer {
+        guard !repeated.contains("client_id"), let clientKey = query["client_id"], !clientKey.isEmpty, clientKey.count <= 100,
               let client = try? await clients.client(clientKey: clientKey), client.enabled
         else { return .errorPage("The application that sent you here is not known to this server.") }
-        guard let redirectUri = query["redirect_uri"], let settings = try await repository.settings(clientId: client.id),
-              settings.redirectUris.contains(redirectUri)
+        guard !repeated.contains("redirect_uri"), let redirectUri = query["redirect_uri"],
+              let settings = try await repository.settings(clientId: client.id), settings.redirectUris.contains(redirectUri)
         else { return .errorPage("The application sent you here with a return address it has not registered.") }
-        let state = query["state"]
+        let state = repeated.contains("state") ? nil : query["state"]
         func fail(_ error: String, _ description: String) -> AuthorizeAnswer {
             .redirect(Self.redirect(redirectUri, ["error": error, "error_description": description, "state": state]))
         }
+        if let name = repeated.sorted().first { return fail("invalid_request", "the parameter \(name.prefix(40)) was sent more than once") }
+        // OIDC Core §6: request objects are not supported, by value or by reference; nor is dynamic registration.
+        if query["request"] != nil { return fail("request_not_supported", "request objects are not supported; send the parameters themselves") }
+        if query["request_uri"] != nil { return fail("request_uri_not_supported", "request_uri is not supported; send the parameters themselves") }
+        if query["registration"] != nil { return fail("registration_not_supported", "the registration parameter is not supported") }
         guard query["response_type"] == "code" else { return fail("unsupported_response_type", "only response_type=code is supported") }
+        if let mode = query["response_mode"], mode != "query" { return fail("invalid_request", "only response_mode=query is supported") }
         guard (query["scope"] ?? "").split(separator: " ").contains("openid") else { return fail("invalid_scope", "scope must contain openid") }
         guard let challenge = query["code_challenge"], !challenge.isEmpty else {
             return fail("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256")
@@ -134,9 +148,32 @@ package struct OIDCService: Sendable {
         guard (state ?? "").count <= 500, (query["nonce"] ?? "").count <= 500, (query["scope"] ?? "").count <= 500 else {
             return fail("invalid_request", "state, nonce and scope must be at most 500 characters")
         }
-        if query["prompt"]?.split(separator: " ").contains("none") == true {
-            return fail("login_required", "the user must approve on the device")
+        guard (query["login_hint"] ?? "").count <= 254, (query["ui_locales"] ?? "").count <= 200, (query["acr_values"] ?? "").count <= 200,
+              (query["display"] ?? "").count <= 20, (query["id_token_hint"] ?? "").utf8.count <= 8192, (query["claims"] ?? "").count <= 4000
+        else { return fail("invalid_request", "login_hint, ui_locales, acr_values, display, claims or id_token_hint is too long") }
+        if let claims = query["claims"], (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any] == nil {
+            return fail("invalid_request", "claims must be a JSON object")
         }
+        let prompt = Set((query["prompt"] ?? "").split(separator: " ").map(String.init))
+        if let unknown = prompt.subtracting(Self.promptValues).sorted().first {
+            return fail("invalid_request", "prompt \(unknown.prefix(40)) is not supported; use none, login, consent or select_account")
+        }
+        if prompt.contains("none") && prompt.count > 1 { return fail("invalid_request", "prompt=none cannot be combined with other values") }
+        if let maxAge = query["max_age"], maxAge.isEmpty || maxAge.count > 10 || !maxAge.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return fail("invalid_request", "max_age must be a whole number of seconds")
+        }
+        var loginHint = query["login_hint"].flatMap { $0.isEmpty ? nil : $0 }
+        if let hint = query["id_token_hint"] {
+            // An ID token this server issued to this client; it may have expired (OIDC Core §3.1.2.1).
+            guard let claims = await tokens.verifySignature(hint, as: IDTokenHint.self), claims.aud.value.contains(client.clientKey) else {
+                return fail("invalid_request", "id_token_hint is not an ID token this server issued to this client")
+            }
+            loginHint = loginHint ?? claims.sub.value
+        }
+        // Tessera keeps no session in the browser: every sign-in is approved on the phone, so
+        // `prompt=login` and any `max_age` are met by the approval (its `auth_time` is in the ID token),
+        // and `prompt=none` cannot be.
+        if prompt.contains("none") { return fail("login_required", "the user must approve the sign-in on their phone") }
         let now = clock.now()
         let csrf = random.token(prefix: "csrf_")
         let request = OIDCPendingRequest(
@@ -145,7 +182,7 @@ package struct OIDCService: Sendable {
             csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis
         )
         try await repository.insert(request)
-        return .page(request, csrf: csrf, clientName: client.name)
+        return .page(request, csrf: csrf, clientName: client.name, loginHint: loginHint)
     }
 
     /// `uri` with the parameters added to its query.
@@ -263,14 +300,37 @@ package struct OIDCService: Sendable {
         return .channel(try await relay.events(channelId: channelId, replay: .current), relay: relay)
     }
 
-    /// After approval: the code, bound to the request, and the client's redirect URI with it.
-    /// Throws when the sign-in was not approved (the page shows why).
+    /// After approval: the code, bound to the request, and the client's redirect URI with it. After
+    /// an ending without approval, the redirect URI with the OAuth error (OIDC Core §3.1.2.6):
+    /// `access_denied` when the user declined, cancelled or failed on the phone, `login_required` when
+    /// the sign-in expired. Throws ``notApproved`` while the sign-in is still under way.
     package func complete(_ id: String, csrf: String) async throws -> String {
         let request = try await pending(id, csrf: csrf)
-        guard let channelId = request.channelId else { throw Self.notApproved }
-        let client = try await clients.client(clientKey: request.clientKey)
-        let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
-        guard state.outcome == .completed, let token = state.token else { throw Self.notApproved }
+        if let channelId = request.channelId {
+            let client = try await clients.client(clientKey: request.clientKey)
+            let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
+            if state.outcome == .completed, let token = state.token {
+                return try await issueCode(for: request, resultToken: token)
+            }
+        }
+        let progress = try await progress(id, csrf: csrf, wait: .zero)
+        guard let ending = Self.ending(of: progress) else { throw Self.notApproved }
+        return try await end(request, error: ending.error, description: ending.description)
+    }
+
+    /// The OAuth error a sign-in that ended without approval sends back; nil while it is under way or once approved.
+    package static func ending(of progress: Progress) -> (error: String, description: String)? {
+        switch progress {
+        case .waiting, .verifying, .approved: nil
+        case .declined: ("access_denied", "the user declined the sign-in on their phone")
+        case .cancelled: ("access_denied", "the sign-in was cancelled")
+        case .failed: ("access_denied", "the sign-in failed on the phone")
+        case .mismatch: ("access_denied", "the number chosen on the phone did not match")
+        case .expired: ("login_required", "the sign-in expired before it was approved on the phone")
+        }
+    }
+
+    private func issueCode(for request: OIDCPendingRequest, resultToken token: String) async throws -> String {
         let claims = try await tokens.verify(token)
         let code = random.token(prefix: "oc_")
         let now = clock.now()
@@ -284,6 +344,53 @@ package struct OIDCService: Sendable {
             throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
         }
         return Self.redirect(request.redirectUri, ["code": code, "state": request.state.isEmpty ? nil : request.state])
+    }
+
+    /// Ends the request without a code and sends the error back to the client.
+    private func end(_ request: OIDCPendingRequest, error: String, description: String) async throws -> String {
+        guard try await repository.end(request.id, at: clock.now()) else {
+            throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
+        }
+        return Self.redirect(request.redirectUri, ["error": error, "error_description": description, "state": request.state.isEmpty ? nil : request.state])
+    }
+
+    /// Ends the sign-in's request to the phone, if there is one still open.
+    private func cancelChannel(of request: OIDCPendingRequest) async throws {
+        guard let channelId = request.channelId else { return }
+        let client = try await clients.client(clientKey: request.clientKey)
+        guard try await relyingParty.state(client: client, id: channelId, wait: .zero).outcome.isFinal == false else { return }
+        do {
+            try await relyingParty.cancel(client: client, id: channelId)
+        } catch is AppError {
+            // It ended meanwhile (approved, declined or expired): there is nothing left to cancel.
+        }
+    }
+
+    /// The user cancelled on the page: the phone's request ends, and the client hears `access_denied`.
+    package func cancel(_ id: String, csrf: String) async throws -> String {
+        let request = try await pending(id, csrf: csrf)
+        try await cancelChannel(of: request)
+        return try await end(request, error: "access_denied", description: "the user cancelled the sign-in")
+    }
+
+    /// "Not you?": the request (and the phone's request, if any) ends, and a new one with the same
+    /// parameters starts at the identifier form.
+    package func restart(_ id: String, csrf: String) async throws -> AuthorizeAnswer {
+        let request = try await pending(id, csrf: csrf)
+        try await cancelChannel(of: request)
+        let now = clock.now()
+        guard try await repository.end(request.id, at: now) else {
+            throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
+        }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let csrf = random.token(prefix: "csrf_")
+        let fresh = OIDCPendingRequest(
+            id: random.identifier(prefix: "oar_"), clientId: request.clientId, clientKey: request.clientKey, redirectUri: request.redirectUri,
+            state: request.state, nonce: request.nonce, codeChallenge: request.codeChallenge, scope: request.scope,
+            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis
+        )
+        try await repository.insert(fresh)
+        return .page(fresh, csrf: csrf, clientName: client.name)
     }
 
     package static let notApproved = AppError.authChannelState("The sign-in was not approved on the device")

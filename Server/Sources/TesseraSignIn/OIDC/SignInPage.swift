@@ -4,12 +4,13 @@ import Hummingbird
 
 /// The hosted sign-in page: plain HTML with one inline script (allowed by a per-response CSP nonce),
 /// no third-party assets. Elements tests and browsers address: `#identifier`, `#submit`, `#status`,
-/// and `#match-number` (number matching).
+/// `#match-number` (number matching), `#cancel` and `#not-you` (forms that end or restart the sign-in),
+/// and `#back` (the way back to the app once the sign-in ended).
 package struct SignInPage: Sendable {
     /// What the page shows.
     package enum Content: Sendable {
-        /// The identifier form of a new pending authorization.
-        case identify(requestId: String, csrf: String, clientName: String)
+        /// The identifier form of a new pending authorization, filled in with `loginHint` if there is one.
+        case identify(requestId: String, csrf: String, clientName: String, loginHint: String? = nil)
         /// Waiting for the device: progress follows from the events stream, then the completion URL.
         /// With number matching, `matchNumber` is shown for the user to pick on the phone.
         case waiting(requestId: String, csrf: String, clientName: String, matchNumber: String? = nil)
@@ -42,27 +43,39 @@ package struct SignInPage: Sendable {
         var body = ""
         var script = ""
         switch content {
-        case .identify(let requestId, let csrf, let clientName):
+        case .identify(let requestId, let csrf, let clientName, let loginHint):
+            let base = "/oauth2/authorize/" + Self.escape(requestId)
+            let value = loginHint.map { " value=\"\(Self.escape($0))\"" } ?? ""
             body = """
                 <h1>Sign in to \(Self.escape(clientName))</h1>
-                <form method="post" action="/oauth2/authorize/\(Self.escape(requestId))/identify">
+                <form method="post" action="\(base)/identify">
                 <input type="hidden" name="csrf" value="\(Self.escape(csrf))">
                 <label for="identifier">E-mail address or user key</label>
-                <input id="identifier" name="identifier" type="text" autocomplete="username" required maxlength="254" autofocus>
+                <input id="identifier" name="identifier" type="text" autocomplete="username" required maxlength="254" autofocus\(value)>
                 <button id="submit" type="submit">Continue</button>
                 </form>
-                <p id="status" data-status="identify"></p>
+                \(Self.actionForm(base + "/cancel", csrf: csrf, id: "cancel", label: "Cancel"))
+                <p id="status" data-status="identify" role="status" aria-live="polite"></p>
                 """
         case .waiting(let requestId, let csrf, let clientName, let matchNumber):
             let query = "csrf=" + Self.escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
             let base = "/oauth2/authorize/" + Self.escape(requestId)
             body = """
                 <h1>Sign in to \(Self.escape(clientName))</h1>
-                <p id="status" data-status="waiting" data-status-url="\(base)/status?\(query)" data-events-url="\(base)/events?\(query)" data-complete-url="\(base)/complete?\(query)">Approve on your phone.</p>
+                <p id="status" role="status" aria-live="polite" data-status="waiting" data-status-url="\(base)/status?\(query)" data-events-url="\(base)/events?\(query)" data-complete-url="\(base)/complete?\(query)">Approve on your phone.</p>
+                """ + (matchNumber.map(Self.matchNumberHTML) ?? "") + """
+
+                <p id="back" hidden><a href="\(base)/complete?\(query)">Back to \(Self.escape(clientName))</a></p>
                 <noscript><p><a href="\(base)/complete?\(query)">Continue once you approved</a></p></noscript>
-                """ + (matchNumber.map(Self.matchNumberHTML) ?? "")
+                <div id="actions" class="actions">
+                \(Self.actionForm(base + "/restart", csrf: csrf, id: "not-you", label: "Not you?"))
+                \(Self.actionForm(base + "/cancel", csrf: csrf, id: "cancel", label: "Cancel"))
+                </div>
+                """
             // Server-sent events: `status` for each step, then one `outcome`. EventSource reconnects by
             // itself and the server then sends the current state first; after the outcome it is closed.
+            // Approved: on to the app at once. Any other ending: the page says what happened, offers the
+            // way back, and goes back by itself after a few seconds (the app gets the OAuth error).
             script = """
                 (function () {
                   var el = document.getElementById("status");
@@ -74,6 +87,14 @@ package struct SignInPage: Sendable {
                     StartVerificationOfNodes: "Approved on your phone. Checking with the verifier nodes…",
                     CompleteVerificationOfNodes: "The verifier nodes confirmed your phone. Finishing on your phone…" };
                   var source = new EventSource(el.dataset.eventsUrl);
+                  function end(status) {
+                    document.getElementById("actions").hidden = true;
+                    var match = document.querySelector(".match");
+                    if (match) { match.hidden = true; }
+                    if (status === "approved") { window.location.assign(el.dataset.completeUrl); return; }
+                    document.getElementById("back").hidden = false;
+                    window.setTimeout(function () { window.location.assign(el.dataset.completeUrl); }, \(Self.backDelayMilliseconds));
+                  }
                   function show(event) {
                     var s = JSON.parse(event.data);
                     el.dataset.status = s.status;
@@ -81,7 +102,7 @@ package struct SignInPage: Sendable {
                     el.textContent = (s.step && steps[s.step]) || texts[s.status] || s.status;
                     if (event.type === "outcome") {
                       source.close();
-                      if (s.status === "approved") { window.location.assign(el.dataset.completeUrl); }
+                      end(s.status);
                     }
                   }
                   source.addEventListener("status", show);
@@ -90,6 +111,7 @@ package struct SignInPage: Sendable {
                     if (source.readyState === EventSource.CLOSED) {
                       el.dataset.status = "expired";
                       el.textContent = texts.expired;
+                      end("expired");
                     }
                   });
                 })();
@@ -105,16 +127,37 @@ package struct SignInPage: Sendable {
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Sign in with Tessera</title>
             <style nonce="\(nonce)">
-            body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem; color: #1d1d1f; }
-            label { display: block; margin: 1rem 0 .3rem; } input[type=text] { width: 100%; padding: .6rem; font-size: 1rem; box-sizing: border-box; }
-            button { margin-top: 1rem; padding: .6rem 1.2rem; font-size: 1rem; }
-            .match { font-size: 1.2rem; } #match-number { font-size: 3rem; letter-spacing: .1em; display: block; margin: .5rem 0; }
+            body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem; color: #1d1d1f; line-height: 1.4; }
+            h1 { font-size: 1.5rem; } a { color: #0b57d0; }
+            label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
+            input[type=text] { width: 100%; padding: .7rem; font-size: 1rem; box-sizing: border-box; border: 1px solid #6e6e73; border-radius: .4rem; }
+            button { margin-top: 1rem; padding: .7rem 1.4rem; font-size: 1rem; border-radius: .4rem; border: 1px solid #0b57d0; background: #0b57d0; color: #fff; cursor: pointer; }
+            button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
+            button.link { background: none; color: #0b57d0; border: none; padding: .4rem 0; margin-right: 1.5rem; text-decoration: underline; }
+            .actions form, form.inline { display: inline; }
+            #status { min-height: 1.4em; } #status[data-status="waiting"], #status[data-status="verifying"] { padding-left: 1.6rem; position: relative; }
+            #status[data-status="waiting"]::before, #status[data-status="verifying"]::before { content: ""; position: absolute; left: 0; top: .15em;
+              width: 1em; height: 1em; border: .18em solid #c7c7cc; border-top-color: #0b57d0; border-radius: 50%; animation: spin 1s linear infinite; box-sizing: border-box; }
+            @keyframes spin { to { transform: rotate(360deg); } }
+            @media (prefers-reduced-motion: reduce) { #status::before { animation: none; } }
+            .match { font-size: 1.2rem; white-space: nowrap; } #match-number { font-size: 2.4rem; letter-spacing: .1em; vertical-align: middle; }
             </style></head>
             <body>
             \(body)
             \(script.isEmpty ? "" : "<script nonce=\"\(nonce)\">\n\(script)\n</script>")
             </body></html>
             """
+    }
+
+    /// How long a page that ended without approval shows what happened before it goes back to the app.
+    package static let backDelayMilliseconds = 5000
+
+    /// A one-button form of the page (Cancel, Not you?) that posts its form token.
+    package static func actionForm(_ action: String, csrf: String, id: String, label: String) -> String {
+        """
+        <form class="inline" method="post" action="\(action)"><input type="hidden" name="csrf" value="\(escape(csrf))">\
+        <button id="\(id)" type="submit" class="link">\(escape(label))</button></form>
+        """
     }
 
     /// What the page says when the phone picked no number or the wrong one.

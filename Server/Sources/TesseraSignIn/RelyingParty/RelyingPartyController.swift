@@ -82,17 +82,36 @@ package struct RelyingPartyController<Context: TesseraContext> {
     /// and `=` at the start of a pair is passed over (`=a=b` is the field `a` with the value `b`).
     package static func form(_ text: String) -> [String: String] {
         var text = text
-        return text.withUTF8 { form(bytes: $0) }
+        var repeated: Set<String>? = nil
+        return text.withUTF8 { form(bytes: $0, repeated: &repeated) }
+    }
+
+    /// The fields as ``form(_:)`` reads them, and the names that occur more than once (RFC 6749 §3.1:
+    /// a parameter sent twice is an invalid request).
+    package static func formNotingRepeats(_ text: String) -> (fields: [String: String], repeated: Set<String>) {
+        var text = text
+        var repeated: Set<String>? = []
+        let fields = text.withUTF8 { form(bytes: $0, repeated: &repeated) }
+        return (fields, repeated ?? [])
+    }
+
+    /// ``formNotingRepeats(_:)`` of a body.
+    package static func formNotingRepeats(buffer: ByteBuffer) -> (fields: [String: String], repeated: Set<String>) {
+        var repeated: Set<String>? = []
+        let fields = buffer.withUnsafeReadableBytes { form(bytes: $0.assumingMemoryBound(to: UInt8.self), repeated: &repeated) }
+        return (fields, repeated ?? [])
     }
 
     /// The fields of a form body, read from its bytes as ``form(_:)`` reads them from its text (without
     /// first making and validating a String of the whole body: `&` and `=` never occur inside a
     /// multi-byte UTF-8 sequence, so each part is repaired as the whole would have been).
     package static func form(buffer: ByteBuffer) -> [String: String] {
-        buffer.withUnsafeReadableBytes { form(bytes: $0.assumingMemoryBound(to: UInt8.self)) }
+        var repeated: Set<String>? = nil
+        return buffer.withUnsafeReadableBytes { form(bytes: $0.assumingMemoryBound(to: UInt8.self), repeated: &repeated) }
     }
 
-    private static func form(bytes: UnsafeBufferPointer<UInt8>) -> [String: String] {
+    /// `repeated`, when not nil, collects the names seen more than once.
+    private static func form(bytes: UnsafeBufferPointer<UInt8>, repeated: inout Set<String>?) -> [String: String] {
         let ampersand = UInt8(ascii: "&"), equals = UInt8(ascii: "=")
         func decode(_ start: Int, _ end: Int) -> String {
             let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
@@ -113,7 +132,11 @@ package struct RelyingPartyController<Context: TesseraContext> {
                 var nameEnd = nameStart
                 while nameEnd < pairEnd && bytes[nameEnd] != equals { nameEnd += 1 }
                 let name = decode(nameStart, nameEnd)
-                if fields[name] == nil { fields[name] = nameEnd < pairEnd ? decode(nameEnd + 1, pairEnd) : "" }
+                if fields[name] == nil {
+                    fields[name] = nameEnd < pairEnd ? decode(nameEnd + 1, pairEnd) : ""
+                } else if repeated != nil {
+                    repeated?.insert(name)
+                }
             }
             pairStart = pairEnd + 1
         }

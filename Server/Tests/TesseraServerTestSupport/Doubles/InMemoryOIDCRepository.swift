@@ -90,6 +90,15 @@ package final class InMemoryOIDCRepository: OIDCRepository, Sendable {
         }
     }
 
+    package func end(_ id: String, at time: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard var request = state.requests[id], request.completedAt == nil else { return false }
+            request.completedAt = time
+            state.requests[id] = request
+            return true
+        }
+    }
+
     package func code(hash: String) async throws -> OIDCCode? {
         state.withLock { $0.codes[hash] }
     }

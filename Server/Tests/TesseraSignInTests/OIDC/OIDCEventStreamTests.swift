@@ -55,7 +55,7 @@ struct OIDCEventStreamTests {
             "client_id": client.clientKey, "redirect_uri": Self.redirect, "response_type": "code", "scope": "openid", "state": "s-1",
             "code_challenge": OIDCService.challenge(of: String(repeating: "v", count: 43)), "code_challenge_method": "S256",
         ]
-        guard case .page(let pending, let csrf, _) = try await runtime.oidc.authorize(query) else { throw ConfigurationError("no page") }
+        guard case .page(let pending, let csrf, _, _) = try await runtime.oidc.authorize(query) else { throw ConfigurationError("no page") }
         _ = try await runtime.oidc.identify(pending.id, csrf: csrf, identifier: identifier, ip: "127.0.0.1")
         let escaped = csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf
         return (pending.id, csrf, "\(base)/oauth2/authorize/\(pending.id)/events?csrf=\(escaped)")

@@ -24,7 +24,7 @@ struct OIDCIdentifyShapeTests {
                     "client_id": setup.client.clientKey, "redirect_uri": OIDCEventStreamTests.redirect, "response_type": "code", "scope": "openid",
                     "code_challenge": OIDCService.challenge(of: String(repeating: "w", count: 43)), "code_challenge_method": "S256",
                 ]
-                guard case .page(let pending, let csrf, _) = try await runtime.oidc.authorize(query) else { throw ConfigurationError("no page") }
+                guard case .page(let pending, let csrf, _, _) = try await runtime.oidc.authorize(query) else { throw ConfigurationError("no page") }
                 work.append(try await recorder.recording {
                     _ = try await runtime.oidc.identify(pending.id, csrf: csrf, identifier: identifier, ip: "192.0.2.\(index + 1)")
                 })

@@ -19,6 +19,7 @@ import TesseraServerTestSupport
 ///   looks at nothing else: neither completion nor expiry, which the service checks first);
 /// - `complete` succeeds once per request and stores the code unused; a refused completion stores no code; a
 ///   completion whose code hash is taken fails and leaves the request pending; of concurrent completions one wins;
+/// - `end` succeeds once per request that is neither completed nor ended, and stores no code;
 /// - `markUsed` succeeds once per code and keeps the first time; of concurrent calls one wins;
 /// - a token is stored unrevoked, once per hash; `revokeTokens` revokes only that code's tokens, keeping the first time;
 /// - `purge` removes what expired strictly before the cutoff, each table on its own, and keeps the settings.
@@ -208,6 +209,31 @@ struct OIDCRepositoryConformanceTests {
             #expect(try await repository.complete("oar_unknown", code: Self.code("h_three", request: request), at: Self.now) == false)
             #expect(try await repository.code(hash: "h_three") == nil)
             #expect(try await repository.code(hash: "h_unknown") == nil)
+        }
+    }
+
+    @Test("end: once per request, without a code; an ended request completes no more and a completed one does not end; an unknown request is refused", arguments: Implementation.all)
+    func end(_ implementation: Implementation) async throws {
+        try await Self.with(implementation) { subject in
+            let repository = subject.repository
+            let clientId = try await subject.newClientId()
+            let declined = Self.request("oar_declined", clientId: clientId)
+            try await repository.insert(declined)
+            #expect(try await repository.end("oar_declined", at: Self.now + 3))
+            #expect(try await repository.request("oar_declined")?.completedAt == Self.now + 3)
+            #expect(try await repository.end("oar_declined", at: Self.now + 4) == false)
+            #expect(try await repository.request("oar_declined")?.completedAt == Self.now + 3)
+            #expect(try await repository.complete("oar_declined", code: Self.code("h_late", request: declined), at: Self.now + 5) == false)
+            #expect(try await repository.code(hash: "h_late") == nil)
+
+            let approved = Self.request("oar_approved", clientId: clientId)
+            try await repository.insert(approved)
+            #expect(try await repository.complete("oar_approved", code: Self.code("h_approved", request: approved), at: Self.now + 6))
+            #expect(try await repository.end("oar_approved", at: Self.now + 7) == false)
+            #expect(try await repository.request("oar_approved")?.completedAt == Self.now + 6)
+
+            #expect(try await repository.end("oar_unknown", at: Self.now) == false)
+            #expect(try await repository.request("oar_unknown") == nil)
         }
     }
 

@@ -96,7 +96,7 @@ struct OIDCServiceInMemoryTests {
                 guard case .errorPage = try await oidc.authorize(other) else { Issue.record("expected the error page for \(unregistered)"); continue }
             }
 
-            guard case .page(let request, let csrf, _) = try await oidc.authorize(query) else { Issue.record("expected the page"); return }
+            guard case .page(let request, let csrf, _, _) = try await oidc.authorize(query) else { Issue.record("expected the page"); return }
             let stored = try #require(try await repository.request(request.id))
             #expect(stored.clientId == client.id && stored.redirectUri == Self.redirect && stored.state == "st" && stored.completedAt == nil)
             #expect(try await oidc.pending(request.id, csrf: csrf).id == request.id)

@@ -106,7 +106,7 @@ struct OIDCStorageTests {
                 "code_challenge": OIDCService.challenge(of: Self.verifier), "code_challenge_method": "S256",
             ]
             func open() async throws -> (String, String) {
-                guard case .page(let request, let csrf, _) = try await runtime.oidc.authorize(query) else { throw ConfigurationError("no page") }
+                guard case .page(let request, let csrf, _, _) = try await runtime.oidc.authorize(query) else { throw ConfigurationError("no page") }
                 return (request.id, csrf)
             }
             let (id, csrf) = try await open()

@@ -205,7 +205,7 @@ struct OIDCBrowserTests {
         var testDescription: String { "\(status) (\(provider.rawValue))" }
     }
 
-    @Test("declined or cancelled on the device: the page ends with its own message and no code reaches the redirect URI", arguments: [
+    @Test("declined or cancelled on the device: the page says so with a way back, then returns to the relying party with access_denied and the state, no code (OIDC Core 3.1.2.6)", arguments: [
         Ending(mode: "decline", status: "declined", text: "The sign-in was declined on your phone.", provider: .apns, userKey: "tara"),
         Ending(mode: "cancel", status: "cancelled", text: "The sign-in was cancelled.", provider: .fcm, userKey: "uma"),
     ])
@@ -215,7 +215,12 @@ struct OIDCBrowserTests {
         #expect(result["page_text"] as? String == ending.text)
         let url = result["url"] as? String ?? ""
         #expect(!url.hasPrefix(result["redirect"] as? String ?? "-"), "\(url)")
-        #expect(!url.contains("code="), "\(url)")
+        #expect(result["back_shown"] as? String == "Back to SDK test")
         #expect((result["screenshots"] as? [String])?.last?.hasSuffix("\(ending.status)-\(ending.status).png") == true)
+        #expect(result["landed"] as? String == result["redirect"] as? String)
+        let callback = result["callback"] as? [String: String] ?? [:]
+        #expect(callback["error"] == "access_denied", "\(callback)")
+        #expect(callback["code"] == nil, "\(callback)")
+        #expect(result["state_matches"] as? Bool == true, "\(callback)")
     }
 }

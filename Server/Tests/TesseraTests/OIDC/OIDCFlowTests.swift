@@ -62,13 +62,25 @@ struct OIDCFlowTests {
             #expect((result["wrong_secret"] as? [Any])?.first as? Int == 401)
             #expect(((result["wrong_secret"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_client")
             #expect((result["wrong_secret"] as? [Any])?[2] as? String == "Basic realm=\"tessera\"")
+            // RFC 6749 §5.2: a secret sent in the body gets the challenge of a scheme the server supports, not Bearer.
+            #expect((result["wrong_secret_post"] as? [Any])?.first as? Int == 401)
+            #expect(((result["wrong_secret_post"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_client")
+            #expect((result["wrong_secret_post"] as? [Any])?[2] as? String == "Basic realm=\"tessera\"")
+            // OIDC Core §3.1.3.6: at_hash, checked by Authlib's CodeIDToken against the access token; e-mail with the email scope.
+            #expect(claims["at_hash"] is String)
+            #expect(claims["email"] as? String == "olivia@example.com")
+            // RFC 6750 §2.2: the token in a form body; in the header and the body at once is invalid_request.
+            #expect((result["userinfo_post_body"] as? [Any])?.first as? Int == 200)
+            #expect(((result["userinfo_post_body"] as? [Any])?[1] as? [String: String])?["sub"] == "olivia")
+            #expect((result["userinfo_both"] as? [Any])?.first as? Int == 400)
+            #expect((result["userinfo_both"] as? [Any])?[1] as? String == "invalid_request")
             #expect((result["reused"] as? [Any])?.first as? Int == 400)
             #expect(((result["reused"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
             #expect(result["userinfo_after_reuse"] as? Int == 401)
         }
     }
 
-    @Test("declined on the device: the page ends as declined and no code comes out")
+    @Test("declined on the device: the browser goes back to the client with error=access_denied and the state, no code (OIDC Core 3.1.2.6)")
     func declined() async throws {
         try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "paul", bundleId: Self.bundle)
@@ -81,9 +93,15 @@ struct OIDCFlowTests {
             #expect(run.status == 0, "\(run.output)")
             let result = try Self.result(run)
             #expect((result["statuses"] as? [String])?.last == "declined")
-            #expect(result["complete_status"] as? Int == 409)
-            #expect(result["location"] is NSNull)
-            #expect(result["page_status"] as? String == "declined")
+            #expect(result["complete_status"] as? Int == 302)
+            #expect(result["callback_base"] as? String == Self.redirect)
+            let callback = result["callback"] as? [String: String] ?? [:]
+            #expect(callback["error"] == "access_denied", "\(callback)")
+            #expect(callback["error_description"] == "the user declined the sign-in on their phone", "\(callback)")
+            #expect(callback["code"] == nil)
+            #expect(result["state_matches"] as? Bool == true, "\(callback)")
+            // Ended: the completion does not answer twice.
+            #expect(result["complete_again"] as? Int == 404)
         }
     }
 
@@ -123,7 +141,7 @@ struct OIDCFlowTests {
 
     /// The page's answers with what differs per request (IDs, form tokens, CSP nonces) blanked out.
     static func normalized(_ html: String) -> String {
-        html.replacing(/oar_[A-Za-z0-9_-]+/, with: "ID").replacing(/csrf=[^"&]+/, with: "csrf=T").replacing(/nonce="[^"]+"/, with: "nonce=N")
+        html.replacing(/oar_[A-Za-z0-9_-]+/, with: "ID").replacing(/csrf=[^"&]+/, with: "csrf=T").replacing(/name="csrf" value="[^"]+"/, with: "name=csrf value=T").replacing(/nonce="[^"]+"/, with: "nonce=N")
     }
 
     @Test("foreign redirect URI or unknown client: an error page, never a redirect; missing PKCE and other errors redirect with state")
@@ -159,7 +177,7 @@ struct OIDCFlowTests {
         }
     }
 
-    @Test("an unknown user gets the same page and answers as a known one; both end as expired with no code")
+    @Test("an unknown user gets the same page and answers as a known one; both end as expired, back at the client with login_required and the state")
     func unknownLooksKnownAndExpires() async throws {
         let manual = ManualClock(start: WallClock.system.now())
         try await LiveServer.run(bundleId: Self.bundle, clock: manual.clock, configure: { $0.channelLifetime = .seconds(30) }) { runtime, client, url in
@@ -188,9 +206,10 @@ struct OIDCFlowTests {
             for answer in answers {
                 #expect(try await Self.send(http, answer.statusURL + "&wait=0").body == #"{"status":"expired"}"#)
                 let complete = try await Self.send(http, answer.completeURL)
-                #expect(complete.status == 409)
-                #expect(complete.headers["Location"].isEmpty)
-                #expect(complete.body.contains("data-status=\"expired\""))
+                #expect(complete.status == 302)
+                #expect(complete.headers["Location"] == [
+                    Self.redirect + "?error=login_required&error_description=the%20sign-in%20expired%20before%20it%20was%20approved%20on%20the%20phone&state=st-1",
+                ])
             }
         }
     }
