@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Tessera
 import TesseraAsyncHTTPClient
 import TesseraCore
@@ -135,17 +136,31 @@ struct LoadOptions: ParsableArguments {
 func measure(
     workers: Int, seconds: Int, _ ceremony: @escaping @Sendable (_ worker: Int, _ index: Int) async -> Bool
 ) async -> (results: [(ok: Bool, millis: Double)], start: ContinuousClock.Instant) {
+    let run = await measureUntilExhausted(workers: workers, seconds: seconds) { worker, index in await ceremony(worker, index) }
+    return (run.results, run.start)
+}
+
+/// ``measure(workers:seconds:_:)`` for a ceremony that draws on fixtures made beforehand: when one
+/// call answers nil (its worker has none left), every loop stops and the run ends there, early, so that
+/// a worker without fixtures never spins and nothing is counted for it; `exhaustedAt` says when.
+func measureUntilExhausted(
+    workers: Int, seconds: Int, _ ceremony: @escaping @Sendable (_ worker: Int, _ index: Int) async -> Bool?
+) async -> (results: [(ok: Bool, millis: Double)], start: ContinuousClock.Instant, exhaustedAt: Duration?) {
     let start = ContinuousClock.now
     let deadline = start + .seconds(seconds)
+    let exhausted = ExhaustedAt()
     let results = await withTaskGroup(of: [(ok: Bool, millis: Double)].self) { group in
         for worker in 0..<workers {
             group.addTask {
                 var results: [(ok: Bool, millis: Double)] = []
                 var index = 0
-                while ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline, exhausted.value.withLock({ $0 }) == nil {
                     index += 1
                     let began = ContinuousClock.now
-                    let ok = await ceremony(worker, index)
+                    guard let ok = await ceremony(worker, index) else {
+                        exhausted.value.withLock { $0 = $0 ?? (ContinuousClock.now - start) }
+                        break
+                    }
                     let elapsed = ContinuousClock.now - began
                     results.append((ok, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000))
                 }
@@ -154,7 +169,12 @@ func measure(
         }
         return await group.reduce(into: [(ok: Bool, millis: Double)]()) { $0 += $1 }
     }
-    return (results, start)
+    return (results, start, exhausted.value.withLock { $0 })
+}
+
+/// When the first worker of ``measureUntilExhausted(workers:seconds:_:)`` ran out of fixtures.
+private final class ExhaustedAt: Sendable {
+    let value = Mutex<Duration?>(nil)
 }
 
 /// One sign-up through the SDK: OTP to `<name>@bench.example.com`, code from the development outbox,
@@ -172,15 +192,22 @@ func benchSignUp(_ client: TesseraClient, codes: OutboxTail, name: String, phone
     ), localAuthenticator: NoLocalAuthentication(), reason: "bench")
 }
 
-func printResult(_ results: [(ok: Bool, millis: Double)], concurrency: Int, since start: ContinuousClock.Instant) {
-    let elapsed = ContinuousClock.now - start
+/// Prints the `RESULT {…}` line. With `exhaustedAt`, the run ended early because the fixtures ran out:
+/// the rate is over the time until then, and the line says so (`"stopped":"out of fixtures"`).
+func printResult(
+    _ results: [(ok: Bool, millis: Double)], concurrency: Int, since start: ContinuousClock.Instant, exhaustedAt: Duration? = nil
+) {
+    if let exhaustedAt {
+        FileHandle.standardError.write(Data("out of fixtures after \(exhaustedAt): the run stopped early; give it more users\n".utf8))
+    }
+    let elapsed = exhaustedAt ?? (ContinuousClock.now - start)
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let good = results.filter(\.ok).map(\.millis).sorted()
     func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
     print(String(
-        format: #"RESULT {"conc":%d,"ceremonies":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.1f,"p99_ms":%.1f}"#,
+        format: #"RESULT {"conc":%d,"ceremonies":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.1f,"p99_ms":%.1f"#,
         concurrency, good.count, results.count - good.count, seconds, Double(good.count) / seconds, percentile(0.5), percentile(0.99)
-    ))
+    ) + (exhaustedAt == nil ? "}" : #","stopped":"out of fixtures"}"#))
 }
 
 /// Local authentication that always passes: the benchmark measures the server, not the user.

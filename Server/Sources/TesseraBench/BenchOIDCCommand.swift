@@ -20,7 +20,8 @@ extension BenchCommand {
         @OptionGroup var load: LoadOptions
         @Option(help: "Client secret of the client (client_secret_basic).") var clientSecret: String
         @Option(help: "A redirect URI registered for the client (never called).") var redirectUri = "http://127.0.0.1:9/callback"
-        @Option(help: "Users signed up first (each signs in at most 5 times).") var users = 256
+        @Option(help: "Users signed up first (each signs in at most 5 times; when they run out, the run stops early and says so).")
+        var users = 1024
 
         struct Worker: Sendable {
             var devices: [(email: String, device: TesseraClient)]
@@ -51,8 +52,9 @@ extension BenchCommand {
                 keys: try await JWTKeyCollection().add(jwksJSON: try await OIDCBenchFlow.text(http, base + "/.well-known/jwks.json")),
                 issuer: try await OIDCBenchFlow.issuer(http, base)
             )
-            let (results, start) = await measure(workers: load.concurrency, seconds: load.duration) { worker, index in
-                guard let devices = workers[worker]?.devices, (index - 1) / 5 < devices.count else { return false }
+            let (results, start, exhaustedAt) = await measureUntilExhausted(workers: load.concurrency, seconds: load.duration) { worker, index in
+                // Out of users (each signs in at most 5 times): the run stops here, and says so.
+                guard let devices = workers[worker]?.devices, (index - 1) / 5 < devices.count else { return nil }
                 let user = devices[(index - 1) / 5]
                 let address = "10.\(load.runNumber % 10).\(worker % 256).\(index % 256)"
                 do {
@@ -63,7 +65,7 @@ extension BenchCommand {
                     return false
                 }
             }
-            printResult(results, concurrency: load.concurrency, since: start)
+            printResult(results, concurrency: load.concurrency, since: start, exhaustedAt: exhaustedAt)
             try await http.shutdown()
         }
     }

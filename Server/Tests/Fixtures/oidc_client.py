@@ -26,13 +26,15 @@ def verify_id_token(id_token, meta, local, client_id, nonce, access_token=None):
     """The ID token's claims once its signature (through the JWKS), iss, aud, nonce, sub and exp are verified, as
     Authlib's CodeIDToken checks them (azp, and at_hash against the access token when it has one: OIDC Core 3.1.3.6)."""
     jwks = JsonWebKey.import_key_set(requests.get(local(meta["jwks_uri"]), timeout=30).json())
-    params = {"nonce": nonce, "client_id": client_id}
+    params = {"client_id": client_id}
+    if nonce:
+        params["nonce"] = nonce
     if access_token:
         params["access_token"] = access_token
     claims = jwt.decode(id_token, jwks, claims_cls=CodeIDToken, claims_params=params, claims_options={
         "iss": {"essential": True, "value": meta["issuer"]},
         "aud": {"essential": True, "value": client_id},
-        "nonce": {"essential": True, "value": nonce},
+        "nonce": {"essential": nonce is not None, "value": nonce},
         "sub": {"essential": True},
         "exp": {"essential": True},
     })
@@ -40,12 +42,65 @@ def verify_id_token(id_token, meta, local, client_id, nonce, access_token=None):
     return claims
 
 
+def offline(session, token, first_claims, meta, local, client_id, secret):
+    """offline_access: refresh-token rotation (RFC 6749 6, OIDC Core 12), introspection (RFC 7662) and revocation
+    (RFC 7009) through Authlib's own client calls, and reuse detection that revokes the family (RFC 9700 4.14.2)."""
+    out = {"first_refresh": bool(token.get("refresh_token"))}
+    token_url, userinfo = local(meta["token_endpoint"]), local(meta["userinfo_endpoint"])
+    introspect_url, revoke_url = local(meta["introspection_endpoint"]), local(meta["revocation_endpoint"])
+    first_refresh = token["refresh_token"]
+    # Authlib refreshes (client_secret_basic): a new access token, a new refresh token and an ID token of the same sign-in.
+    refreshed = session.refresh_token(token_url, refresh_token=first_refresh)
+    out["rotated"] = refreshed["refresh_token"] != first_refresh and refreshed["access_token"] != token["access_token"]
+    claims = verify_id_token(refreshed["id_token"], meta, local, client_id, None, access_token=refreshed["access_token"])
+    out["same_sign_in"] = all(claims[k] == first_claims[k] for k in ("iss", "sub", "aud", "auth_time", "azp"))
+    out["refreshed_nonce"] = claims.get("nonce")
+    out["refreshed_scope"] = refreshed.get("scope")
+    out["userinfo"] = requests.get(userinfo, headers={"Authorization": "Bearer " + refreshed["access_token"]}, timeout=30).json()
+    # A narrower scope for the access token; a wider one is invalid_scope.
+    second_refresh = refreshed["refresh_token"]
+    # ... sent with client_secret_post (oidcc-server-client-secret-post: the client authenticates in the body).
+    narrow = requests.post(token_url, data={"grant_type": "refresh_token", "refresh_token": second_refresh, "scope": "openid",
+                                            "client_id": client_id, "client_secret": secret}, timeout=30)
+    out["narrow"] = [narrow.status_code, narrow.json().get("scope")]
+    third_refresh = narrow.json().get("refresh_token")
+    narrow_info = requests.get(userinfo, headers={"Authorization": "Bearer " + narrow.json()["access_token"]}, timeout=30).json()
+    out["narrow_userinfo"] = narrow_info
+    wide = requests.post(token_url, data={"grant_type": "refresh_token", "refresh_token": third_refresh, "scope": "openid profile"},
+                         auth=(client_id, secret), timeout=30)
+    out["wide"] = [wide.status_code, wide.json().get("error")]
+    # Introspection by the client (RFC 7662) of its access and refresh tokens; garbage is inactive.
+    out["introspect_access"] = session.introspect_token(introspect_url, token=refreshed["access_token"]).json()
+    out["introspect_refresh"] = session.introspect_token(introspect_url, token=third_refresh, token_type_hint="refresh_token").json()
+    out["introspect_used"] = session.introspect_token(introspect_url, token=first_refresh).json()
+    out["introspect_garbage"] = session.introspect_token(introspect_url, token="oat_made_up").json()
+    # Revocation (RFC 7009) of the refreshed access token: 200, then it is inactive and userinfo refuses it.
+    revoked = session.revoke_token(revoke_url, token=refreshed["access_token"], token_type_hint="access_token")
+    out["revoke_status"] = revoked.status_code
+    out["revoked_userinfo"] = requests.get(userinfo, headers={"Authorization": "Bearer " + refreshed["access_token"]},
+                                           timeout=30).status_code
+    out["revoke_unknown"] = session.revoke_token(revoke_url, token="ort_made_up").status_code
+    # The first refresh token again: invalid_grant, and the whole family is revoked: the current refresh token too.
+    reuse = requests.post(token_url, data={"grant_type": "refresh_token", "refresh_token": first_refresh}, auth=(client_id, secret),
+                          timeout=30)
+    out["reuse"] = [reuse.status_code, reuse.json().get("error")]
+    after = requests.post(token_url, data={"grant_type": "refresh_token", "refresh_token": third_refresh}, auth=(client_id, secret),
+                          timeout=30)
+    out["after_reuse"] = [after.status_code, after.json().get("error")]
+    out["after_reuse_userinfo"] = requests.get(userinfo, headers={"Authorization": "Bearer " + narrow.json()["access_token"]},
+                                               timeout=30).status_code
+    out["after_reuse_introspect"] = session.introspect_token(introspect_url, token=third_refresh).json()
+    return out
+
+
 def main():
     mode, base, client_id, secret, redirect_uri, identifier = sys.argv[1:7]
     meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
     # The issuer may name the configured public URL; this test talks to the loopback server.
     local = lambda url: base + urllib.parse.urlsplit(url).path
-    session = OAuth2Session(client_id, secret, scope="openid email", redirect_uri=redirect_uri,
+    # oidcc-scope-all: every standard scope (address is accepted and has no claims: Tessera keeps no postal address).
+    scope = "openid email offline_access" if mode == "offline" else "openid profile email address phone"
+    session = OAuth2Session(client_id, secret, scope=scope, redirect_uri=redirect_uri,
                             code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
     verifier = generate_token(48)
     nonce = generate_token(20)
@@ -76,7 +131,7 @@ def main():
             break
     done = browser.get(base + complete_url, allow_redirects=False, timeout=30)
     result = {"statuses": seen, "complete_status": done.status_code, "location": done.headers.get("Location")}
-    if mode != "approve":
+    if mode not in ("approve", "offline"):
         # OIDC Core 3.1.2.6: the user goes back to the client with the error and the state.
         if done.headers.get("Location"):
             result["callback"] = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(done.headers["Location"]).query))
@@ -117,12 +172,20 @@ def main():
     result["alg"] = claims.header["alg"]
     result["claims"] = dict(claims)
     result["userinfo"] = session.get(local(meta["userinfo_endpoint"]), timeout=30).json()
+    # UserInfo by POST with the token in the header (oidcc-userinfo-post-header).
+    by_header = requests.post(local(meta["userinfo_endpoint"]), headers={"Authorization": "Bearer " + token["access_token"]}, timeout=30)
+    result["userinfo_post_header"] = [by_header.status_code, by_header.json()]
     # UserInfo by POST with the token in the form body (RFC 6750 2.2), and in both places (invalid_request).
     by_body = requests.post(local(meta["userinfo_endpoint"]), data={"access_token": token["access_token"]}, timeout=30)
     result["userinfo_post_body"] = [by_body.status_code, by_body.json()]
     both = requests.post(local(meta["userinfo_endpoint"]), data={"access_token": token["access_token"]},
                          headers={"Authorization": "Bearer " + token["access_token"]}, timeout=30)
     result["userinfo_both"] = [both.status_code, both.json().get("error")]
+
+    if mode == "offline":
+        result["offline"] = offline(session, token, claims, meta, local, client_id, secret)
+        print(json.dumps(result))
+        return
 
     # The same code again: invalid_grant, and the access token it gave no longer works.
     again = requests.post(token_url, data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect_uri,

@@ -88,6 +88,10 @@ enum Migrator {
             WebhooksMigrations.endpoints,
             WebhooksMigrations.deliveries,
         ]),
+        // OpenID Connect refresh tokens (OIDC/, issue 37), and the expiry indexes the purge reads.
+        Migration(version: 13, name: "oidc-refresh-tokens", parts: [
+            OIDCMigrations.refreshTokens,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

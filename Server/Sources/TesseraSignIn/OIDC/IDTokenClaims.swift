@@ -23,15 +23,17 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var email: String?
     /// With the `profile` scope, when the user has one.
     package var name: String?
+    /// With the `phone` scope, when the user has one (E.164 as enrolled).
+    package var phoneNumber: String?
 
     package enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, nonce, amr, azp, email, name
-        case authTime = "auth_time", atHash = "at_hash"
+        case authTime = "auth_time", atHash = "at_hash", phoneNumber = "phone_number"
     }
 
     package init(
         iss: IssuerClaim, sub: SubjectClaim, aud: AudienceClaim, exp: ExpirationClaim, iat: IssuedAtClaim, authTime: Int64, nonce: String?,
-        amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil
+        amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil, phoneNumber: String? = nil
     ) {
         self.iss = iss
         self.sub = sub
@@ -45,6 +47,7 @@ package struct IDTokenClaims: JWTPayload, Equatable {
         self.atHash = atHash
         self.email = email
         self.name = name
+        self.phoneNumber = phoneNumber
     }
 
     package func verify(using algorithm: some JWTAlgorithm) async throws {

@@ -26,6 +26,8 @@ package struct OIDCController<Context: TesseraContext> {
         router.get("oauth2/authorize/{requestId}/events", use: events)
         router.get("oauth2/authorize/{requestId}/complete", use: complete)
         router.post("oauth2/token", use: token)
+        router.post("oauth2/revoke", use: revoke)
+        router.post("oauth2/introspect", use: introspect)
         router.get("oauth2/userinfo", use: userInfo)
         router.post("oauth2/userinfo", use: userInfo)
     }
@@ -51,15 +53,19 @@ package struct OIDCController<Context: TesseraContext> {
         package var tokenEndpoint: String
         package var userinfoEndpoint: String
         package var jwksUri: String
+        package var revocationEndpoint: String
+        package var introspectionEndpoint: String
         package var responseTypesSupported = ["code"]
-        package var grantTypesSupported = ["authorization_code"]
+        package var grantTypesSupported = ["authorization_code", "refresh_token"]
         package var subjectTypesSupported = ["public"]
         package var idTokenSigningAlgValuesSupported = ["ES256"]
         package var responseModesSupported = ["query"]
-        package var scopesSupported = ["openid", "email", "profile"]
+        package var scopesSupported = ["openid", "email", "profile", "phone", "offline_access"]
         package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
+        package var revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
+        package var introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
         package var codeChallengeMethodsSupported = ["S256"]
-        package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "at_hash", "email", "name"]
+        package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "at_hash", "email", "name", "phone_number"]
         package var promptValuesSupported = OIDCService.promptValues.sorted()
         /// OIDC Discovery §3: without these, `request_uri_parameter_supported` would default to true.
         package var requestParameterSupported = false
@@ -69,6 +75,9 @@ package struct OIDCController<Context: TesseraContext> {
         package enum CodingKeys: String, CodingKey {
             case issuer
             case authorizationEndpoint = "authorization_endpoint", tokenEndpoint = "token_endpoint", userinfoEndpoint = "userinfo_endpoint"
+            case revocationEndpoint = "revocation_endpoint", introspectionEndpoint = "introspection_endpoint"
+            case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+            case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
             case jwksUri = "jwks_uri", responseTypesSupported = "response_types_supported", grantTypesSupported = "grant_types_supported"
             case subjectTypesSupported = "subject_types_supported", idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
             case scopesSupported = "scopes_supported", tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
@@ -84,7 +93,8 @@ package struct OIDCController<Context: TesseraContext> {
         return try .json(
             Metadata(
                 issuer: issuer, authorizationEndpoint: issuer + "/oauth2/authorize", tokenEndpoint: issuer + "/oauth2/token",
-                userinfoEndpoint: issuer + "/oauth2/userinfo", jwksUri: issuer + "/.well-known/jwks.json"
+                userinfoEndpoint: issuer + "/oauth2/userinfo", jwksUri: issuer + "/.well-known/jwks.json",
+                revocationEndpoint: issuer + "/oauth2/revoke", introspectionEndpoint: issuer + "/oauth2/introspect"
             )
         )
     }
@@ -229,34 +239,71 @@ package struct OIDCController<Context: TesseraContext> {
         return response
     }
 
-    /// `POST /oauth2/token` (RFC 6749 §4.1.3): `client_secret_basic` or `client_secret_post`; errors as §5.2 says.
-    @Sendable package func token(_ request: Request, context: Context) async throws -> Response {
+    /// A form POST of a client's backend (token, revocation, introspection): the form and the client,
+    /// authenticated by `client_secret_basic` or `client_secret_post`; or the OAuth error to answer.
+    private func authenticatedForm(_ request: Request) async throws -> Result<(Client, [String: String]), OIDCService.OAuthError> {
         var request = request
-        guard request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true else {
-            return Self.oauthError(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
+        guard Self.isForm(request) else {
+            return .failure(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
         }
         let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
+        // RFC 6749 §5.2: 401 with the challenge of a scheme this server supports, whichever way the client sent its secret.
+        let failed = OIDCService.OAuthError(error: "invalid_client", description: "client authentication failed", status: 401)
         let basic = Self.basicCredentials(request.headers[.authorization])
         guard let (clientKey, secret) = basic ?? form["client_id"].flatMap({ id in form["client_secret"].map { (id, $0) } }),
               clientKey.count <= 100, secret.count <= 200, !clientKey.utf8.contains(0), !secret.utf8.contains(0)
-        else {
-            return Self.oauthError(.init(error: "invalid_client", description: "client authentication failed", status: 401), basic: true)
-        }
-        let client: Client
+        else { return .failure(failed) }
         do {
-            client = try await service.clients.authenticateBackend(clientKey: clientKey, secret: secret)
+            return .success((try await service.clients.authenticateBackend(clientKey: clientKey, secret: secret), form))
         } catch is AppError {
-            // RFC 6749 §5.2: 401 with the challenge of a scheme this server supports, whichever way the client sent its secret.
-            return Self.oauthError(.init(error: "invalid_client", description: "client authentication failed", status: 401), basic: true)
+            return .failure(failed)
+        }
+    }
+
+    /// An OAuth JSON answer that no cache keeps (RFC 6749 §5.1).
+    private static func noStore(_ response: Response) -> Response {
+        var response = response
+        response.headers[.cacheControl] = "no-store"
+        if let pragma = HTTPField.Name("Pragma") { response.headers[pragma] = "no-cache" }
+        return response
+    }
+
+    /// `POST /oauth2/token` (RFC 6749 §4.1.3, §6): the code or a refresh token, `client_secret_basic` or
+    /// `client_secret_post`; errors as §5.2 says.
+    @Sendable package func token(_ request: Request, context: Context) async throws -> Response {
+        let client: Client, form: [String: String]
+        switch try await authenticatedForm(request) {
+        case .success(let pair): (client, form) = pair
+        case .failure(let error): return Self.oauthError(error, basic: true)
         }
         do {
-            var response = try Response.json(try await service.exchange(client: client, form: form))
-            response.headers[.cacheControl] = "no-store"
-            if let pragma = HTTPField.Name("Pragma") { response.headers[pragma] = "no-cache" }
-            return response
+            return Self.noStore(try Response.json(try await service.exchange(client: client, form: form)))
         } catch let error as OIDCService.OAuthError {
             return Self.oauthError(error)
         }
+    }
+
+    /// `POST /oauth2/revoke` (RFC 7009): 200 whether or not the token was known (§2.2).
+    @Sendable package func revoke(_ request: Request, context: Context) async throws -> Response {
+        let client: Client, form: [String: String]
+        switch try await authenticatedForm(request) {
+        case .success(let pair): (client, form) = pair
+        case .failure(let error): return Self.oauthError(error, basic: true)
+        }
+        guard let token = form["token"] else { return Self.oauthError(.init(error: "invalid_request", description: "token is required")) }
+        try await service.revoke(client: client, token: token, hint: form["token_type_hint"])
+        return Self.noStore(Response(status: .ok))
+    }
+
+    /// `POST /oauth2/introspect` (RFC 7662 §2): the client's own access and refresh tokens.
+    @Sendable package func introspect(_ request: Request, context: Context) async throws -> Response {
+        let client: Client, form: [String: String]
+        switch try await authenticatedForm(request) {
+        case .success(let pair): (client, form) = pair
+        case .failure(let error): return Self.oauthError(error, basic: true)
+        }
+        guard let token = form["token"] else { return Self.oauthError(.init(error: "invalid_request", description: "token is required")) }
+        return Self.noStore(try Response.json(try await service.introspect(client: client, token: token)))
     }
 
     /// RFC 6749 §2.3.1: the client ID and secret, each form-urlencoded, in HTTP Basic.

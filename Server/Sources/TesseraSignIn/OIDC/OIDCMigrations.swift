@@ -78,4 +78,30 @@ package enum OIDCMigrations {
     package static let numberMatching = MigrationPart(version: 9, statements: [
         "ALTER TABLE oidc_clients ADD COLUMN number_matching INTEGER NOT NULL DEFAULT 0",
     ])
+
+    /// Version 13: refresh tokens (`offline_access`), stored as keyed hashes (`oidc_refresh_tokens`). A
+    /// family is every token of one sign-in: the hash of the code it began with, as the access tokens'
+    /// `code_hash` is; a refresh token used twice revokes the family (RFC 9700 §4.14.2). The expiry
+    /// indexes the janitor's purge reads.
+    package static let refreshTokens = MigrationPart(version: 13, statements: [
+        """
+        CREATE TABLE oidc_refresh_tokens (
+            token_hash TEXT PRIMARY KEY,
+            family TEXT NOT NULL,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            user_key TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            auth_time BIGINT NOT NULL,
+            amr TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            used_at BIGINT,
+            revoked_at BIGINT
+        )
+        """,
+        "CREATE INDEX oidc_refresh_tokens_family ON oidc_refresh_tokens (family)",
+        "CREATE INDEX oidc_refresh_tokens_expiry ON oidc_refresh_tokens (expires_at)",
+        "CREATE INDEX oidc_tokens_expiry ON oidc_tokens (expires_at)",
+        "CREATE INDEX oidc_codes_expiry ON oidc_codes (expires_at)",
+    ])
 }

@@ -159,4 +159,46 @@ package struct OIDCAccessToken: Sendable {
     package var scope: String
     package var expiresAt: Int64
     package var revokedAt: Int64?
+
+    package init(clientId: String, userKey: String, scope: String, expiresAt: Int64, revokedAt: Int64? = nil) {
+        self.clientId = clientId
+        self.userKey = userKey
+        self.scope = scope
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// A refresh token as stored (by its keyed hash): one of a family, the tokens of one sign-in.
+package struct OIDCRefreshToken: Sendable, Equatable {
+    package var tokenHash: String
+    /// The hash of the code the sign-in began with (its access tokens' `code_hash`).
+    package var family: String
+    package var clientId: String
+    package var userKey: String
+    /// The scope granted at sign-in; a refresh may ask for less for its access token, never for more.
+    package var scope: String
+    /// When the user approved (the ID token's `auth_time` after every refresh).
+    package var authTime: Int64
+    package var amr: [String]
+    /// The family's end: the sign-in plus the refresh-token lifetime, the same for each token of it.
+    package var expiresAt: Int64
+    package var usedAt: Int64?
+    package var revokedAt: Int64?
+
+    package init(
+        tokenHash: String, family: String, clientId: String, userKey: String, scope: String, authTime: Int64, amr: [String],
+        expiresAt: Int64, usedAt: Int64? = nil, revokedAt: Int64? = nil
+    ) {
+        self.tokenHash = tokenHash
+        self.family = family
+        self.clientId = clientId
+        self.userKey = userKey
+        self.scope = scope
+        self.authTime = authTime
+        self.amr = amr
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+        self.revokedAt = revokedAt
+    }
 }

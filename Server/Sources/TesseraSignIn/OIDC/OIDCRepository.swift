@@ -1,7 +1,8 @@
 import Foundation
 import SQLKit
 
-/// Storage of the OIDC domain, the one owner of `oidc_clients`, `oidc_requests`, `oidc_codes` and `oidc_tokens`.
+/// Storage of the OIDC domain, the one owner of `oidc_clients`, `oidc_requests`, `oidc_codes`, `oidc_tokens` and
+/// `oidc_refresh_tokens`.
 package protocol OIDCRepository: Sendable {
     func settings(clientId: String) async throws -> OIDCClientSettings?
     func setSettings(_ settings: OIDCClientSettings, clientId: String, at time: Int64) async throws
@@ -18,12 +19,29 @@ package protocol OIDCRepository: Sendable {
     func code(hash: String) async throws -> OIDCCode?
     /// Marks the code used: false when it was used already.
     func markUsed(codeHash: String, at time: Int64) async throws -> Bool
-    func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, at time: Int64) async throws
-    /// Revokes the tokens issued for a code (a code presented twice).
+    /// Stores an access token of the code's family and, with `offline_access`, the family's first
+    /// refresh token, in one transaction.
+    func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, refresh: OIDCRefreshToken?, at time: Int64) async throws
+    /// Revokes every token of a code's family: its access tokens and its refresh tokens (a code
+    /// presented twice, a refresh token used twice, a refresh token revoked by its client).
     func revokeTokens(codeHash: String, at time: Int64) async throws
     func token(hash: String) async throws -> OIDCAccessToken?
-    /// Removes requests, codes and tokens that ended before `cutoff`.
+    /// Revokes one access token: false when it is unknown or was revoked already.
+    func revokeToken(hash: String, at time: Int64) async throws -> Bool
+    func refreshToken(hash: String) async throws -> OIDCRefreshToken?
+    /// Uses a refresh token, once: marks it used and stores its successor and the new access token
+    /// (of the same family), all in one transaction. False, storing nothing, when it was used or
+    /// revoked already (of two concurrent uses, one wins).
+    func rotate(refreshHash: String, successor: OIDCRefreshToken, accessHash: String, access: OIDCAccessToken, at time: Int64) async throws -> Bool
+    /// Removes requests, codes, access tokens and refresh tokens that ended before `cutoff`.
     func purge(before cutoff: Int64) async throws
+}
+
+extension OIDCRepository {
+    /// Stores an access token without a refresh token.
+    package func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, at time: Int64) async throws {
+        try await insertToken(hash: hash, codeHash: codeHash, token, refresh: nil, at: time)
+    }
 }
 
 /// ``OIDCRepository`` over SQLite or PostgreSQL.
@@ -159,21 +177,82 @@ package struct SQLOIDCRepository: OIDCRepository {
         }
     }
 
-    package func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, at time: Int64) async throws {
-        try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                INSERT INTO oidc_tokens (token_hash, code_hash, client_id, user_key, scope, created_at, expires_at)
-                VALUES (\(bind: hash), \(bind: codeHash), \(bind: token.clientId), \(bind: token.userKey), \(bind: token.scope), \(bind: time),
-                        \(bind: token.expiresAt))
-                """
-            ).run()
+    package func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, refresh: OIDCRefreshToken?, at time: Int64) async throws {
+        try await database.transaction { sql in
+            try await Self.insertAccess(hash: hash, codeHash: codeHash, token, at: time, in: sql)
+            if let refresh { try await Self.insertRefresh(refresh, at: time, in: sql) }
         }
     }
 
+    private static func insertAccess(hash: String, codeHash: String, _ token: OIDCAccessToken, at time: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO oidc_tokens (token_hash, code_hash, client_id, user_key, scope, created_at, expires_at)
+            VALUES (\(bind: hash), \(bind: codeHash), \(bind: token.clientId), \(bind: token.userKey), \(bind: token.scope), \(bind: time),
+                    \(bind: token.expiresAt))
+            """
+        ).run()
+    }
+
+    private static func insertRefresh(_ token: OIDCRefreshToken, at time: Int64, in sql: any SQLDatabase) async throws {
+        let amr = String(decoding: try JSONEncoder().encode(token.amr), as: UTF8.self)
+        try await sql.raw(
+            """
+            INSERT INTO oidc_refresh_tokens (token_hash, family, client_id, user_key, scope, auth_time, amr, created_at, expires_at)
+            VALUES (\(bind: token.tokenHash), \(bind: token.family), \(bind: token.clientId), \(bind: token.userKey), \(bind: token.scope),
+                    \(bind: token.authTime), \(bind: amr), \(bind: time), \(bind: token.expiresAt))
+            """
+        ).run()
+    }
+
     package func revokeTokens(codeHash: String, at time: Int64) async throws {
-        try await database.withSQL { sql in
+        try await database.transaction { sql in
             try await sql.raw("UPDATE oidc_tokens SET revoked_at = \(bind: time) WHERE code_hash = \(bind: codeHash) AND revoked_at IS NULL").run()
+            try await sql.raw("UPDATE oidc_refresh_tokens SET revoked_at = \(bind: time) WHERE family = \(bind: codeHash) AND revoked_at IS NULL").run()
+        }
+    }
+
+    package func revokeToken(hash: String, at time: Int64) async throws -> Bool {
+        try await database.withSQL { sql in
+            try await sql.raw(
+                "UPDATE oidc_tokens SET revoked_at = \(bind: time) WHERE token_hash = \(bind: hash) AND revoked_at IS NULL RETURNING token_hash"
+            ).first() != nil
+        }
+    }
+
+    package func refreshToken(hash: String) async throws -> OIDCRefreshToken? {
+        try await database.read { sql in
+            guard let row = try await sql.raw(
+                """
+                SELECT token_hash, family, client_id, user_key, scope, auth_time, amr, expires_at, used_at, revoked_at
+                FROM oidc_refresh_tokens WHERE token_hash = \(bind: hash)
+                """
+            ).first() else { return nil }
+            return OIDCRefreshToken(
+                tokenHash: try row.decode(column: "token_hash", as: String.self), family: try row.decode(column: "family", as: String.self),
+                clientId: try row.decode(column: "client_id", as: String.self), userKey: try row.decode(column: "user_key", as: String.self),
+                scope: try row.decode(column: "scope", as: String.self), authTime: try row.decode(column: "auth_time", as: Int64.self),
+                amr: try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "amr", as: String.self).utf8)),
+                expiresAt: try row.decode(column: "expires_at", as: Int64.self), usedAt: try row.decode(column: "used_at", as: Int64?.self),
+                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self)
+            )
+        }
+    }
+
+    package func rotate(
+        refreshHash: String, successor: OIDCRefreshToken, accessHash: String, access: OIDCAccessToken, at time: Int64
+    ) async throws -> Bool {
+        try await database.transaction { sql in
+            // Conditional, so of two concurrent uses only one wins.
+            guard try await sql.raw(
+                """
+                UPDATE oidc_refresh_tokens SET used_at = \(bind: time)
+                WHERE token_hash = \(bind: refreshHash) AND used_at IS NULL AND revoked_at IS NULL RETURNING token_hash
+                """
+            ).first() != nil else { return false }
+            try await Self.insertRefresh(successor, at: time, in: sql)
+            try await Self.insertAccess(hash: accessHash, codeHash: successor.family, access, at: time, in: sql)
+            return true
         }
     }
 
@@ -195,6 +274,7 @@ package struct SQLOIDCRepository: OIDCRepository {
             try await sql.raw("DELETE FROM oidc_requests WHERE expires_at < \(bind: cutoff)").run()
             try await sql.raw("DELETE FROM oidc_codes WHERE expires_at < \(bind: cutoff)").run()
             try await sql.raw("DELETE FROM oidc_tokens WHERE expires_at < \(bind: cutoff)").run()
+            try await sql.raw("DELETE FROM oidc_refresh_tokens WHERE expires_at < \(bind: cutoff)").run()
         }
     }
 }

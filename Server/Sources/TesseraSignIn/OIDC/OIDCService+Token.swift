@@ -18,16 +18,21 @@ extension OIDCService {
         package var expiresIn: Int
         package var idToken: String
         package var scope: String
+        /// With `offline_access`: the refresh token (a new one on each refresh).
+        package var refreshToken: String?
 
         package enum CodingKeys: String, CodingKey {
             case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", idToken = "id_token", scope
+            case refreshToken = "refresh_token"
         }
     }
 
     /// Exchanges a code; `client` has authenticated already (basic or post).
     package func exchange(client: Client, form: [String: String]) async throws -> TokenResponse {
-        guard form["grant_type"] == "authorization_code" else {
-            throw OAuthError(error: "unsupported_grant_type", description: "only grant_type=authorization_code is supported")
+        switch form["grant_type"] {
+        case "authorization_code": break
+        case "refresh_token": return try await refresh(client: client, form: form)
+        default: throw OAuthError(error: "unsupported_grant_type", description: "grant_type must be authorization_code or refresh_token")
         }
         guard let code = form["code"], !code.isEmpty, code.count <= 200, let redirectUri = form["redirect_uri"],
               let verifier = form["code_verifier"]
@@ -52,23 +57,42 @@ extension OIDCService {
             throw OAuthError(error: "invalid_grant", description: "the code was already used")
         }
         let accessToken = random.token(prefix: "oat_")
+        // OIDC Core §11: offline_access asks for a refresh token; the approval on the phone is the consent.
+        let refreshToken = record.scope.split(separator: " ").contains("offline_access") ? random.token(prefix: "ort_") : nil
         try await repository.insertToken(
             hash: hasher.hash(accessToken, domain: Self.tokenDomain), codeHash: codeHash,
             OIDCAccessToken(clientId: client.id, userKey: record.userKey, scope: record.scope, expiresAt: now + accessTokenLifetime.millis),
+            refresh: refreshToken.map {
+                OIDCRefreshToken(
+                    tokenHash: hasher.hash($0, domain: Self.refreshDomain), family: codeHash, clientId: client.id, userKey: record.userKey,
+                    scope: record.scope, authTime: record.authTime, amr: record.amr, expiresAt: now + refreshTokenLifetime.millis
+                )
+            },
             at: now
         )
-        let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
-        let profile = try await profileClaims(clientId: client.id, userKey: record.userKey, scope: record.scope)
-        let claims = IDTokenClaims(
-            iss: .init(value: issuer), sub: .init(value: record.userKey), aud: .init(value: [client.clientKey]),
-            exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
-            authTime: record.authTime, nonce: record.nonce.isEmpty ? nil : record.nonce, amr: record.amr, azp: client.clientKey,
-            atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"]
-        )
         return TokenResponse(
-            accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds), idToken: try await tokens.sign(claims),
-            scope: record.scope
+            accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds),
+            idToken: try await idToken(
+                client: client, userKey: record.userKey, scope: record.scope, authTime: record.authTime, amr: record.amr,
+                nonce: record.nonce.isEmpty ? nil : record.nonce, accessToken: accessToken, at: now
+            ),
+            scope: record.scope, refreshToken: refreshToken
         )
+    }
+
+    /// A signed ID token for `client` (OIDC Core §2, §3.1.3.6).
+    package func idToken(
+        client: Client, userKey: String, scope: String, authTime: Int64, amr: [String], nonce: String?, accessToken: String, at now: Int64
+    ) async throws -> String {
+        let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
+        let profile = try await profileClaims(clientId: client.id, userKey: userKey, scope: scope)
+        let claims = IDTokenClaims(
+            iss: .init(value: issuer), sub: .init(value: userKey), aud: .init(value: [client.clientKey]),
+            exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
+            authTime: authTime, nonce: nonce, amr: amr, azp: client.clientKey,
+            atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"], phoneNumber: profile["phone_number"]
+        )
+        return try await tokens.sign(claims)
     }
 
     /// `at_hash` of an access token for an ES256 or RS256 ID token: the left half of its SHA-256, base64url (OIDC Core §3.1.3.6).
@@ -76,16 +100,17 @@ extension OIDCService {
         Data(SHA256.hash(data: Data(token.utf8)).prefix(16)).base64URLEncodedString()
     }
 
-    /// The claims the scope asks for, from the user's record: `email` (scope `email`) and `name`
-    /// (scope `profile`), each when the user has one.
+    /// The claims the scope asks for, from the user's record: `email` (scope `email`), `name` (scope
+    /// `profile`) and `phone_number` (scope `phone`), each when the user has one.
     package func profileClaims(clientId: String, userKey: String, scope: String) async throws -> [String: String] {
         let scopes = scope.split(separator: " ")
-        guard scopes.contains("email") || scopes.contains("profile") else { return [:] }
+        guard scopes.contains("email") || scopes.contains("profile") || scopes.contains("phone") else { return [:] }
         let users = self.users
         guard let user = try await database.read({ sql in try await users.find(clientId: clientId, userKey: userKey, in: sql) }) else { return [:] }
         var claims: [String: String] = [:]
         if scopes.contains("email"), !user.email.isEmpty { claims["email"] = user.email }
         if scopes.contains("profile"), !user.name.isEmpty { claims["name"] = user.name }
+        if scopes.contains("phone"), !user.phone.isEmpty { claims["phone_number"] = user.phone }
         return claims
     }
 

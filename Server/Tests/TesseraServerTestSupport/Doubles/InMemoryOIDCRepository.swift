@@ -11,7 +11,8 @@ import Synchronization
 /// - a completion whose code hash is taken fails (``DuplicateKey``) and leaves the request pending,
 ///   as the SQL transaction rolls back;
 /// - a code is stored unused and marked used at most once; a token is stored unrevoked;
-/// - revoking a code's tokens revokes only those, keeping the first revocation time;
+/// - revoking a code's tokens revokes only those (access and refresh tokens of its family), keeping the first
+///   revocation time; a refresh token is used at most once, its successor and access token stored with the use;
 /// - a purge removes the requests, codes and tokens whose `expiresAt` is before the cutoff, each table
 ///   on its own, and keeps client settings.
 ///
@@ -37,6 +38,7 @@ package final class InMemoryOIDCRepository: OIDCRepository, Sendable {
         var requests: [String: OIDCPendingRequest] = [:]
         var codes: [String: OIDCCode] = [:]
         var tokens: [String: StoredToken] = [:]
+        var refreshTokens: [String: OIDCRefreshToken] = [:]
     }
 
     private let state = Mutex(State())
@@ -112,19 +114,36 @@ package final class InMemoryOIDCRepository: OIDCRepository, Sendable {
         }
     }
 
-    package func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, at time: Int64) async throws {
+    package func insertToken(hash: String, codeHash: String, _ token: OIDCAccessToken, refresh: OIDCRefreshToken?, at time: Int64) async throws {
         try state.withLock { state in
+            // Checked before anything changes: in SQL the failing insert rolls the transaction back.
             guard state.tokens[hash] == nil else { throw DuplicateKey(table: "oidc_tokens", key: hash) }
-            var unrevoked = token
-            unrevoked.revokedAt = nil
-            state.tokens[hash] = StoredToken(codeHash: codeHash, token: unrevoked)
+            if let refresh, state.refreshTokens[refresh.tokenHash] != nil { throw DuplicateKey(table: "oidc_refresh_tokens", key: refresh.tokenHash) }
+            Self.store(access: token, hash: hash, codeHash: codeHash, in: &state)
+            if let refresh { Self.store(refresh: refresh, in: &state) }
         }
+    }
+
+    private static func store(access token: OIDCAccessToken, hash: String, codeHash: String, in state: inout State) {
+        var unrevoked = token
+        unrevoked.revokedAt = nil
+        state.tokens[hash] = StoredToken(codeHash: codeHash, token: unrevoked)
+    }
+
+    private static func store(refresh token: OIDCRefreshToken, in state: inout State) {
+        var fresh = token
+        fresh.usedAt = nil
+        fresh.revokedAt = nil
+        state.refreshTokens[token.tokenHash] = fresh
     }
 
     package func revokeTokens(codeHash: String, at time: Int64) async throws {
         state.withLock { state in
             for (hash, stored) in state.tokens where stored.codeHash == codeHash && stored.token.revokedAt == nil {
                 state.tokens[hash]?.token.revokedAt = time
+            }
+            for (hash, token) in state.refreshTokens where token.family == codeHash && token.revokedAt == nil {
+                state.refreshTokens[hash]?.revokedAt = time
             }
         }
     }
@@ -133,11 +152,38 @@ package final class InMemoryOIDCRepository: OIDCRepository, Sendable {
         state.withLock { $0.tokens[hash]?.token }
     }
 
+    package func revokeToken(hash: String, at time: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard let stored = state.tokens[hash], stored.token.revokedAt == nil else { return false }
+            state.tokens[hash]?.token.revokedAt = time
+            return true
+        }
+    }
+
+    package func refreshToken(hash: String) async throws -> OIDCRefreshToken? {
+        state.withLock { $0.refreshTokens[hash] }
+    }
+
+    package func rotate(
+        refreshHash: String, successor: OIDCRefreshToken, accessHash: String, access: OIDCAccessToken, at time: Int64
+    ) async throws -> Bool {
+        try state.withLock { state in
+            guard let current = state.refreshTokens[refreshHash], current.usedAt == nil, current.revokedAt == nil else { return false }
+            guard state.refreshTokens[successor.tokenHash] == nil else { throw DuplicateKey(table: "oidc_refresh_tokens", key: successor.tokenHash) }
+            guard state.tokens[accessHash] == nil else { throw DuplicateKey(table: "oidc_tokens", key: accessHash) }
+            state.refreshTokens[refreshHash]?.usedAt = time
+            Self.store(refresh: successor, in: &state)
+            Self.store(access: access, hash: accessHash, codeHash: successor.family, in: &state)
+            return true
+        }
+    }
+
     package func purge(before cutoff: Int64) async throws {
         state.withLock { state in
             state.requests = state.requests.filter { $0.value.expiresAt >= cutoff }
             state.codes = state.codes.filter { $0.value.expiresAt >= cutoff }
             state.tokens = state.tokens.filter { $0.value.token.expiresAt >= cutoff }
+            state.refreshTokens = state.refreshTokens.filter { $0.value.expiresAt >= cutoff }
         }
     }
 }

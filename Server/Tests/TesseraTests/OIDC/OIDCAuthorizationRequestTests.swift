@@ -113,6 +113,9 @@ struct OIDCAuthorizationRequestTests {
                 #expect(answer.headers["Location"].isEmpty, "\(name)")
                 #expect(answer.body.contains("data-status=\"error\""), "\(name)")
             }
+            // oidcc-ensure-redirect-uri-in-authorization-request: without redirect_uri, an error page, never a redirect.
+            let noRedirect = try await OIDCFlowTests.send(http, Self.url(url, clientKey: client.clientKey, [("redirect_uri", nil)]))
+            #expect(noRedirect.status == 400 && noRedirect.headers["Location"].isEmpty)
         }
     }
 
@@ -132,12 +135,13 @@ struct OIDCAuthorizationRequestTests {
         }
     }
 
-    @Test("§3.1.2.1 max_age, claims, response_mode, ui_locales, acr_values: used or refused as the spec says")
+    @Test("§3.1.2.1 max_age, claims, response_mode, ui_locales, acr_values, display, unknown parameters, scope order: used or refused as the spec says; response_type missing is unsupported_response_type")
     func otherParameters() async throws {
         try await Self.with { _, client, url, http in
             for accepted: [(String, String?)] in [
                 [("max_age", "0")], [("max_age", "3600")], [("claims", #"{"id_token":{"email":null}}"#)], [("response_mode", "query")],
-                [("ui_locales", "de-CH en")], [("acr_values", "urn:mace:incommon:iap:silver")], [("display", "page")],
+                [("ui_locales", "de-CH en")], [("acr_values", "urn:mace:incommon:iap:silver")], [("display", "page")], [("display", "popup")],
+                [("claims_locales", "de")], [("extra", "ignored")], [("scope", nil), ("scope", "email openid")],
             ] {
                 let answer = try await OIDCFlowTests.send(http, Self.url(url, clientKey: client.clientKey, accepted))
                 #expect(answer.status == 200 && answer.body.contains("id=\"identifier\""), "\(accepted)")
@@ -151,6 +155,10 @@ struct OIDCAuthorizationRequestTests {
                 #expect(callback["error"] == "invalid_request", "\(refused)")
                 #expect(callback["state"] == "st-1", "\(refused)")
             }
+            // oidcc-response-type-missing
+            let missing = try await OIDCFlowTests.send(http, Self.url(url, clientKey: client.clientKey, [("response_type", nil)]))
+            #expect(Self.callback(missing)?["error"] == "unsupported_response_type")
+            #expect(Self.callback(missing)?["state"] == "st-1")
         }
     }
 

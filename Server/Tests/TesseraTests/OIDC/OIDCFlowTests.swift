@@ -54,7 +54,14 @@ struct OIDCFlowTests {
             #expect(claims["iss"] as? String == runtime.tokens.issuer)
             #expect(claims["amr"] as? [String] == ["hwk", "pin"])
             #expect(claims["auth_time"] is Int)
-            #expect((result["userinfo"] as? [String: String]) == ["sub": "olivia", "email": "olivia@example.com"])
+            // oidcc-scope-all: the claims of every scope the user has (no address: none is kept).
+            let userinfo = result["userinfo"] as? [String: String] ?? [:]
+            #expect(Set(userinfo.keys) == ["sub", "email", "name", "phone_number"], "\(userinfo)")
+            #expect(userinfo["sub"] == "olivia" && userinfo["email"] == "olivia@example.com" && userinfo["name"] == "User olivia")
+            #expect(userinfo["phone_number"]?.hasPrefix("+4179") == true)
+            #expect(claims["name"] as? String == "User olivia")
+            #expect((result["userinfo_post_header"] as? [Any])?.first as? Int == 200)
+            #expect(((result["userinfo_post_header"] as? [Any])?[1] as? [String: String]) == userinfo)
             #expect((result["wrong_verifier"] as? [Any])?.first as? Int == 400)
             #expect(((result["wrong_verifier"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
             #expect((result["wrong_verifier"] as? [Any])?[2] as? String == "no-store")
@@ -77,6 +84,52 @@ struct OIDCFlowTests {
             #expect((result["reused"] as? [Any])?.first as? Int == 400)
             #expect(((result["reused"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
             #expect(result["userinfo_after_reuse"] as? Int == 401)
+        }
+    }
+
+    @Test("offline_access with Authlib: refresh tokens rotate (OIDC Core §12, RFC 6749 §6), a reused one revokes the family (RFC 9700 §4.14.2); introspection (RFC 7662) and revocation (RFC 7009)")
+    func offlineAccess() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "rhea", bundleId: Self.bundle)
+            _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect]), clientKey: client.clientKey)
+            let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+            let flow = try Self.relyingParty("offline", url: url, client: client, secret: secret, identifier: "rhea")
+            let pending = try #require(await eventually { try? await tessera.pendingAuthRequests().first })
+            _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
+            let run = try await flow.value
+            #expect(run.status == 0, "\(run.output)")
+            let offline = try #require(try Self.result(run)["offline"] as? [String: Any], "\(run.output)")
+            #expect(offline["first_refresh"] as? Bool == true)
+            #expect(offline["rotated"] as? Bool == true)
+            // §12.2: the same iss, sub, aud, auth_time and azp; no nonce.
+            #expect(offline["same_sign_in"] as? Bool == true)
+            #expect(offline["refreshed_nonce"] is NSNull)
+            #expect(offline["refreshed_scope"] as? String == "openid email offline_access")
+            #expect((offline["userinfo"] as? [String: String])?["email"] == "rhea@example.com")
+            #expect((offline["narrow"] as? [Any])?.first as? Int == 200)
+            #expect((offline["narrow"] as? [Any])?[1] as? String == "openid")
+            #expect((offline["narrow_userinfo"] as? [String: String]) == ["sub": "rhea"])
+            #expect((offline["wide"] as? [Any])?.first as? Int == 400)
+            #expect((offline["wide"] as? [Any])?[1] as? String == "invalid_scope")
+            let access = offline["introspect_access"] as? [String: Any] ?? [:]
+            #expect(access["active"] as? Bool == true)
+            #expect(access["sub"] as? String == "rhea")
+            #expect(access["client_id"] as? String == client.clientKey)
+            #expect(access["scope"] as? String == "openid email offline_access")
+            #expect(access["token_type"] as? String == "Bearer")
+            #expect((offline["introspect_refresh"] as? [String: Any])?["active"] as? Bool == true)
+            #expect((offline["introspect_refresh"] as? [String: Any])?["token_type"] as? String == "refresh_token")
+            #expect((offline["introspect_used"] as? [String: Any])?.count == 1)
+            #expect((offline["introspect_used"] as? [String: Any])?["active"] as? Bool == false)
+            #expect((offline["introspect_garbage"] as? [String: Any])?["active"] as? Bool == false)
+            #expect(offline["revoke_status"] as? Int == 200)
+            #expect(offline["revoked_userinfo"] as? Int == 401)
+            #expect(offline["revoke_unknown"] as? Int == 200)
+            #expect((offline["reuse"] as? [Any])?.first as? Int == 400)
+            #expect((offline["reuse"] as? [Any])?[1] as? String == "invalid_grant")
+            #expect((offline["after_reuse"] as? [Any])?[1] as? String == "invalid_grant")
+            #expect(offline["after_reuse_userinfo"] as? Int == 401)
+            #expect((offline["after_reuse_introspect"] as? [String: Any])?["active"] as? Bool == false)
         }
     }
 
