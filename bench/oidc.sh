@@ -8,14 +8,14 @@
 #  2. Pushes per second to the APNs peer (Server/Tests/Fixtures/push_peer.py, HTTP/2 over TLS, checks the
 #     provider token): relying-party requests for users whose devices have APNs tokens; delivered pushes
 #     counted from the peer's record.
-#   env: DURATION=10 CONC=16 USERS=256 PUSH_USERS=400 PORT=8097 PYTHON=/tmp/tessera-ci-venv/bin/python
+#   env: DURATION=10 CONC=16 USERS=1024 PUSH_USERS=400 PORT=8097 PYTHON=/tmp/tessera-ci-venv/bin/python
 #        BUILD=debug (script checks only: figures not comparable)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DURATION=${DURATION:-10}
 CONC=${CONC:-16}
-USERS=${USERS:-256}
+USERS=${USERS:-1024}   # each signs in at most 5 times; when they run out the run stops early and its RESULT says "stopped"
 PUSH_USERS=${PUSH_USERS:-400}
 PORT=${PORT:-8097}
 PYTHON=${PYTHON:-/tmp/tessera-ci-venv/bin/python}
