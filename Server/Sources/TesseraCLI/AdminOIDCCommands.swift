@@ -14,6 +14,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         print("client_id:     \(clientKey)  (the client secret is its backend secret: tessera admin client rotate-secret)")
         print("redirect URIs: \(settings.redirectUris.isEmpty ? "(none: sign-in refused)" : settings.redirectUris.joined(separator: " "))")
         print("number matching: \(settings.numberMatching ? "on (the sign-in page shows two digits to pick on the phone)" : "off")")
+        print("ID tokens:     \(settings.idTokenSignedResponseAlg)")
     }
 
     struct Show: AsyncParsableCommand {
@@ -30,19 +31,26 @@ struct ClientOIDCCommand: AsyncParsableCommand {
 
     struct SetRedirects: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly) and number matching."
+            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly), number matching, ID token algorithm."
         )
         @Argument(help: "Client key.") var clientKey: String
         @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several; none removes them all).")
         var redirectUris: [String] = []
         @Flag(help: "Number matching: the sign-in page shows two digits the user picks on the phone (off unless given).")
         var numberMatching = false
+        @Option(name: .customLong("id-token-alg"), help: "How the client's ID tokens are signed: ES256 (the default) or RS256.")
+        var idTokenAlg = "ES256"
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
+        func validate() throws {
+            guard ["ES256", "RS256"].contains(idTokenAlg) else { throw ValidationError("--id-token-alg must be ES256 or RS256") }
+        }
+
         func run() async throws {
             let settings = try await AdminAPI.connect(options).send(
-                .PUT, "clients/\(pathComponent(clientKey))/oidc", body: OIDCClientSettings(redirectUris: redirectUris, numberMatching: numberMatching),
+                .PUT, "clients/\(pathComponent(clientKey))/oidc",
+                body: OIDCClientSettings(redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenAlg),
                 as: OIDCClientSettings.self
             )
             ClientOIDCCommand.printSettings(settings, clientKey: clientKey, json: json)

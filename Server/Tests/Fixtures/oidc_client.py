@@ -19,6 +19,7 @@ import requests
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.jose import JsonWebKey, jwt
 from authlib.oidc.core import CodeIDToken
+from authlib.oidc.discovery import OpenIDProviderMetadata
 from authlib.common.security import generate_token
 
 
@@ -96,6 +97,13 @@ def offline(session, token, first_claims, meta, local, client_id, secret):
 def main():
     mode, base, client_id, secret, redirect_uri, identifier = sys.argv[1:7]
     meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
+    # OIDC Discovery 3 as Authlib's metadata model checks it (oidcc-discovery-endpoint-verification): required fields,
+    # RS256 among the ID token algorithms, response and subject types, the endpoints' auth methods.
+    try:
+        OpenIDProviderMetadata(meta).validate()
+        discovery_valid = True
+    except ValueError as error:
+        discovery_valid = str(error)
     # The issuer may name the configured public URL; this test talks to the loopback server.
     local = lambda url: base + urllib.parse.urlsplit(url).path
     # oidcc-scope-all: every standard scope (address is accepted and has no claims: Tessera keeps no postal address).
@@ -130,7 +138,8 @@ def main():
         if status not in ("waiting", "verifying"):
             break
     done = browser.get(base + complete_url, allow_redirects=False, timeout=30)
-    result = {"statuses": seen, "complete_status": done.status_code, "location": done.headers.get("Location")}
+    result = {"statuses": seen, "complete_status": done.status_code, "location": done.headers.get("Location"),
+              "discovery_valid": discovery_valid}
     if mode not in ("approve", "offline"):
         # OIDC Core 3.1.2.6: the user goes back to the client with the error and the state.
         if done.headers.get("Location"):

@@ -88,9 +88,12 @@ enum Migrator {
             WebhooksMigrations.endpoints,
             WebhooksMigrations.deliveries,
         ]),
-        // OpenID Connect refresh tokens (OIDC/, issue 37), and the expiry indexes the purge reads.
-        Migration(version: 13, name: "oidc-refresh-tokens", parts: [
+        // OpenID Connect (OIDC/, issue 37): refresh tokens and the expiry indexes the purge reads; RS256 ID
+        // tokens per client, with the signing keys' algorithm (Auth/).
+        Migration(version: 13, name: "oidc-refresh-tokens-rs256", parts: [
             OIDCMigrations.refreshTokens,
+            AuthMigrations.signingKeyAlgorithms,
+            OIDCMigrations.idTokenAlgorithm,
         ]),
     ]
 

@@ -47,4 +47,9 @@ package enum AuthMigrations {
         "ALTER TABLE auth_channels ADD COLUMN match_number TEXT",
         "ALTER TABLE auth_channels ADD COLUMN match_choices TEXT",
     ])
+
+    /// Version 13: each key's algorithm (`ES256`, or `RS256` for the ID tokens of clients that ask for it).
+    package static let signingKeyAlgorithms = MigrationPart(version: 13, statements: [
+        "ALTER TABLE signing_keys ADD COLUMN alg TEXT NOT NULL DEFAULT 'ES256'",
+    ])
 }

@@ -4,6 +4,7 @@ import JWTKit
 import Logging
 import SQLKit
 import Synchronization
+import _CryptoExtras
 import TesseraCore
 
 /// The claims of a result token (also what `tessera rp authenticate` verifies and prints).
@@ -63,19 +64,50 @@ package struct IDTokenHint: IssuedPayload {
     package func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
-/// A JSON Web Key as published at `/.well-known/jwks.json` (with `use` and `alg`, which jwt-kit's JWK lacks).
+/// A JSON Web Key as published at `/.well-known/jwks.json` (with `use` and `alg`, which jwt-kit's JWK
+/// lacks): an EC P-256 key (`crv`, `x`, `y`; ES256) or an RSA key (`n`, `e`; RS256).
 package struct PublishedJWK: Codable, Sendable, Equatable {
     package var kty = "EC"
-    package var crv = "P-256"
-    package var x: String
-    package var y: String
+    package var crv: String?
+    package var x: String?
+    package var y: String?
+    package var n: String?
+    package var e: String?
     package var kid: String
     package var use = "sig"
     package var alg = "ES256"
+
+    /// An ES256 key.
+    package init(x: String, y: String, kid: String) {
+        crv = "P-256"
+        self.x = x
+        self.y = y
+        self.kid = kid
+    }
+
+    /// An RS256 key.
+    package init(n: String, e: String, kid: String) {
+        kty = "RSA"
+        self.n = n
+        self.e = e
+        self.kid = kid
+        alg = "RS256"
+    }
 }
 
-/// The result-token keys (ES256): created at first start, sealed in the database, rotated by the
-/// admin. The newest key signs; the one before it stays published so tokens it signed still verify.
+/// The algorithms ID tokens and result tokens are signed with.
+package enum SigningAlgorithm: String, Sendable, Codable, CaseIterable {
+    /// ECDSA P-256 with SHA-256: every result token, and ID tokens by default.
+    case es256 = "ES256"
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (2048-bit keys): ID tokens of clients that ask for it (OIDC Core §15.1
+    /// says a provider must support it). Its key is made when the first client asks, so that it is published
+    /// before anything is signed with it.
+    case rs256 = "RS256"
+}
+
+/// The result-token keys (ES256, and RS256 for the ID tokens of clients that ask for it): created at
+/// first start (RS256 when first asked for), sealed in the database, rotated by the admin. The newest
+/// key of each algorithm signs; the one before it stays published so tokens it signed still verify.
 package final class ResultTokens: Sendable {
     package let database: any Database
     /// Where the sealed keys are stored.
@@ -90,6 +122,8 @@ package final class ResultTokens: Sendable {
     private struct State {
         var collection = JWTKeyCollection()
         var activeKid = ""
+        /// The newest RS256 key, once one was made.
+        var rsaKid: String?
         var published: [PublishedJWK] = []
         var loadedAt: Int64 = 0
         var lastUnknownKidReload: Int64 = 0
@@ -115,23 +149,27 @@ package final class ResultTokens: Sendable {
         self.clock = clock
     }
 
-    /// Loads the keys, creating the first one if there is none.
+    /// Loads the keys, creating the first ES256 one if there is none.
     package func load() async throws {
-        var rows = try await liveKeys()
+        var rows = try await liveKeys(.es256)
         if rows.isEmpty {
-            try await insertKey(now: clock.now())
-            rows = try await liveKeys()
+            try await insertKey(.es256, now: clock.now())
+            rows = try await liveKeys(.es256)
         }
+        let rsaRows = try await liveKeys(.rs256)
         let fresh = JWTKeyCollection()
         var jwks: [PublishedJWK] = []
         for (kid, sealed) in rows {
-            guard let combined = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: combined),
-                  let raw = try? AES.GCM.open(box, using: sealKey, authenticating: Data(kid.utf8)),
-                  let key = try? P256.Signing.PrivateKey(rawRepresentation: raw)
-            else { throw ConfigurationError("cannot unseal result-token key \(kid): the master key differs") }
+            let key = try P256.Signing.PrivateKey(rawRepresentation: try unseal(sealed, kid: kid))
             await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
             let point = key.publicKey.x963Representation
             jwks.append(PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid))
+        }
+        for (kid, sealed) in rsaRows {
+            let key = try _RSA.Signing.PrivateKey(derRepresentation: try unseal(sealed, kid: kid))
+            await fresh.add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+            let primitives = try key.publicKey.getKeyPrimitives()
+            jwks.append(PublishedJWK(n: primitives.modulus.base64URLEncodedString(), e: primitives.publicExponent.base64URLEncodedString(), kid: kid))
         }
         guard let active = rows.first?.kid else { throw ConfigurationError("no result-token key could be created") }
         let now = clock.now()
@@ -139,36 +177,70 @@ package final class ResultTokens: Sendable {
             if $0.published.map(\.kid) != jwks.map(\.kid) { $0.verified = [:] }
             $0.collection = fresh
             $0.activeKid = active
+            $0.rsaKid = rsaRows.first?.kid
             $0.published = jwks
             $0.loadedAt = now
         }
     }
 
-    /// Newest first: the active key and the one before it.
-    private func liveKeys() async throws -> [(kid: String, sealed: String)] {
-        let signingKeys = self.signingKeys
-        return try await database.withSQL { sql in try await signingKeys.liveKeys(in: sql) }
+    private func unseal(_ sealed: String, kid: String) throws -> Data {
+        guard let combined = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: combined),
+              let raw = try? AES.GCM.open(box, using: sealKey, authenticating: Data(kid.utf8))
+        else { throw ConfigurationError("cannot unseal result-token key \(kid): the master key differs") }
+        return raw
     }
 
-    private func insertKey(now: Int64) async throws {
-        let key = P256.Signing.PrivateKey()
-        let kid = "rk_" + MessageSignature.thumbprint(ofX963: key.publicKey.x963Representation).prefix(16)
+    /// Newest first: the active key of `algorithm` and the one before it.
+    private func liveKeys(_ algorithm: SigningAlgorithm) async throws -> [(kid: String, sealed: String)] {
+        let signingKeys = self.signingKeys
+        return try await database.withSQL { sql in try await signingKeys.liveKeys(algorithm: algorithm.rawValue, in: sql) }
+    }
+
+    private func insertKey(_ algorithm: SigningAlgorithm, now: Int64) async throws {
+        let kid: String, secret: Data
+        switch algorithm {
+        case .es256:
+            let key = P256.Signing.PrivateKey()
+            kid = "rk_" + MessageSignature.thumbprint(ofX963: key.publicKey.x963Representation).prefix(16)
+            secret = key.rawRepresentation
+        case .rs256:
+            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            kid = "rr_" + Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64URLEncodedString().prefix(16)
+            secret = key.derRepresentation
+        }
         // `combined` is nil only for nonces of a non-standard size, which `seal` does not make.
-        guard let sealed = try AES.GCM.seal(key.rawRepresentation, using: sealKey, authenticating: Data(kid.utf8)).combined?.base64EncodedString()
+        guard let sealed = try AES.GCM.seal(secret, using: sealKey, authenticating: Data(kid.utf8)).combined?.base64EncodedString()
         else { throw AppError.internalError }
         let signingKeys = self.signingKeys
-        try await database.transaction { sql in try await signingKeys.insert(kid: kid, sealed: sealed, now: now, in: sql) }
+        try await database.transaction { sql in
+            try await signingKeys.insert(kid: kid, sealed: sealed, algorithm: algorithm.rawValue, now: now, in: sql)
+        }
     }
 
-    /// Makes a new key the signing key. The previous one stays published; older ones are retired.
+    /// Makes a new key the signing key, of each algorithm in use. The previous one stays published;
+    /// older ones are retired.
     @discardableResult
     package func rotate() async throws -> String {
         let now = clock.now()
-        try await insertKey(now: now)
+        try await load()
+        let algorithms: [SigningAlgorithm] = state.withLock { $0.rsaKid } == nil ? [.es256] : [.es256, .rs256]
+        for algorithm in algorithms { try await insertKey(algorithm, now: now) }
         let signingKeys = self.signingKeys
-        try await database.transaction { sql in try await signingKeys.retireAllButNewestTwo(now: now, in: sql) }
+        try await database.transaction { sql in
+            for algorithm in algorithms { try await signingKeys.retireAllButNewestTwo(algorithm: algorithm.rawValue, now: now, in: sql) }
+        }
         try await load()
         return state.withLock { $0.activeKid }
+    }
+
+    /// Makes the RS256 key if there is none yet (another instance may have made it: the keys are loaded
+    /// again first), so that it is in the JWKS before a client's ID token is signed with it.
+    package func prepare(_ algorithm: SigningAlgorithm) async throws {
+        guard algorithm == .rs256, state.withLock({ $0.rsaKid }) == nil else { return }
+        try await load()
+        guard state.withLock({ $0.rsaKid }) == nil else { return }
+        try await insertKey(.rs256, now: clock.now())
+        try await load()
     }
 
     /// Other instances pick up a rotation within a minute.
@@ -198,10 +270,11 @@ package final class ResultTokens: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
-    /// Signs other claims (the OpenID Connect ID token) with the active key, the one the JWKS publishes.
-    package func sign(_ payload: some JWTPayload) async throws -> String {
+    /// Signs other claims (the OpenID Connect ID token) with the active key of `algorithm`, one the JWKS publishes.
+    package func sign(_ payload: some JWTPayload, algorithm: SigningAlgorithm = .es256) async throws -> String {
         try await refreshIfStale()
-        let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
+        if algorithm == .rs256 { try await prepare(.rs256) }
+        let (keys, kid) = state.withLock { ($0.collection, algorithm == .rs256 ? $0.rsaKid ?? "" : $0.activeKid) }
         return try await keys.sign(payload, kid: JWKIdentifier(string: kid))
     }
 

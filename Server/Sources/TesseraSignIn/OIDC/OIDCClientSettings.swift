@@ -7,16 +7,22 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
     /// Number matching on the hosted sign-in page: the page shows two digits that the phone asks the
     /// user to pick (against push fatigue). Missing means false.
     public var numberMatching: Bool
+    /// How the client's ID tokens are signed (OIDC Dynamic Client Registration's
+    /// `id_token_signed_response_alg`): `ES256` (the default) or `RS256`.
+    public var idTokenSignedResponseAlg: String
 
-    public init(redirectUris: [String], numberMatching: Bool = false) {
+    public init(redirectUris: [String], numberMatching: Bool = false, idTokenSignedResponseAlg: String = "ES256") {
         self.redirectUris = redirectUris
         self.numberMatching = numberMatching
+        self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         redirectUris = try container.decode([String].self, forKey: .redirectUris)
-        // Missing means false; an explicit null is a wrong type (400), as the schema says.
+        // Missing means false (ES256); an explicit null is a wrong type (400), as the schema says.
         numberMatching = container.contains(.numberMatching) ? try container.decode(Bool.self, forKey: .numberMatching) : false
+        idTokenSignedResponseAlg = container.contains(.idTokenSignedResponseAlg)
+            ? try container.decode(String.self, forKey: .idTokenSignedResponseAlg) : "ES256"
     }
 }

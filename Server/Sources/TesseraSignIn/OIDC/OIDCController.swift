@@ -58,7 +58,7 @@ package struct OIDCController<Context: TesseraContext> {
         package var responseTypesSupported = ["code"]
         package var grantTypesSupported = ["authorization_code", "refresh_token"]
         package var subjectTypesSupported = ["public"]
-        package var idTokenSigningAlgValuesSupported = ["ES256"]
+        package var idTokenSigningAlgValuesSupported = SigningAlgorithm.allCases.map(\.rawValue)
         package var responseModesSupported = ["query"]
         package var scopesSupported = ["openid", "email", "profile", "phone", "offline_access"]
         package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]

@@ -104,4 +104,9 @@ package enum OIDCMigrations {
         "CREATE INDEX oidc_tokens_expiry ON oidc_tokens (expires_at)",
         "CREATE INDEX oidc_codes_expiry ON oidc_codes (expires_at)",
     ])
+
+    /// Version 13: how each client's ID tokens are signed (`ES256` or `RS256`).
+    package static let idTokenAlgorithm = MigrationPart(version: 13, statements: [
+        "ALTER TABLE oidc_clients ADD COLUMN id_token_alg TEXT NOT NULL DEFAULT 'ES256'",
+    ])
 }

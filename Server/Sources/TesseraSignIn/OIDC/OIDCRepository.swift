@@ -58,10 +58,13 @@ package struct SQLOIDCRepository: OIDCRepository {
     package func settings(clientId: String) async throws -> OIDCClientSettings? {
         try await database.read { sql in
             guard let row = try await sql.raw(
-                "SELECT redirect_uris, number_matching FROM oidc_clients WHERE client_id = \(bind: clientId)"
+                "SELECT redirect_uris, number_matching, id_token_alg FROM oidc_clients WHERE client_id = \(bind: clientId)"
             ).first() else { return nil }
             let uris = try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "redirect_uris", as: String.self).utf8))
-            return OIDCClientSettings(redirectUris: uris, numberMatching: try row.decode(column: "number_matching", as: Int.self) != 0)
+            return OIDCClientSettings(
+                redirectUris: uris, numberMatching: try row.decode(column: "number_matching", as: Int.self) != 0,
+                idTokenSignedResponseAlg: try row.decode(column: "id_token_alg", as: String.self)
+            )
         }
     }
 
@@ -71,9 +74,10 @@ package struct SQLOIDCRepository: OIDCRepository {
         try await database.withSQL { sql in
             try await sql.raw(
                 """
-                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, updated_at)
-                VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: time))
-                ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), number_matching = \(bind: matching), updated_at = \(bind: time)
+                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, id_token_alg, updated_at)
+                VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: settings.idTokenSignedResponseAlg), \(bind: time))
+                ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), number_matching = \(bind: matching),
+                    id_token_alg = \(bind: settings.idTokenSignedResponseAlg), updated_at = \(bind: time)
                 """
             ).run()
         }

@@ -92,7 +92,8 @@ extension OIDCService {
             authTime: authTime, nonce: nonce, amr: amr, azp: client.clientKey,
             atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"], phoneNumber: profile["phone_number"]
         )
-        return try await tokens.sign(claims)
+        let algorithm = try await repository.settings(clientId: client.id).flatMap { SigningAlgorithm(rawValue: $0.idTokenSignedResponseAlg) }
+        return try await tokens.sign(claims, algorithm: algorithm ?? .es256)
     }
 
     /// `at_hash` of an access token for an ES256 or RS256 ID token: the left half of its SHA-256, base64url (OIDC Core §3.1.3.6).

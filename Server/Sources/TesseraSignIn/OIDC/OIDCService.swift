@@ -94,6 +94,11 @@ package struct OIDCService: Sendable {
                 throw AppError.invalidField("redirectUris", "a redirect URI must be an absolute http(s) URI without a fragment, at most 500 characters")
             }
         }
+        guard let algorithm = SigningAlgorithm(rawValue: settings.idTokenSignedResponseAlg) else {
+            throw AppError.invalidField("idTokenSignedResponseAlg", "idTokenSignedResponseAlg must be ES256 or RS256")
+        }
+        // The RS256 key is made (and published in the JWKS) now, before the first ID token is signed with it.
+        try await tokens.prepare(algorithm)
         try await repository.setSettings(settings, clientId: client.id, at: clock.now())
         return settings
     }

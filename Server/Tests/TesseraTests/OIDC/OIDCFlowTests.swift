@@ -49,6 +49,8 @@ struct OIDCFlowTests {
             let result = try Self.result(run)
             let claims = try #require(result["claims"] as? [String: Any], "\(run.output)")
             #expect(result["alg"] as? String == "ES256")
+            // OIDC Discovery §3 (oidcc-discovery-endpoint-verification), as Authlib's metadata model validates it.
+            #expect(result["discovery_valid"] as? Bool == true, "\(result["discovery_valid"] ?? "")")
             #expect(claims["sub"] as? String == "olivia")
             #expect(claims["aud"] as? String == client.clientKey || (claims["aud"] as? [String]) == [client.clientKey])
             #expect(claims["iss"] as? String == runtime.tokens.issuer)
@@ -84,6 +86,38 @@ struct OIDCFlowTests {
             #expect((result["reused"] as? [Any])?.first as? Int == 400)
             #expect(((result["reused"] as? [Any])?[1] as? [String: String])?["error"] == "invalid_grant")
             #expect(result["userinfo_after_reuse"] as? Int == 401)
+        }
+    }
+
+    @Test("a client set to RS256 (OIDC Core §15.1): its ID token is RS256, with a key the JWKS published before, verified by Authlib; other clients stay ES256")
+    func rs256Client() async throws {
+        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "sven", bundleId: Self.bundle)
+            #expect(try await runtime.tokens.jwks.allSatisfy { $0.alg == "ES256" })
+            _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect], idTokenSignedResponseAlg: "RS256"), clientKey: client.clientKey)
+            // The RSA key is published as soon as a client asks for it, before anything is signed with it.
+            let published = try await runtime.tokens.jwks
+            #expect(published.filter { $0.alg == "RS256" && $0.kty == "RSA" && $0.n != nil && $0.e == "AQAB" }.count == 1)
+            #expect(published.filter { $0.alg == "ES256" }.count == 1)
+            let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+            let flow = try Self.relyingParty("approve", url: url, client: client, secret: secret, identifier: "sven")
+            let pending = try #require(await eventually { try? await tessera.pendingAuthRequests().first })
+            _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
+            let run = try await flow.value
+            #expect(run.status == 0, "\(run.output)")
+            let result = try Self.result(run)
+            #expect(result["alg"] as? String == "RS256")
+            #expect((result["claims"] as? [String: Any])?["sub"] as? String == "sven")
+            #expect(result["discovery_valid"] as? Bool == true)
+            // A second rotation keeps one RS256 key of each generation published, as for ES256.
+            try await runtime.tokens.rotate()
+            let rotated = try await runtime.tokens.jwks
+            #expect(rotated.filter { $0.alg == "RS256" }.count == 2)
+            #expect(rotated.filter { $0.alg == "ES256" }.count == 2)
+            // An algorithm that is not offered is refused.
+            await #expect(throws: AppError.self) {
+                _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect], idTokenSignedResponseAlg: "HS256"), clientKey: client.clientKey)
+            }
         }
     }
 
