@@ -48,8 +48,10 @@ package enum AuthMigrations {
         "ALTER TABLE auth_channels ADD COLUMN match_choices TEXT",
     ])
 
-    /// Version 13: each key's algorithm (`ES256`, or `RS256` for the ID tokens of clients that ask for it).
+    /// Version 13: each key's algorithm (`ES256`, or `RS256` for the ID tokens of clients that ask for it),
+    /// and whether it is the upcoming key: published, signing nothing until a rotation puts it in use.
     package static let signingKeyAlgorithms = MigrationPart(version: 13, statements: [
         "ALTER TABLE signing_keys ADD COLUMN alg TEXT NOT NULL DEFAULT 'ES256'",
+        "ALTER TABLE signing_keys ADD COLUMN upcoming INTEGER NOT NULL DEFAULT 0",
     ])
 }

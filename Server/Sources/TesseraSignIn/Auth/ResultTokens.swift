@@ -149,23 +149,34 @@ package final class ResultTokens: Sendable {
         self.clock = clock
     }
 
-    /// Loads the keys, creating the first ES256 one if there is none.
+    /// Loads the keys: creates the first ES256 key if there is none, and the upcoming key of each
+    /// algorithm in use if it has none (published now, signing from the next rotation on).
     package func load() async throws {
         var rows = try await liveKeys(.es256)
         if rows.isEmpty {
-            try await insertKey(.es256, now: clock.now())
+            try await insertKey(.es256, upcoming: false, now: clock.now())
             rows = try await liveKeys(.es256)
         }
+        var upcoming = try await upcomingKeys(.es256)
+        if upcoming.isEmpty {
+            try await insertKey(.es256, upcoming: true, now: clock.now())
+            upcoming = try await upcomingKeys(.es256)
+        }
         let rsaRows = try await liveKeys(.rs256)
+        var rsaUpcoming = rsaRows.isEmpty ? [] : try await upcomingKeys(.rs256)
+        if !rsaRows.isEmpty && rsaUpcoming.isEmpty {
+            try await insertKey(.rs256, upcoming: true, now: clock.now())
+            rsaUpcoming = try await upcomingKeys(.rs256)
+        }
         let fresh = JWTKeyCollection()
         var jwks: [PublishedJWK] = []
-        for (kid, sealed) in rows {
+        for (kid, sealed) in rows + upcoming {
             let key = try P256.Signing.PrivateKey(rawRepresentation: try unseal(sealed, kid: kid))
             await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
             let point = key.publicKey.x963Representation
             jwks.append(PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid))
         }
-        for (kid, sealed) in rsaRows {
+        for (kid, sealed) in rsaRows + rsaUpcoming {
             let key = try _RSA.Signing.PrivateKey(derRepresentation: try unseal(sealed, kid: kid))
             await fresh.add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
             let primitives = try key.publicKey.getKeyPrimitives()
@@ -196,7 +207,13 @@ package final class ResultTokens: Sendable {
         return try await database.withSQL { sql in try await signingKeys.liveKeys(algorithm: algorithm.rawValue, in: sql) }
     }
 
-    private func insertKey(_ algorithm: SigningAlgorithm, now: Int64) async throws {
+    /// The upcoming keys of `algorithm`, newest first.
+    private func upcomingKeys(_ algorithm: SigningAlgorithm) async throws -> [(kid: String, sealed: String)] {
+        let signingKeys = self.signingKeys
+        return try await database.withSQL { sql in try await signingKeys.nextKeys(algorithm: algorithm.rawValue, in: sql) }
+    }
+
+    private func insertKey(_ algorithm: SigningAlgorithm, upcoming: Bool, now: Int64) async throws {
         let kid: String, secret: Data
         switch algorithm {
         case .es256:
@@ -213,33 +230,42 @@ package final class ResultTokens: Sendable {
         else { throw AppError.internalError }
         let signingKeys = self.signingKeys
         try await database.transaction { sql in
-            try await signingKeys.insert(kid: kid, sealed: sealed, algorithm: algorithm.rawValue, now: now, in: sql)
+            try await signingKeys.insert(kid: kid, sealed: sealed, algorithm: algorithm.rawValue, next: upcoming, now: now, in: sql)
         }
     }
 
-    /// Makes a new key the signing key, of each algorithm in use. The previous one stays published;
-    /// older ones are retired.
+    /// Rotates each algorithm in use: its upcoming key, published since the last rotation (or the first
+    /// start), starts signing; the key before stays published for the tokens it signed; older ones are
+    /// retired; a new upcoming key is made and published. Returns the ES256 signing key's ID.
     @discardableResult
     package func rotate() async throws -> String {
-        let now = clock.now()
         try await load()
+        let now = clock.now()
         let algorithms: [SigningAlgorithm] = state.withLock { $0.rsaKid } == nil ? [.es256] : [.es256, .rs256]
-        for algorithm in algorithms { try await insertKey(algorithm, now: now) }
         let signingKeys = self.signingKeys
-        try await database.transaction { sql in
-            for algorithm in algorithms { try await signingKeys.retireAllButNewestTwo(algorithm: algorithm.rawValue, now: now, in: sql) }
+        for algorithm in algorithms {
+            let upcoming = try await upcomingKeys(algorithm)
+            if upcoming.isEmpty { try await insertKey(algorithm, upcoming: true, now: now) }
+            try await database.transaction { sql in
+                // Of two upcoming keys (instances that started at once), the newest is put in use, the other retired.
+                guard let promoted = try await signingKeys.nextKeys(algorithm: algorithm.rawValue, in: sql).first else { return }
+                try await signingKeys.promote(kid: promoted.kid, now: now, in: sql)
+                try await signingKeys.retire(algorithm: algorithm.rawValue, keepingNext: nil, now: now, in: sql)
+            }
+            try await insertKey(algorithm, upcoming: true, now: now)
         }
         try await load()
         return state.withLock { $0.activeKid }
     }
 
-    /// Makes the RS256 key if there is none yet (another instance may have made it: the keys are loaded
-    /// again first), so that it is in the JWKS before a client's ID token is signed with it.
+    /// Makes the RS256 keys (the one in use and the upcoming one) if there are none yet (another instance
+    /// may have made them: the keys are loaded again first), so that they are in the JWKS before a client's
+    /// ID token is signed with them.
     package func prepare(_ algorithm: SigningAlgorithm) async throws {
         guard algorithm == .rs256, state.withLock({ $0.rsaKid }) == nil else { return }
         try await load()
         guard state.withLock({ $0.rsaKid }) == nil else { return }
-        try await insertKey(.rs256, now: clock.now())
+        try await insertKey(.rs256, upcoming: false, now: clock.now())
         try await load()
     }
 

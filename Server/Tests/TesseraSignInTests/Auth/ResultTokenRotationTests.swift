@@ -35,6 +35,36 @@ struct ResultTokenRotationTests {
         }
     }
 
+    @Test("keys are published before they sign: the key a rotation puts in use was in the JWKS before it, and a new upcoming key is published; another instance verifies its tokens without reloading", arguments: TestDatabase.kinds)
+    func prePublication(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind) { runtime in
+            let here = runtime.tokens
+            let there = ResultTokens(
+                database: runtime.database, sealKey: runtime.keys.tokenSealKey, issuer: here.issuer, lifetime: .seconds(300), clock: .system
+            )
+            try await there.load()
+            let before = try await here.jwks.map(\.kid)
+            #expect(before.count == 2)  // the signing key and the upcoming one
+            let active = try await here.rotate()
+            #expect(before.contains(active) && before.first != active)
+            let after = try await here.jwks.map(\.kid)
+            #expect(after.count == 3)
+            #expect(after.first == active)
+            #expect(Set(before).isSubset(of: Set(after)))
+            // The other instance loaded before the rotation: it already knows the new signing key.
+            #expect(try await there.jwks.map(\.kid) == before)
+            let token = try await here.issue(
+                userKey: "u", clientKey: "tck_x", clientId: "cl_x", deviceId: "dev_x", channelId: "ch_x", amr: ["hwk"], nodes: []
+            )
+            #expect(try await there.verify(token).sub.value == "u")
+            #expect(try await there.jwks.map(\.kid) == before)
+            // A second rotation: the first signing key is retired, the previous upcoming one signs.
+            let second = try await here.rotate()
+            let third = try await here.jwks.map(\.kid)
+            #expect(after.contains(second) && !third.contains(before.first ?? "") && third.count == 3)
+        }
+    }
+
     @Test("a verified token is remembered: still valid while its key is live, refused once the key is retired or the token expired", arguments: TestDatabase.kinds)
     func verifiedTokensAreRememberedUntilTheKeysChange(kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in

@@ -62,7 +62,9 @@ struct ConsoleBrowserTests {
             #expect(listed.users.first { $0.userKey == "vera" }?.devices.first?.status == "revoked")
 
             let rotated = try #require(result["rotated_kid"] as? String)
-            #expect(!((result["kids_before"] as? [String]) ?? []).contains(rotated))
+            // Published before it signed (the upcoming key), and not the one that signed before the rotation.
+            #expect(((result["kids_before"] as? [String]) ?? []).contains(rotated))
+            #expect((result["kids_before"] as? [String])?.first != rotated)
             #expect((result["kids_after"] as? [String])?.first == rotated)
             #expect(try await runtime.tokens.jwks.first?.kid == rotated)
 

@@ -95,10 +95,11 @@ struct OIDCFlowTests {
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "sven", bundleId: Self.bundle)
             #expect(try await runtime.tokens.jwks.allSatisfy { $0.alg == "ES256" })
             _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect], idTokenSignedResponseAlg: "RS256"), clientKey: client.clientKey)
-            // The RSA key is published as soon as a client asks for it, before anything is signed with it.
+            // The RSA keys (the one that signs and the upcoming one) are published as soon as a client asks for
+            // RS256, before anything is signed with them.
             let published = try await runtime.tokens.jwks
-            #expect(published.filter { $0.alg == "RS256" && $0.kty == "RSA" && $0.n != nil && $0.e == "AQAB" }.count == 1)
-            #expect(published.filter { $0.alg == "ES256" }.count == 1)
+            #expect(published.filter { $0.alg == "RS256" && $0.kty == "RSA" && $0.n != nil && $0.e == "AQAB" }.count == 2)
+            #expect(published.filter { $0.alg == "ES256" }.count == 2)
             let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
             let flow = try Self.relyingParty("approve", url: url, client: client, secret: secret, identifier: "sven")
             let pending = try #require(await eventually { try? await tessera.pendingAuthRequests().first })
@@ -109,11 +110,11 @@ struct OIDCFlowTests {
             #expect(result["alg"] as? String == "RS256")
             #expect((result["claims"] as? [String: Any])?["sub"] as? String == "sven")
             #expect(result["discovery_valid"] as? Bool == true)
-            // A second rotation keeps one RS256 key of each generation published, as for ES256.
+            // A rotation rotates RS256 as ES256: the upcoming key signs, the one before stays, a new upcoming one is published.
             try await runtime.tokens.rotate()
             let rotated = try await runtime.tokens.jwks
-            #expect(rotated.filter { $0.alg == "RS256" }.count == 2)
-            #expect(rotated.filter { $0.alg == "ES256" }.count == 2)
+            #expect(rotated.filter { $0.alg == "RS256" }.count == 3)
+            #expect(rotated.filter { $0.alg == "ES256" }.count == 3)
             // An algorithm that is not offered is refused.
             await #expect(throws: AppError.self) {
                 _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect], idTokenSignedResponseAlg: "HS256"), clientKey: client.clientKey)
