@@ -32,7 +32,11 @@ struct WebhookAdminAPITests {
         configuration.adminToken = Self.adminToken
         configuration.embeddedNodes = 0
         let (database, drop) = try await kind.open()
-        let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: database, logger: log.logger, runsNodes: false)
+        // Time stands still: the failed delivery's retry (5 s later) never falls due while the test drains, which
+        // on a busy machine it did with the real clock (two attempts where the test expects one).
+        let runtime = try await TesseraRuntime.bootstrap(
+            configuration: configuration, database: database, logger: log.logger, clock: ManualClock(start: WallClock.system.now()).clock, runsNodes: false
+        )
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         do {
             let client = try await runtime.makeTestClient()

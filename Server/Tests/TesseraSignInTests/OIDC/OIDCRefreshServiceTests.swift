@@ -8,7 +8,7 @@ import TesseraServerTestSupport
 /// ``OIDCService``'s refresh-token rules over ``InMemoryOIDCRepository`` (RFC 6749 §6, OIDC Core §12,
 /// RFC 9700 §4.14.2, RFC 7009, RFC 7662), with time on the injected clock: what another client, time,
 /// a removed user and a second use do. The flow through a real client library is in OIDCFlowTests.
-@Suite("OIDC: refresh tokens, revocation and introspection in the service")
+@Suite("OIDC: refresh tokens, revocation and introspection in the service", .serialized)
 struct OIDCRefreshServiceTests {
     typealias Support = OIDCServiceInMemoryTests
 

@@ -12,7 +12,7 @@ import TesseraServerTestSupport
 ///   family; a used or revoked token is refused and nothing is stored; of concurrent uses one wins;
 /// - `revokeTokens` revokes a family's refresh tokens with its access tokens, and no other family's;
 /// - `revokeToken` revokes one access token, once; `purge` removes expired refresh tokens.
-@Suite("OIDC: the repository contract for refresh tokens, on the in-memory double, SQLite and PostgreSQL")
+@Suite("OIDC: the repository contract for refresh tokens, on the in-memory double, SQLite and PostgreSQL", .serialized)
 struct OIDCRefreshTokenConformanceTests {
     typealias Base = OIDCRepositoryConformanceTests
     static let now = Base.now

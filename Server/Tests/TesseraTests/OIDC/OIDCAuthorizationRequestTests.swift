@@ -11,7 +11,7 @@ import TesseraTestSupport
 /// The authorization endpoint's parameters, one clause of OIDC Core 1.0 (and RFC 6749) at a time,
 /// against a live server over plain HTTP: what is used, what is refused and how (redirected with the
 /// state, or shown), and the page's own ways out (Cancel, "Not you?").
-@Suite("OpenID Connect: the authorization request")
+@Suite("OpenID Connect: the authorization request", .serialized)
 struct OIDCAuthorizationRequestTests {
     static let bundle = "com.example.oidc-request"
     static let redirect = OIDCFlowTests.redirect
