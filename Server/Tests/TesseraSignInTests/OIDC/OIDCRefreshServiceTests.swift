@@ -72,7 +72,7 @@ struct OIDCRefreshServiceTests {
             #expect(next != refresh)
             #expect(try await oidc.userInfo(accessToken: second.accessToken)["sub"] == "alice")
             // The refreshed ID token keeps the sign-in's auth_time and has no nonce (OIDC Core §12.2).
-            let claims = try await runtime.tokens.verifySignature(second.idToken, as: RefreshedClaims.self)
+            let claims = await runtime.tokens.verifySignature(second.idToken, as: RefreshedClaims.self)
             #expect(claims?.authTime == (manual.clock.now() - 100_000) / 1000)
             #expect(claims?.nonce == nil)
 
