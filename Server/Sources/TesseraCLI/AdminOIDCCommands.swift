@@ -15,6 +15,9 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         print("redirect URIs: \(settings.redirectUris.isEmpty ? "(none: sign-in refused)" : settings.redirectUris.joined(separator: " "))")
         print("number matching: \(settings.numberMatching ? "on (the sign-in page shows two digits to pick on the phone)" : "off")")
         print("ID tokens:     \(settings.idTokenSignedResponseAlg)")
+        let logoutURIs = settings.postLogoutRedirectUris
+        print("after sign-out: \(logoutURIs.isEmpty ? "(none: the sign-out page stays at Tessera)" : logoutURIs.joined(separator: " "))")
+        print("back-channel logout: \(settings.backchannelLogoutUri ?? "(none)")")
     }
 
     struct Show: AsyncParsableCommand {
@@ -31,7 +34,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
 
     struct SetRedirects: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly), number matching, ID token algorithm."
+            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly), number matching, ID token algorithm, logout URIs."
         )
         @Argument(help: "Client key.") var clientKey: String
         @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several; none removes them all).")
@@ -40,6 +43,16 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         var numberMatching = false
         @Option(name: .customLong("id-token-alg"), help: "How the client's ID tokens are signed: ES256 (the default) or RS256.")
         var idTokenAlg = "ES256"
+        @Option(
+            name: .customLong("post-logout-redirect-uri"),
+            help: "Where sign-out (/oauth2/logout) may send the browser back to, matched exactly (repeat for several)."
+        )
+        var postLogoutRedirectUris: [String] = []
+        @Option(
+            name: .customLong("backchannel-logout-uri"),
+            help: "Where a signed logout token is POSTed when one of the client's sessions ends (OpenID Back-Channel Logout 1.0)."
+        )
+        var backchannelLogoutUri: String?
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
@@ -50,7 +63,10 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         func run() async throws {
             let settings = try await AdminAPI.connect(options).send(
                 .PUT, "clients/\(pathComponent(clientKey))/oidc",
-                body: OIDCClientSettings(redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenAlg),
+                body: OIDCClientSettings(
+                    redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenAlg,
+                    postLogoutRedirectUris: postLogoutRedirectUris, backchannelLogoutUri: backchannelLogoutUri
+                ),
                 as: OIDCClientSettings.self
             )
             ClientOIDCCommand.printSettings(settings, clientKey: clientKey, json: json)

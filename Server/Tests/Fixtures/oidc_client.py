@@ -4,6 +4,10 @@ Usage: oidc_client.py MODE BASE_URL CLIENT_ID CLIENT_SECRET REDIRECT_URI IDENTIF
 MODE: approve  - the full flow; the Swift test approves on the device. Also checks a wrong PKCE
                  verifier and a reused code (invalid_grant) and that reuse revokes the access token, at_hash,
                  and UserInfo with the token in a form body.
+      session  - approve, then the session at Tessera the approval started (the cookie the script's browser keeps):
+                 prompt=none and a plain second sign-in get a code without the phone, prompt=login and max_age=0 get
+                 the page, a browser without the cookie gets login_required; then RP-initiated logout.
+                 Needs LOGOUT_URI (a registered post-logout redirect URI) as the 7th argument.
       decline  - (or any other) the flow up to the page's final status; the completion must send the
                  browser back to the client with the OAuth error and the state, and no code.
 Instead of a browser, the script fetches the hosted page, reads its form token and posts the
@@ -94,6 +98,65 @@ def offline(session, token, first_claims, meta, local, client_id, secret):
     return out
 
 
+def sessions(browser, first, first_claims, meta, local, client_id, secret, redirect_uri, logout_uri):
+    """Sessions at Tessera (OIDC Core 3.1.2.1 prompt and max_age) and RP-Initiated Logout 1.0, as a relying party
+    drives them with Authlib, in the browser (a requests.Session keeping the cookie) that approved the first sign-in."""
+    out = {"cookie": bool(browser.cookies.get("tessera_browser"))}
+    token_url, userinfo = local(meta["token_endpoint"]), local(meta["userinfo_endpoint"])
+
+    def authorize(agent, **extra):
+        rp = OAuth2Session(client_id, secret, scope="openid email", redirect_uri=redirect_uri,
+                           code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
+        verifier, nonce = generate_token(48), generate_token(20)
+        url, state = rp.create_authorization_url(local(meta["authorization_endpoint"]), code_verifier=verifier, nonce=nonce, **extra)
+        answer = agent.get(url, allow_redirects=False, timeout=30)
+        location = answer.headers.get("Location", "")
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+        return {"rp": rp, "answer": answer, "location": location, "query": query, "verifier": verifier, "nonce": nonce, "state": state}
+
+    def exchange(step):
+        token = step["rp"].fetch_token(token_url, authorization_response=step["location"], code_verifier=step["verifier"])
+        claims = verify_id_token(token["id_token"], meta, local, client_id, step["nonce"], access_token=token["access_token"])
+        return token, claims
+
+    # prompt=none in the browser that approved: a code at once; the same session (sid) and approval (auth_time).
+    silent = authorize(browser, prompt="none")
+    out["none"] = [silent["answer"].status_code, silent["query"].get("state") == silent["state"], "code" in silent["query"]]
+    token, claims = exchange(silent)
+    out["first_sid"], out["none_sid"] = first_claims.get("sid"), claims.get("sid")
+    out["none_auth_time_same"] = claims["auth_time"] == first_claims["auth_time"]
+    # A sign-in without prompt: single sign-on, no phone.
+    out["sso_code"] = "code" in authorize(browser)["query"]
+    # prompt=login and max_age=0 ask the phone again (the page); a max_age not yet exceeded does not.
+    out["login_page"] = authorize(browser, prompt="login")["answer"].status_code
+    out["max_age_0_page"] = authorize(browser, max_age="0")["answer"].status_code
+    out["max_age_3600_code"] = "code" in authorize(browser, max_age="3600")["query"]
+    # A browser without the cookie: login_required, with the state.
+    fresh = authorize(requests.Session(), prompt="none")
+    out["fresh_none"] = [fresh["query"].get("error"), fresh["query"].get("state") == fresh["state"]]
+    end = local(meta["end_session_endpoint"])
+    # Without an ID token the user is asked first; the session stays until they confirm.
+    asked = browser.get(end, params={"client_id": client_id}, allow_redirects=False, timeout=30)
+    out["asked"] = [asked.status_code, 'name="csrf"' in asked.text, 'id="logout"' in asked.text]
+    forged = browser.post(end, data={"client_id": client_id, "csrf": "forged"}, allow_redirects=False, timeout=30)
+    out["forged_confirm"] = forged.status_code
+    out["still_signed_in"] = "code" in authorize(browser, prompt="none")["query"]
+    # An unregistered post_logout_redirect_uri: an error page, never a redirect.
+    bad = browser.get(end, params={"id_token_hint": token["id_token"], "post_logout_redirect_uri": logout_uri + "x", "state": "ls-1"},
+                      allow_redirects=False, timeout=30)
+    out["bad_uri"] = [bad.status_code, bad.headers.get("Location")]
+    # RP-initiated logout with the ID token: back at the registered URI with the state; the cookie is cleared.
+    done = browser.get(end, params={"id_token_hint": token["id_token"], "post_logout_redirect_uri": logout_uri, "state": "ls-1"},
+                       allow_redirects=False, timeout=30)
+    out["logout"] = [done.status_code, done.headers.get("Location")]
+    out["cookie_after"] = browser.cookies.get("tessera_browser")
+    out["after_none"] = authorize(browser, prompt="none")["query"].get("error")
+    # The session's tokens no longer work: userinfo refuses both sign-ins' access tokens.
+    out["userinfo_after"] = [requests.get(userinfo, headers={"Authorization": "Bearer " + t["access_token"]}, timeout=30).status_code
+                             for t in (first, token)]
+    return out
+
+
 def main():
     mode, base, client_id, secret, redirect_uri, identifier = sys.argv[1:7]
     meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
@@ -140,7 +203,7 @@ def main():
     done = browser.get(base + complete_url, allow_redirects=False, timeout=30)
     result = {"statuses": seen, "complete_status": done.status_code, "location": done.headers.get("Location"),
               "discovery_valid": discovery_valid}
-    if mode not in ("approve", "offline"):
+    if mode not in ("approve", "offline", "session"):
         # OIDC Core 3.1.2.6: the user goes back to the client with the error and the state.
         if done.headers.get("Location"):
             result["callback"] = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(done.headers["Location"]).query))
@@ -193,6 +256,10 @@ def main():
 
     if mode == "offline":
         result["offline"] = offline(session, token, claims, meta, local, client_id, secret)
+        print(json.dumps(result))
+        return
+    if mode == "session":
+        result["session"] = sessions(browser, token, claims, meta, local, client_id, secret, redirect_uri, sys.argv[7])
         print(json.dumps(result))
         return
 

@@ -37,6 +37,7 @@ struct JanitorService: Service {
             try await repositories.push.purge(settledBefore: now - 7 * 86_400_000)
             try await repositories.webhooks.purge(settledBefore: now - 30 * 86_400_000)
             try await repositories.oidc.purge(before: now - 86_400_000)
+            try await repositories.oidcSessions.purge(before: now - 7 * 86_400_000)
         } catch {
             logger.warning("janitor sweep failed", metadata: ["error": .string(String(describing: error))])
         }

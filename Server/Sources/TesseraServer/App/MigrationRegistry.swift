@@ -95,6 +95,11 @@ enum Migrator {
             AuthMigrations.signingKeyAlgorithms,
             OIDCMigrations.idTokenAlgorithm,
         ]),
+        // OpenID Connect (OIDC/, issue 37): sessions at Tessera, the sid of codes and tokens, RP-initiated and
+        // back-channel logout (the clients' logout URIs and the logout outbox).
+        Migration(version: 14, name: "oidc-sessions-logout", parts: [
+            OIDCMigrations.sessions,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -18,6 +18,8 @@ struct Repositories: Sendable {
     var nodes: any NodeRepository
     var push: any PushRepository
     var oidc: any OIDCRepository
+    /// Sessions at Tessera and the back-channel logout outbox (OIDC/).
+    var oidcSessions: any OIDCSessionRepository
     /// The hash-chained audit log (appended inside the changes' transactions).
     var audit: any AuditLog
     /// Webhook endpoints and the delivery outbox (the audit log above queues into it).
@@ -36,6 +38,7 @@ struct Repositories: Sendable {
             users: users, devices: SQLDeviceRepository(database: database, sessions: sessions, syncQueue: NodeSyncQueue()), sessions: sessions,
             clients: clients, otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
             authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
+            oidcSessions: SQLOIDCSessionRepository(database: database, clock: clock, random: random),
             audit: WebhookAuditLog(
                 base: SQLAuditRepository(kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects), webhooks: webhooks,
                 subjects: subjects, clock: clock, random: random, wake: webhookWake

@@ -15,6 +15,8 @@ struct SignInDomain: Sendable {
     let authenticators: AuthenticatorService
     let authenticatorLogin: AuthenticatorLoginService
     let oidc: OIDCService
+    /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
+    let logouts: BackchannelLogoutService
 
     /// The nodes come first: accounts tell the node sync about device changes.
     static func nodes(
@@ -30,7 +32,7 @@ struct SignInDomain: Sendable {
 
     init(
         configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, accounts: AccountsDomain, nodes: (NodeDirectory, NodeSyncService),
-        pushHTTPClient: HTTPClient, metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
+        pushHTTPClient: HTTPClient, logoutHTTPClient: HTTPClient, metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
     ) async throws {
         let database = storage.database, stores = storage.repositories
         (self.nodes, nodeSync) = nodes
@@ -70,8 +72,13 @@ struct SignInDomain: Sendable {
             database: database, devices: stores.devices, sessions: stores.sessions, tokens: tokens, hasher: keys.hasher, clock: clock,
             sessionIdleTimeout: configuration.sessionIdleTimeout
         )
+        let logouts = BackchannelLogoutService(
+            repository: stores.oidcSessions, settings: stores.oidc, tokens: tokens, httpClient: logoutHTTPClient, clock: clock, logger: logger,
+            pollInterval: configuration.webhooksPollInterval, timeout: configuration.webhooksTimeout
+        )
+        self.logouts = logouts
         oidc = OIDCService(
-            repository: stores.oidc, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
+            repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
             relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime
         )
     }

@@ -29,6 +29,8 @@ extension TesseraRuntime {
     var authenticatorLogin: AuthenticatorLoginService { signIn.authenticatorLogin }
     /// The OpenID Connect provider and its hosted sign-in page.
     var oidc: OIDCService { signIn.oidc }
+    /// Back-channel logout (logout outbox).
+    var logouts: BackchannelLogoutService { signIn.logouts }
 
     var admin: AdminAuthenticator { operations.admin }
     var consoleSessions: ConsoleSessions { operations.consoleSessions }

@@ -55,6 +55,7 @@ public final class TesseraRuntime: Sendable {
         )
         signIn = try await SignInDomain(
             configuration: configuration, storage: storage, keys: keys, accounts: accounts, nodes: nodes, pushHTTPClient: http.push,
+            logoutHTTPClient: http.webhooks,
             metrics: metrics, clock: clock, random: random, logger: logger
         )
         operations = OperationsDomain(

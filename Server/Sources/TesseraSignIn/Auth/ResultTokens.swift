@@ -60,6 +60,8 @@ package struct IDTokenHint: IssuedPayload {
     package var iss: IssuerClaim
     package var sub: SubjectClaim
     package var aud: AudienceClaim
+    /// The session at Tessera it was issued in, if any.
+    package var sid: String?
 
     package func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
@@ -297,11 +299,14 @@ package final class ResultTokens: Sendable {
     }
 
     /// Signs other claims (the OpenID Connect ID token) with the active key of `algorithm`, one the JWKS publishes.
-    package func sign(_ payload: some JWTPayload, algorithm: SigningAlgorithm = .es256) async throws -> String {
+    /// `type` is the header's `typ` (`logout+jwt` for a logout token), none when nil.
+    package func sign(_ payload: some JWTPayload, algorithm: SigningAlgorithm = .es256, type: String? = nil) async throws -> String {
         try await refreshIfStale()
         if algorithm == .rs256 { try await prepare(.rs256) }
         let (keys, kid) = state.withLock { ($0.collection, algorithm == .rs256 ? $0.rsaKid ?? "" : $0.activeKid) }
-        return try await keys.sign(payload, kid: JWKIdentifier(string: kid))
+        var header = JWTHeader()
+        header.typ = type
+        return try await keys.sign(payload, kid: JWKIdentifier(string: kid), header: header)
     }
 
     /// Verifies signature, issuer and expiry; throws code 6101 otherwise. A token signed with a key this

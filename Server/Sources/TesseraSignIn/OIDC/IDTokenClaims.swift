@@ -25,15 +25,18 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var name: String?
     /// With the `phone` scope, when the user has one (E.164 as enrolled).
     package var phoneNumber: String?
+    /// The session at Tessera the sign-in belongs to (Back-Channel Logout 1.0 §2.1 `sid`).
+    package var sid: String?
 
     package enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, amr, azp, email, name
+        case iss, sub, aud, exp, iat, nonce, amr, azp, email, name, sid
         case authTime = "auth_time", atHash = "at_hash", phoneNumber = "phone_number"
     }
 
     package init(
         iss: IssuerClaim, sub: SubjectClaim, aud: AudienceClaim, exp: ExpirationClaim, iat: IssuedAtClaim, authTime: Int64, nonce: String?,
-        amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil, phoneNumber: String? = nil
+        amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil, phoneNumber: String? = nil,
+        sid: String? = nil
     ) {
         self.iss = iss
         self.sub = sub
@@ -48,6 +51,7 @@ package struct IDTokenClaims: JWTPayload, Equatable {
         self.email = email
         self.name = name
         self.phoneNumber = phoneNumber
+        self.sid = sid
     }
 
     package func verify(using algorithm: some JWTAlgorithm) async throws {

@@ -30,6 +30,8 @@ package struct OIDCController<Context: TesseraContext> {
         router.post("oauth2/introspect", use: introspect)
         router.get("oauth2/userinfo", use: userInfo)
         router.post("oauth2/userinfo", use: userInfo)
+        router.get("oauth2/logout", use: logout)
+        router.post("oauth2/logout", use: logoutByPost)
     }
 
     /// `GET/PUT /v1/admin/clients/{clientKey}/oidc` (admin token).
@@ -46,57 +48,8 @@ package struct OIDCController<Context: TesseraContext> {
 
     // MARK: Discovery
 
-    /// OpenID Provider Metadata (OIDC Discovery 1.0 §3).
-    package struct Metadata: Codable, Sendable {
-        package var issuer: String
-        package var authorizationEndpoint: String
-        package var tokenEndpoint: String
-        package var userinfoEndpoint: String
-        package var jwksUri: String
-        package var revocationEndpoint: String
-        package var introspectionEndpoint: String
-        package var responseTypesSupported = ["code"]
-        package var grantTypesSupported = ["authorization_code", "refresh_token"]
-        package var subjectTypesSupported = ["public"]
-        package var idTokenSigningAlgValuesSupported = SigningAlgorithm.allCases.map(\.rawValue)
-        package var responseModesSupported = ["query"]
-        package var scopesSupported = ["openid", "email", "profile", "phone", "offline_access"]
-        package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
-        package var revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
-        package var introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
-        package var codeChallengeMethodsSupported = ["S256"]
-        package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "at_hash", "email", "name", "phone_number"]
-        package var promptValuesSupported = OIDCService.promptValues.sorted()
-        /// OIDC Discovery §3: without these, `request_uri_parameter_supported` would default to true.
-        package var requestParameterSupported = false
-        package var requestUriParameterSupported = false
-        package var claimsParameterSupported = false
-
-        package enum CodingKeys: String, CodingKey {
-            case issuer
-            case authorizationEndpoint = "authorization_endpoint", tokenEndpoint = "token_endpoint", userinfoEndpoint = "userinfo_endpoint"
-            case revocationEndpoint = "revocation_endpoint", introspectionEndpoint = "introspection_endpoint"
-            case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
-            case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
-            case jwksUri = "jwks_uri", responseTypesSupported = "response_types_supported", grantTypesSupported = "grant_types_supported"
-            case subjectTypesSupported = "subject_types_supported", idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
-            case scopesSupported = "scopes_supported", tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
-            case codeChallengeMethodsSupported = "code_challenge_methods_supported", claimsSupported = "claims_supported"
-            case responseModesSupported = "response_modes_supported", promptValuesSupported = "prompt_values_supported"
-            case requestParameterSupported = "request_parameter_supported", requestUriParameterSupported = "request_uri_parameter_supported"
-            case claimsParameterSupported = "claims_parameter_supported"
-        }
-    }
-
     @Sendable package func discovery(_ request: Request, context: Context) async throws -> Response {
-        let issuer = service.issuer
-        return try .json(
-            Metadata(
-                issuer: issuer, authorizationEndpoint: issuer + "/oauth2/authorize", tokenEndpoint: issuer + "/oauth2/token",
-                userinfoEndpoint: issuer + "/oauth2/userinfo", jwksUri: issuer + "/.well-known/jwks.json",
-                revocationEndpoint: issuer + "/oauth2/revoke", introspectionEndpoint: issuer + "/oauth2/introspect"
-            )
-        )
+        try .json(OIDCProviderMetadata(issuer: service.issuer))
     }
 
     /// The query's parameters, decoded as a form (`+` is a space, as OAuth clients send it); the first of each name.
@@ -106,14 +59,19 @@ package struct OIDCController<Context: TesseraContext> {
 
     // MARK: The page
 
-    private func page(_ content: SignInPage.Content, status: HTTPResponse.Status = .ok) -> Response {
+    func page(_ content: SignInPage.Content, status: HTTPResponse.Status = .ok) -> Response {
         SignInPage(content: content, nonce: random.token(byteCount: 16)).response(status: status)
+    }
+
+    /// The page that says why the sign-in cannot go on.
+    private func errorPage(_ error: AppError) -> Response {
+        page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
     }
 
     /// `GET /oauth2/authorize` (OIDC Core §3.1.2.1).
     @Sendable package func authorize(_ request: Request, context: Context) async throws -> Response {
         let (query, repeated) = RelyingPartyController<Context>.formNotingRepeats(request.uri.query ?? "")
-        return try await answer(service.authorize(query, repeated: repeated))
+        return try await answer(service.authorize(query, repeated: repeated, browser: Self.browser(request)))
     }
 
     /// `POST /oauth2/authorize` with the parameters as a form body (OIDC Core §3.1.2.1: GET and POST).
@@ -124,10 +82,10 @@ package struct OIDCController<Context: TesseraContext> {
                                  status: "error"), status: .unsupportedMediaType)
         }
         let (form, repeated) = RelyingPartyController<Context>.formNotingRepeats(buffer: try await request.collectBody(limit: bodyLimit))
-        return try await answer(service.authorize(form, repeated: repeated))
+        return try await answer(service.authorize(form, repeated: repeated, browser: Self.browser(request)))
     }
 
-    private static func isForm(_ request: Request) -> Bool {
+    static func isForm(_ request: Request) -> Bool {
         request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true
     }
 
@@ -142,7 +100,7 @@ package struct OIDCController<Context: TesseraContext> {
         }
     }
 
-    private static func redirect(_ location: String) -> Response {
+    static func redirect(_ location: String) -> Response {
         Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
     }
 
@@ -160,7 +118,7 @@ package struct OIDCController<Context: TesseraContext> {
         do {
             return Self.redirect(try await service.cancel(id, csrf: form["csrf"] ?? ""))
         } catch let error as AppError {
-            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+            return errorPage(error)
         }
     }
 
@@ -171,7 +129,7 @@ package struct OIDCController<Context: TesseraContext> {
         do {
             return answer(try await service.restart(id, csrf: form["csrf"] ?? ""))
         } catch let error as AppError {
-            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+            return errorPage(error)
         }
     }
 
@@ -184,7 +142,7 @@ package struct OIDCController<Context: TesseraContext> {
             )
             return page(.waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName, matchNumber: matchNumber))
         } catch let error as AppError {
-            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+            return errorPage(error)
         }
     }
 
@@ -217,13 +175,16 @@ package struct OIDCController<Context: TesseraContext> {
         let id = try context.parameters.require("requestId")
         let csrf = Self.query(request)["csrf"] ?? ""
         do {
-            return Self.redirect(try await service.complete(id, csrf: csrf))
+            let completion = try await service.complete(id, csrf: csrf, browser: Self.browser(request))
+            var response = Self.redirect(completion.location)
+            if let browser = completion.browser { response.setCookie(browserCookie(browser)) }
+            return response
         } catch let error as AppError where error.code == OIDCService.notApproved.code {
             let progress = (try? await service.progress(id, csrf: csrf, wait: .zero)) ?? .waiting
             return page(.message(title: "Not signed in yet", text: "The sign-in has not been approved yet.", status: progress.rawValue),
                         status: .conflict)
         } catch let error as AppError {
-            return page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+            return errorPage(error)
         }
     }
 

@@ -110,3 +110,53 @@ package enum OIDCMigrations {
         "ALTER TABLE oidc_clients ADD COLUMN id_token_alg TEXT NOT NULL DEFAULT 'ES256'",
     ])
 }
+
+extension OIDCMigrations {
+    /// Version 14: sessions at Tessera (a signed-in browser, one row per browser and client: `oidc_sessions`),
+    /// the session each code and token belongs to (its `sid`), the clients' logout settings, and the
+    /// back-channel logout outbox (one row per ended session whose client listens; leased like the push outbox).
+    package static let sessions = MigrationPart(version: 14, statements: [
+        """
+        CREATE TABLE oidc_sessions (
+            id TEXT PRIMARY KEY,
+            browser_hash TEXT NOT NULL,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            client_key TEXT NOT NULL,
+            user_key TEXT NOT NULL,
+            auth_time BIGINT NOT NULL,
+            amr TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            ended_at BIGINT
+        )
+        """,
+        "CREATE INDEX oidc_sessions_browser ON oidc_sessions (browser_hash)",
+        "CREATE INDEX oidc_sessions_expiry ON oidc_sessions (expires_at)",
+        "ALTER TABLE oidc_codes ADD COLUMN session_id TEXT",
+        "ALTER TABLE oidc_tokens ADD COLUMN session_id TEXT",
+        "ALTER TABLE oidc_refresh_tokens ADD COLUMN session_id TEXT",
+        "CREATE INDEX oidc_tokens_session ON oidc_tokens (session_id)",
+        "CREATE INDEX oidc_refresh_tokens_session ON oidc_refresh_tokens (session_id)",
+        "ALTER TABLE oidc_clients ADD COLUMN post_logout_redirect_uris TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE oidc_clients ADD COLUMN backchannel_logout_uri TEXT",
+        """
+        CREATE TABLE oidc_logout_outbox (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            client_key TEXT NOT NULL,
+            user_key TEXT NOT NULL,
+            uri TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            locked_until BIGINT,
+            locked_by TEXT,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            sent_at BIGINT
+        )
+        """,
+        "CREATE INDEX oidc_logout_outbox_due ON oidc_logout_outbox (status, next_attempt_at)",
+    ])
+}

@@ -95,6 +95,8 @@ package struct OIDCCode: Sendable {
     package var amr: [String]
     package var expiresAt: Int64
     package var usedAt: Int64?
+    /// The session at Tessera the sign-in started or reused (the ID token's `sid`).
+    package var sessionId: String?
 
 
     package init(
@@ -121,7 +123,9 @@ package struct OIDCCode: Sendable {
 
         expiresAt: Int64,
 
-        usedAt: Int64? = nil
+        usedAt: Int64? = nil,
+
+        sessionId: String? = nil
 
     ) {
 
@@ -149,6 +153,8 @@ package struct OIDCCode: Sendable {
 
         self.usedAt = usedAt
 
+        self.sessionId = sessionId
+
     }
 }
 
@@ -159,13 +165,16 @@ package struct OIDCAccessToken: Sendable {
     package var scope: String
     package var expiresAt: Int64
     package var revokedAt: Int64?
+    /// The session at Tessera of the sign-in (its end revokes the token).
+    package var sessionId: String?
 
-    package init(clientId: String, userKey: String, scope: String, expiresAt: Int64, revokedAt: Int64? = nil) {
+    package init(clientId: String, userKey: String, scope: String, expiresAt: Int64, revokedAt: Int64? = nil, sessionId: String? = nil) {
         self.clientId = clientId
         self.userKey = userKey
         self.scope = scope
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
+        self.sessionId = sessionId
     }
 }
 
@@ -185,10 +194,12 @@ package struct OIDCRefreshToken: Sendable, Equatable {
     package var expiresAt: Int64
     package var usedAt: Int64?
     package var revokedAt: Int64?
+    /// The session at Tessera of the sign-in: its `sid` in refreshed ID tokens; its end revokes the family.
+    package var sessionId: String?
 
     package init(
         tokenHash: String, family: String, clientId: String, userKey: String, scope: String, authTime: Int64, amr: [String],
-        expiresAt: Int64, usedAt: Int64? = nil, revokedAt: Int64? = nil
+        expiresAt: Int64, usedAt: Int64? = nil, revokedAt: Int64? = nil, sessionId: String? = nil
     ) {
         self.tokenHash = tokenHash
         self.family = family
@@ -200,5 +211,41 @@ package struct OIDCRefreshToken: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.usedAt = usedAt
         self.revokedAt = revokedAt
+        self.sessionId = sessionId
+    }
+}
+
+/// A session at Tessera: a browser signed in to one client as one user (OIDC Core's End-User session;
+/// its ID is the `sid` of Front- and Back-Channel Logout). The browser holds a random token in a cookie;
+/// only its keyed hash is stored.
+package struct OIDCSession: Sendable, Equatable {
+    /// The `sid`.
+    package var id: String
+    package var browserHash: String
+    package var clientId: String
+    /// The client's key (the logout token's `aud`).
+    package var clientKey: String
+    package var userKey: String
+    /// When the user last approved on the phone (seconds since 1970): `max_age` is measured from it.
+    package var authTime: Int64
+    package var amr: [String]
+    package var createdAt: Int64
+    package var expiresAt: Int64
+    package var endedAt: Int64?
+
+    package init(
+        id: String, browserHash: String, clientId: String, clientKey: String, userKey: String, authTime: Int64, amr: [String], createdAt: Int64,
+        expiresAt: Int64, endedAt: Int64? = nil
+    ) {
+        self.id = id
+        self.browserHash = browserHash
+        self.clientId = clientId
+        self.clientKey = clientKey
+        self.userKey = userKey
+        self.authTime = authTime
+        self.amr = amr
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.endedAt = endedAt
     }
 }

@@ -48,22 +48,26 @@ extension OIDCRepository {
 package struct SQLOIDCRepository: OIDCRepository {
     package let database: any Database
 
-
     package init(database: any Database) {
-
         self.database = database
-
     }
 
     package func settings(clientId: String) async throws -> OIDCClientSettings? {
         try await database.read { sql in
             guard let row = try await sql.raw(
-                "SELECT redirect_uris, number_matching, id_token_alg FROM oidc_clients WHERE client_id = \(bind: clientId)"
+                """
+                SELECT redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri
+                FROM oidc_clients WHERE client_id = \(bind: clientId)
+                """
             ).first() else { return nil }
-            let uris = try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "redirect_uris", as: String.self).utf8))
+            func uris(_ column: String) throws -> [String] {
+                try JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8))
+            }
             return OIDCClientSettings(
-                redirectUris: uris, numberMatching: try row.decode(column: "number_matching", as: Int.self) != 0,
-                idTokenSignedResponseAlg: try row.decode(column: "id_token_alg", as: String.self)
+                redirectUris: try uris("redirect_uris"), numberMatching: try row.decode(column: "number_matching", as: Int.self) != 0,
+                idTokenSignedResponseAlg: try row.decode(column: "id_token_alg", as: String.self),
+                postLogoutRedirectUris: try uris("post_logout_redirect_uris"),
+                backchannelLogoutUri: try row.decode(column: "backchannel_logout_uri", as: String?.self)
             )
         }
     }
@@ -71,13 +75,17 @@ package struct SQLOIDCRepository: OIDCRepository {
     package func setSettings(_ settings: OIDCClientSettings, clientId: String, at time: Int64) async throws {
         let uris = String(decoding: try JSONEncoder().encode(settings.redirectUris), as: UTF8.self)
         let matching = settings.numberMatching ? 1 : 0
+        let logoutUris = String(decoding: try JSONEncoder().encode(settings.postLogoutRedirectUris), as: UTF8.self)
+        let backchannel = settings.backchannelLogoutUri
         try await database.withSQL { sql in
             try await sql.raw(
                 """
-                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, id_token_alg, updated_at)
-                VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: settings.idTokenSignedResponseAlg), \(bind: time))
+                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri, updated_at)
+                VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: settings.idTokenSignedResponseAlg), \(bind: logoutUris),
+                        \(bind: backchannel), \(bind: time))
                 ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), number_matching = \(bind: matching),
-                    id_token_alg = \(bind: settings.idTokenSignedResponseAlg), updated_at = \(bind: time)
+                    id_token_alg = \(bind: settings.idTokenSignedResponseAlg), post_logout_redirect_uris = \(bind: logoutUris),
+                    backchannel_logout_uri = \(bind: backchannel), updated_at = \(bind: time)
                 """
             ).run()
         }
@@ -134,10 +142,10 @@ package struct SQLOIDCRepository: OIDCRepository {
             try await sql.raw(
                 """
                 INSERT INTO oidc_codes (code_hash, request_id, client_id, redirect_uri, code_challenge, nonce, scope, user_key, auth_time, amr,
-                                        created_at, expires_at)
+                                        created_at, expires_at, session_id)
                 VALUES (\(bind: code.codeHash), \(bind: code.requestId), \(bind: code.clientId), \(bind: code.redirectUri),
                         \(bind: code.codeChallenge), \(bind: code.nonce), \(bind: code.scope), \(bind: code.userKey), \(bind: code.authTime),
-                        \(bind: amr), \(bind: time), \(bind: code.expiresAt))
+                        \(bind: amr), \(bind: time), \(bind: code.expiresAt), \(bind: code.sessionId))
                 """
             ).run()
             return true
@@ -156,7 +164,8 @@ package struct SQLOIDCRepository: OIDCRepository {
         try await database.read { sql in
             guard let row = try await sql.raw(
                 """
-                SELECT code_hash, request_id, client_id, redirect_uri, code_challenge, nonce, scope, user_key, auth_time, amr, expires_at, used_at
+                SELECT code_hash, request_id, client_id, redirect_uri, code_challenge, nonce, scope, user_key, auth_time, amr, expires_at, used_at,
+                       session_id
                 FROM oidc_codes WHERE code_hash = \(bind: codeHash)
                 """
             ).first() else { return nil }
@@ -167,7 +176,8 @@ package struct SQLOIDCRepository: OIDCRepository {
                 scope: try row.decode(column: "scope", as: String.self), userKey: try row.decode(column: "user_key", as: String.self),
                 authTime: try row.decode(column: "auth_time", as: Int64.self),
                 amr: try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "amr", as: String.self).utf8)),
-                expiresAt: try row.decode(column: "expires_at", as: Int64.self), usedAt: try row.decode(column: "used_at", as: Int64?.self)
+                expiresAt: try row.decode(column: "expires_at", as: Int64.self), usedAt: try row.decode(column: "used_at", as: Int64?.self),
+                sessionId: try row.decode(column: "session_id", as: String?.self)
             )
         }
     }
@@ -191,9 +201,9 @@ package struct SQLOIDCRepository: OIDCRepository {
     private static func insertAccess(hash: String, codeHash: String, _ token: OIDCAccessToken, at time: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
-            INSERT INTO oidc_tokens (token_hash, code_hash, client_id, user_key, scope, created_at, expires_at)
+            INSERT INTO oidc_tokens (token_hash, code_hash, client_id, user_key, scope, created_at, expires_at, session_id)
             VALUES (\(bind: hash), \(bind: codeHash), \(bind: token.clientId), \(bind: token.userKey), \(bind: token.scope), \(bind: time),
-                    \(bind: token.expiresAt))
+                    \(bind: token.expiresAt), \(bind: token.sessionId))
             """
         ).run()
     }
@@ -202,9 +212,9 @@ package struct SQLOIDCRepository: OIDCRepository {
         let amr = String(decoding: try JSONEncoder().encode(token.amr), as: UTF8.self)
         try await sql.raw(
             """
-            INSERT INTO oidc_refresh_tokens (token_hash, family, client_id, user_key, scope, auth_time, amr, created_at, expires_at)
+            INSERT INTO oidc_refresh_tokens (token_hash, family, client_id, user_key, scope, auth_time, amr, created_at, expires_at, session_id)
             VALUES (\(bind: token.tokenHash), \(bind: token.family), \(bind: token.clientId), \(bind: token.userKey), \(bind: token.scope),
-                    \(bind: token.authTime), \(bind: amr), \(bind: time), \(bind: token.expiresAt))
+                    \(bind: token.authTime), \(bind: amr), \(bind: time), \(bind: token.expiresAt), \(bind: token.sessionId))
             """
         ).run()
     }
@@ -228,7 +238,7 @@ package struct SQLOIDCRepository: OIDCRepository {
         try await database.read { sql in
             guard let row = try await sql.raw(
                 """
-                SELECT token_hash, family, client_id, user_key, scope, auth_time, amr, expires_at, used_at, revoked_at
+                SELECT token_hash, family, client_id, user_key, scope, auth_time, amr, expires_at, used_at, revoked_at, session_id
                 FROM oidc_refresh_tokens WHERE token_hash = \(bind: hash)
                 """
             ).first() else { return nil }
@@ -238,7 +248,7 @@ package struct SQLOIDCRepository: OIDCRepository {
                 scope: try row.decode(column: "scope", as: String.self), authTime: try row.decode(column: "auth_time", as: Int64.self),
                 amr: try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "amr", as: String.self).utf8)),
                 expiresAt: try row.decode(column: "expires_at", as: Int64.self), usedAt: try row.decode(column: "used_at", as: Int64?.self),
-                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self)
+                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self), sessionId: try row.decode(column: "session_id", as: String?.self)
             )
         }
     }
@@ -263,12 +273,12 @@ package struct SQLOIDCRepository: OIDCRepository {
     package func token(hash: String) async throws -> OIDCAccessToken? {
         try await database.read { sql in
             guard let row = try await sql.raw(
-                "SELECT client_id, user_key, scope, expires_at, revoked_at FROM oidc_tokens WHERE token_hash = \(bind: hash)"
+                "SELECT client_id, user_key, scope, expires_at, revoked_at, session_id FROM oidc_tokens WHERE token_hash = \(bind: hash)"
             ).first() else { return nil }
             return OIDCAccessToken(
                 clientId: try row.decode(column: "client_id", as: String.self), userKey: try row.decode(column: "user_key", as: String.self),
                 scope: try row.decode(column: "scope", as: String.self), expiresAt: try row.decode(column: "expires_at", as: Int64.self),
-                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self)
+                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self), sessionId: try row.decode(column: "session_id", as: String?.self)
             )
         }
     }

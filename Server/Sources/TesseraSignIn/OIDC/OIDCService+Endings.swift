@@ -9,18 +9,27 @@ extension OIDCService {
     /// an ending without approval, the redirect URI with the OAuth error (OIDC Core §3.1.2.6):
     /// `access_denied` when the user declined, cancelled or failed on the phone, `login_required` when
     /// the sign-in expired. Throws ``notApproved`` while the sign-in is still under way.
-    package func complete(_ id: String, csrf: String) async throws -> String {
+    ///
+    /// An approval starts a session at Tessera for the browser (`browser` is the cookie it came with, if
+    /// any): the completion's `browser` is the new cookie value to set.
+    package func complete(_ id: String, csrf: String, browser: String? = nil) async throws -> Completion {
         let request = try await pending(id, csrf: csrf)
         if let channelId = request.channelId {
             let client = try await clients.client(clientKey: request.clientKey)
             let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
             if state.outcome == .completed, let token = state.token {
-                return try await issueCode(for: request, resultToken: token)
+                return try await issueCode(for: request, resultToken: token, browser: browser)
             }
         }
         let progress = try await progress(id, csrf: csrf, wait: .zero)
         guard let ending = Self.ending(of: progress) else { throw Self.notApproved }
-        return try await end(request, error: ending.error, description: ending.description)
+        return Completion(location: try await end(request, error: ending.error, description: ending.description))
+    }
+
+    /// Where a completed sign-in sends the browser, and the session cookie to set (after an approval).
+    package struct Completion: Sendable, Equatable {
+        package var location: String
+        package var browser: String?
     }
 
     /// The OAuth error a sign-in that ended without approval sends back; nil while it is under way or once approved.
@@ -35,20 +44,25 @@ extension OIDCService {
         }
     }
 
-    private func issueCode(for request: OIDCPendingRequest, resultToken token: String) async throws -> String {
+    private func issueCode(for request: OIDCPendingRequest, resultToken token: String, browser: String?) async throws -> Completion {
         let claims = try await tokens.verify(token)
         let code = random.token(prefix: "oc_")
         let now = clock.now()
+        let authTime = Int64(claims.iat.value.timeIntervalSince1970)
+        let session = try await startSession(
+            clientId: request.clientId, clientKey: request.clientKey, userKey: claims.sub.value, authTime: authTime, amr: claims.amr, presented: browser
+        )
         let record = OIDCCode(
             codeHash: hasher.hash(code, domain: Self.codeDomain), requestId: request.id, clientId: request.clientId,
             redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, nonce: request.nonce, scope: request.scope,
-            userKey: claims.sub.value, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr,
-            expiresAt: now + codeLifetime.millis
+            userKey: claims.sub.value, authTime: authTime, amr: claims.amr, expiresAt: now + codeLifetime.millis, sessionId: session?.sid
         )
         guard try await repository.complete(request.id, code: record, at: now) else {
             throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
         }
-        return Self.redirect(request.redirectUri, ["code": code, "state": request.state.isEmpty ? nil : request.state])
+        return Completion(
+            location: Self.redirect(request.redirectUri, ["code": code, "state": request.state.isEmpty ? nil : request.state]), browser: session?.browser
+        )
     }
 
     /// Ends the request without a code and sends the error back to the client.

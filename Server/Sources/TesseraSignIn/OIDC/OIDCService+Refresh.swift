@@ -45,7 +45,9 @@ extension OIDCService {
         successor.tokenHash = hasher.hash(refreshToken, domain: Self.refreshDomain)
         guard try await repository.rotate(
             refreshHash: hash, successor: successor, accessHash: hasher.hash(accessToken, domain: Self.tokenDomain),
-            access: OIDCAccessToken(clientId: client.id, userKey: record.userKey, scope: scope, expiresAt: now + accessTokenLifetime.millis),
+            access: OIDCAccessToken(
+                clientId: client.id, userKey: record.userKey, scope: scope, expiresAt: now + accessTokenLifetime.millis, sessionId: record.sessionId
+            ),
             at: now
         ) else {
             // Used (or revoked) between the read and the use: a concurrent second use.
@@ -56,7 +58,7 @@ extension OIDCService {
             accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds),
             idToken: try await idToken(
                 client: client, userKey: record.userKey, scope: scope, authTime: record.authTime, amr: record.amr, nonce: nil,
-                accessToken: accessToken, at: now
+                accessToken: accessToken, sid: record.sessionId, at: now
             ),
             scope: scope, refreshToken: refreshToken
         )

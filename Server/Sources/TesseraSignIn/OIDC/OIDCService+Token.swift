@@ -61,11 +61,14 @@ extension OIDCService {
         let refreshToken = record.scope.split(separator: " ").contains("offline_access") ? random.token(prefix: "ort_") : nil
         try await repository.insertToken(
             hash: hasher.hash(accessToken, domain: Self.tokenDomain), codeHash: codeHash,
-            OIDCAccessToken(clientId: client.id, userKey: record.userKey, scope: record.scope, expiresAt: now + accessTokenLifetime.millis),
+            OIDCAccessToken(
+                clientId: client.id, userKey: record.userKey, scope: record.scope, expiresAt: now + accessTokenLifetime.millis, sessionId: record.sessionId
+            ),
             refresh: refreshToken.map {
                 OIDCRefreshToken(
                     tokenHash: hasher.hash($0, domain: Self.refreshDomain), family: codeHash, clientId: client.id, userKey: record.userKey,
-                    scope: record.scope, authTime: record.authTime, amr: record.amr, expiresAt: now + refreshTokenLifetime.millis
+                    scope: record.scope, authTime: record.authTime, amr: record.amr, expiresAt: now + refreshTokenLifetime.millis,
+                    sessionId: record.sessionId
                 )
             },
             at: now
@@ -74,7 +77,7 @@ extension OIDCService {
             accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds),
             idToken: try await idToken(
                 client: client, userKey: record.userKey, scope: record.scope, authTime: record.authTime, amr: record.amr,
-                nonce: record.nonce.isEmpty ? nil : record.nonce, accessToken: accessToken, at: now
+                nonce: record.nonce.isEmpty ? nil : record.nonce, accessToken: accessToken, sid: record.sessionId, at: now
             ),
             scope: record.scope, refreshToken: refreshToken
         )
@@ -82,7 +85,8 @@ extension OIDCService {
 
     /// A signed ID token for `client` (OIDC Core §2, §3.1.3.6).
     package func idToken(
-        client: Client, userKey: String, scope: String, authTime: Int64, amr: [String], nonce: String?, accessToken: String, at now: Int64
+        client: Client, userKey: String, scope: String, authTime: Int64, amr: [String], nonce: String?, accessToken: String, sid: String?,
+        at now: Int64
     ) async throws -> String {
         let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
         let profile = try await profileClaims(clientId: client.id, userKey: userKey, scope: scope)
@@ -90,7 +94,7 @@ extension OIDCService {
             iss: .init(value: issuer), sub: .init(value: userKey), aud: .init(value: [client.clientKey]),
             exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
             authTime: authTime, nonce: nonce, amr: amr, azp: client.clientKey,
-            atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"], phoneNumber: profile["phone_number"]
+            atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"], phoneNumber: profile["phone_number"], sid: sid
         )
         let algorithm = try await repository.settings(clientId: client.id).flatMap { SigningAlgorithm(rawValue: $0.idTokenSignedResponseAlg) }
         return try await tokens.sign(claims, algorithm: algorithm ?? .es256)

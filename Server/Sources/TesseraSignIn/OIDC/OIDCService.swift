@@ -7,6 +7,10 @@ import TesseraCore
 /// types, the relying-party request sent to the user's devices, and the code once they approve.
 package struct OIDCService: Sendable {
     package let repository: any OIDCRepository
+    /// Sessions at Tessera and the back-channel logout outbox; nil: no sessions (every sign-in asks the phone).
+    package let sessions: (any OIDCSessionRepository)?
+    /// Wakes the back-channel logout sender once sessions ended.
+    package let logoutQueued: @Sendable () -> Void
     package let database: any Database
     package let clients: ClientService
     package let users: any UserRepository
@@ -25,6 +29,8 @@ package struct OIDCService: Sendable {
     package var idTokenLifetime: Duration = .seconds(600)
     /// How long a sign-in's refresh tokens work (`offline_access`), from the sign-in: the family's end.
     package var refreshTokenLifetime: Duration = .seconds(30 * 86_400)
+    /// How long a session at Tessera lasts from the approval that started (or last renewed) it.
+    package var sessionLifetime: Duration = .seconds(12 * 3600)
     /// Identifier submissions per address and per identifier within ``rateWindow``.
     package var perIPLimit = 30
     package var perIdentifierLimit = 5
@@ -32,6 +38,8 @@ package struct OIDCService: Sendable {
 
     package init(
         repository: any OIDCRepository,
+        sessions: (any OIDCSessionRepository)? = nil,
+        logoutQueued: @escaping @Sendable () -> Void = {},
         database: any Database,
         clients: ClientService,
         users: any UserRepository,
@@ -52,6 +60,8 @@ package struct OIDCService: Sendable {
         rateWindow: Duration = .seconds(600)
     ) {
         self.repository = repository
+        self.sessions = sessions
+        self.logoutQueued = logoutQueued
         self.database = database
         self.clients = clients
         self.users = users
@@ -94,6 +104,14 @@ package struct OIDCService: Sendable {
                 throw AppError.invalidField("redirectUris", "a redirect URI must be an absolute http(s) URI without a fragment, at most 500 characters")
             }
         }
+        guard settings.postLogoutRedirectUris.count <= 20, settings.postLogoutRedirectUris.allSatisfy(Self.isValidRedirectURI) else {
+            throw AppError.invalidField(
+                "postLogoutRedirectUris", "at most 20 post-logout redirect URIs, each an absolute http(s) URI without a fragment, at most 500 characters"
+            )
+        }
+        if let uri = settings.backchannelLogoutUri, !Self.isValidRedirectURI(uri) {
+            throw AppError.invalidField("backchannelLogoutUri", "the back-channel logout URI must be an absolute http(s) URI without a fragment, at most 500 characters")
+        }
         guard let algorithm = SigningAlgorithm(rawValue: settings.idTokenSignedResponseAlg) else {
             throw AppError.invalidField("idTokenSignedResponseAlg", "idTokenSignedResponseAlg must be ES256 or RS256")
         }
@@ -130,7 +148,9 @@ package struct OIDCService: Sendable {
     /// The authorization request (OIDC Core §3.1.2.1), by GET query or form POST: each parameter is
     /// used or refused as §3.1.2.6 and §6 say. `repeated` names the parameters sent more than once
     /// (RFC 6749 §3.1: an invalid request).
-    package func authorize(_ query: [String: String], repeated: Set<String> = []) async throws -> AuthorizeAnswer {
+    /// `browser` is the browser's session cookie, if it sent one: a live session with the client signs
+    /// in without the phone unless `prompt=login`, `max_age` or a hint for another user asks for it.
+    package func authorize(_ query: [String: String], repeated: Set<String> = [], browser: String? = nil) async throws -> AuthorizeAnswer {
         guard !repeated.contains("client_id"), let clientKey = query["client_id"], !clientKey.isEmpty, clientKey.count <= 100,
               let client = try? await clients.client(clientKey: clientKey), client.enabled
         else { return .errorPage("The application that sent you here is not known to this server.") }
@@ -173,16 +193,27 @@ package struct OIDCService: Sendable {
             return fail("invalid_request", "max_age must be a whole number of seconds")
         }
         var loginHint = query["login_hint"].flatMap { $0.isEmpty ? nil : $0 }
+        var hintSubject: String?
         if let hint = query["id_token_hint"] {
             // An ID token this server issued to this client; it may have expired (OIDC Core §3.1.2.1).
             guard let claims = await tokens.verifySignature(hint, as: IDTokenHint.self), claims.aud.value.contains(client.clientKey) else {
                 return fail("invalid_request", "id_token_hint is not an ID token this server issued to this client")
             }
+            hintSubject = claims.sub.value
             loginHint = loginHint ?? claims.sub.value
         }
-        // Tessera keeps no session in the browser: every sign-in is approved on the phone, so
-        // `prompt=login` and any `max_age` are met by the approval (its `auth_time` is in the ID token),
-        // and `prompt=none` cannot be.
+        // A session at Tessera answers without the phone (single sign-on), unless `prompt=login` or
+        // `max_age` (0, or exceeded since the approval) ask for a new approval (its `auth_time` is then in
+        // the ID token), or a hint names another user. `prompt=none` without such a session: login_required.
+        let maxAge = query["max_age"].flatMap { Int64($0) }
+        if !prompt.contains("login"), maxAge != 0, let session = try await liveSession(browser: browser, clientId: client.id),
+           maxAge.map({ clock.now() / 1000 - session.authTime <= $0 }) ?? true,
+           try await self.session(session, isFor: hintSubject, loginHint: query["login_hint"]) {
+            return .redirect(try await signIn(
+                from: session, redirectUri: redirectUri, state: state ?? "", nonce: query["nonce"] ?? "", codeChallenge: challenge,
+                scope: query["scope"] ?? "openid"
+            ))
+        }
         if prompt.contains("none") { return fail("login_required", "the user must approve the sign-in on their phone") }
         let now = clock.now()
         let csrf = random.token(prefix: "csrf_")

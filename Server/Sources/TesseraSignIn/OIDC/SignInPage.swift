@@ -16,6 +16,9 @@ package struct SignInPage: Sendable {
         case waiting(requestId: String, csrf: String, clientName: String, matchNumber: String? = nil)
         /// An ending or an error, with no way on.
         case message(title: String, text: String, status: String)
+        /// The question before a sign-out that no ID token of this browser's session asked for
+        /// (RP-Initiated Logout 1.0 §2): `#logout` posts `parameters` back with the form token.
+        case logout(csrf: String, clientName: String?, parameters: [String: String])
     }
 
     package let content: Content
@@ -115,6 +118,18 @@ package struct SignInPage: Sendable {
                     }
                   });
                 })();
+                """
+        case .logout(let csrf, let clientName, let parameters):
+            let fields = parameters.sorted { $0.key < $1.key }
+                .map { "<input type=\"hidden\" name=\"\(Self.escape($0.key))\" value=\"\(Self.escape($0.value))\">" }.joined(separator: "\n")
+            body = """
+                <h1>Sign out\(clientName.map { " of " + Self.escape($0) } ?? "")?</h1>
+                <p id="status" data-status="logout">You are signed in with Tessera in this browser. Signing out ends it for the apps you signed in to here.</p>
+                <form method="post" action="/oauth2/logout">
+                <input type="hidden" name="csrf" value="\(Self.escape(csrf))">
+                \(fields)
+                <button id="logout" type="submit">Sign out</button>
+                </form>
                 """
         case .message(let title, let text, let status):
             body = """

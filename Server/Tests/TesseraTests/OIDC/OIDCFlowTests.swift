@@ -18,11 +18,13 @@ struct OIDCFlowTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/oidc_client.py").path
 
     /// Runs the Authlib relying party (TESSERA_TEST_PYTHON with authlib and requests; without it the test fails naming it).
-    static func relyingParty(_ mode: String, url: URL, client: Client, secret: String, identifier: String) throws -> Task<(status: Int32, output: String), any Error> {
+    static func relyingParty(
+        _ mode: String, url: URL, client: Client, secret: String, identifier: String, extra: [String] = []
+    ) throws -> Task<(status: Int32, output: String), any Error> {
         let python = try TestRequirements.python(importing: ["authlib", "requests"], for: "the Authlib relying party")
         return Task {
             try await DeviceCLITests.run(
-                URL(fileURLWithPath: python), [script, mode, url.absoluteString, client.clientKey, secret, redirect, identifier], timeout: 600
+                URL(fileURLWithPath: python), [script, mode, url.absoluteString, client.clientKey, secret, redirect, identifier] + extra, timeout: 600
             )
         }
     }

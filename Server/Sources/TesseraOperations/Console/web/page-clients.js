@@ -64,6 +64,8 @@ async function settings(detail, clientKey) {
   const redirectOut = el("div");
   const redirects = el("textarea", { id: "client-redirects", "aria-label": "Redirect URIs, one a line" });
   const numberMatching = el("input", { type: "checkbox", id: "client-number-matching" });
+  const logoutRedirects = el("textarea", { id: "client-logout-redirects", "aria-label": "Post-logout redirect URIs, one a line" });
+  const backchannel = el("input", { type: "url", id: "client-backchannel", "aria-label": "Back-channel logout URI" });
   const pushOut = el("div");
   const pushView = el("pre", { class: "mono" });
   const pushEdit = el("textarea", { id: "client-push", placeholder: "{\"apns\": {…}} or {\"fcm\": {…}} or {\"off\": true}", "aria-label": "Push settings (JSON)" });
@@ -75,6 +77,8 @@ async function settings(detail, clientKey) {
     el("h2", {}, "OpenID Connect"),
     el("label", { for: "client-redirects" }, "Redirect URIs (one a line, matched exactly)"), redirects,
     el("label", { for: "client-number-matching" }, numberMatching, " Number matching on the hosted sign-in page"),
+    el("label", { for: "client-logout-redirects" }, "After sign-out, back to (post-logout redirect URIs, one a line)"), logoutRedirects,
+    el("label", { for: "client-backchannel" }, "Back-channel logout URI (a signed logout token is POSTed here when a session ends)"), backchannel,
     el("div", { class: "actions" }, el("button", { type: "button", onclick: saveRedirects }, "Save")), redirectOut,
     el("h2", {}, "Push"), pushView,
     el("p", { class: "muted" }, "Replace the settings (private keys are never shown again):"), pushEdit,
@@ -83,7 +87,10 @@ async function settings(detail, clientKey) {
   const current = await attempt(policyOut, () => admin("GET", base + "/policy"));
   if (current) policy.value = JSON.stringify(current, null, 2);
   const oidc = await attempt(redirectOut, () => admin("GET", base + "/oidc"));
-  if (oidc) { redirects.value = (oidc.redirectUris || []).join("\n"); numberMatching.checked = !!oidc.numberMatching; }
+  if (oidc) {
+    redirects.value = (oidc.redirectUris || []).join("\n"); numberMatching.checked = !!oidc.numberMatching;
+    logoutRedirects.value = (oidc.postLogoutRedirectUris || []).join("\n"); backchannel.value = oidc.backchannelLogoutUri || "";
+  }
   const push = await attempt(pushOut, () => admin("GET", base + "/push"));
   if (push) pushView.textContent = push.provider ? JSON.stringify(push, null, 2) : "No push settings: devices poll.";
 
@@ -94,7 +101,12 @@ async function settings(detail, clientKey) {
     if (saved) { policy.value = JSON.stringify(saved, null, 2); policyOut.append(el("div", { class: "notice" }, "Policy saved.")); }
   }
   async function saveRedirects() {
-    const body = { redirectUris: redirects.value.split("\n").map((s) => s.trim()).filter(Boolean), numberMatching: numberMatching.checked };
+    const lines = (text) => text.split("\n").map((s) => s.trim()).filter(Boolean);
+    // The settings this form does not show (the ID token algorithm) are kept as loaded.
+    const body = Object.assign({}, oidc || {}, {
+      redirectUris: lines(redirects.value), numberMatching: numberMatching.checked, postLogoutRedirectUris: lines(logoutRedirects.value),
+    });
+    if (backchannel.value.trim()) body.backchannelLogoutUri = backchannel.value.trim(); else delete body.backchannelLogoutUri;
     if (await attempt(redirectOut, () => admin("PUT", base + "/oidc", body))) redirectOut.append(el("div", { class: "notice" }, "Saved."));
   }
   async function savePush() {
