@@ -125,6 +125,8 @@ def sessions(browser, first, first_claims, meta, local, client_id, secret, redir
     token, claims = exchange(silent)
     out["first_sid"], out["none_sid"] = first_claims.get("sid"), claims.get("sid")
     out["none_auth_time_same"] = claims["auth_time"] == first_claims["auth_time"]
+    # prompt=none with the first ID token as id_token_hint (oidcc-id-token-hint): silent re-authentication.
+    out["hint_none_code"] = "code" in authorize(browser, prompt="none", id_token_hint=first["id_token"])["query"]
     # A sign-in without prompt: single sign-on, no phone.
     out["sso_code"] = "code" in authorize(browser)["query"]
     # prompt=login and max_age=0 ask the phone again (the page); a max_age not yet exceeded does not.

@@ -61,6 +61,7 @@ struct OIDCSessionLogoutTests {
             #expect(session["none_sid"] as? String == sid)
             #expect(session["none_auth_time_same"] as? Bool == true)
             #expect(session["sso_code"] as? Bool == true)
+            #expect(session["hint_none_code"] as? Bool == true)
             #expect(session["login_page"] as? Int == 200)
             #expect(session["max_age_0_page"] as? Int == 200)
             #expect(session["max_age_3600_code"] as? Bool == true)
