@@ -266,6 +266,7 @@ let package = Package(
                 .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

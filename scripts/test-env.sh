@@ -20,6 +20,8 @@ TESSERA_DEBIAN_CHECKS=(
   "chromium:/usr/bin/chromium"
   "chromium-driver:/usr/bin/chromedriver"
   "fonts-liberation:/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
+  "apache2:/usr/sbin/apache2"
+  "libapache2-mod-auth-openidc:/usr/lib/apache2/modules/mod_auth_openidc.so"
 )
 
 # The PyPI tools, and the modules whose import shows they are there.

@@ -233,7 +233,7 @@ package struct OIDCService: Sendable {
         for key in ["code", "error", "error_description", "state"] {
             if let value = parameters[key] ?? nil { items.append(URLQueryItem(name: key, value: value)) }
         }
-        components.queryItems = items
+        components.queryItems = items.isEmpty ? nil : items
         // URLComponents leaves "+" as is in a query; a form decoder reads it as a space.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         return components.string ?? uri

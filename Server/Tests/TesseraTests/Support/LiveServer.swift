@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServiceLifecycle
 import Tessera
 import TesseraAsyncHTTPClient
 import TesseraTestSupport
@@ -17,7 +18,7 @@ enum LiveServer {
     }()
 
     static func run(
-        bundleId: String, clock: WallClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+        bundleId: String, clock: WallClock = .system, port: Int = 0, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void
     ) async throws {
         var configuration = ServerConfiguration()
@@ -32,6 +33,11 @@ enum LiveServer {
             clock: clock, nodeLauncher: InProcessNodeLauncher()
         )
         let client = try await runtime.clients.create(name: "SDK test", bundleIds: [bundleId]).client
+        if port != 0 {
+            try await listening(runtime, client: client, port: port, body)
+            try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+            return
+        }
         let app = Application(
             router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), services: runtime.backgroundServices,
             logger: logger
@@ -46,6 +52,32 @@ enum LiveServer {
         }
         await runtime.shutdown()
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+    }
+
+    /// The server on a port chosen beforehand (for a peer that must know the issuer's address before the server
+    /// starts: HummingbirdTesting's live mode always takes a new port), run as a service until `body` returns.
+    private static func listening(
+        _ runtime: TesseraRuntime, client: Client, port: Int, _ body: @escaping @Sendable (TesseraRuntime, Client, URL) async throws -> Void
+    ) async throws {
+        let (ready, signal) = AsyncStream<Void>.makeStream()
+        let app = Application(
+            router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: port)), services: runtime.backgroundServices,
+            onServerRunning: { _ in signal.yield() }, logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let server = Task { try await group.run() }
+        for await _ in ready { break }
+        do {
+            try await body(runtime, client, URL(string: "http://127.0.0.1:\(port)")!)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await server.result
+            await runtime.shutdown()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        _ = await server.result
+        await runtime.shutdown()
     }
 
     /// Signs up `userKey` through the SDK (PIN `482913`) and returns the enrolled client.
