@@ -12,6 +12,7 @@ once Apache answers; Apache stops when stdin reaches EOF. Its error log is DIR/e
 import argparse
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -76,6 +77,18 @@ def main():
     with open(conf, "w") as f:
         f.write(config)
     httpd = subprocess.Popen(["/usr/sbin/apache2", "-f", conf, "-DFOREGROUND"], stdout=sys.stdout, stderr=subprocess.STDOUT)
+
+    def stop(*_):
+        """Apache goes with this script, however it ends (stdin closed, SIGTERM from the test)."""
+        httpd.terminate()
+        try:
+            httpd.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            httpd.kill()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     # Ready once it answers (bounded; a failed start ends the wait at once).
     deadline = time.monotonic() + 120
     while True:
@@ -95,12 +108,7 @@ def main():
     os.rename(os.path.join(args.dir, "port.tmp"), os.path.join(args.dir, "port"))
     sys.stdout.flush()
     sys.stdin.read()  # until EOF
-    httpd.terminate()
-    try:
-        httpd.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        httpd.kill()
-    os._exit(0)
+    stop()
 
 
 if __name__ == "__main__":

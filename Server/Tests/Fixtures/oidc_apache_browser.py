@@ -10,6 +10,10 @@ MODE: approve     - Chromium opens the Apache RP's protected page, signs in on T
                     lands on Apache's signed-out page, and the protected page asks to sign in again.
       decline     - the device declines: the page says so and sends the browser back to mod_auth_openidc with
                     error=access_denied, which shows its error page.
+      expire      - the same when the phone's request expires (the test moves the server's clock): login_required.
+      cancel      - Cancel on the waiting page: back at mod_auth_openidc with access_denied.
+      notyou      - "Not you?" on the waiting page: the identifier form again (the phone's request is cancelled);
+                    then Cancel there: back at mod_auth_openidc with access_denied.
       backchannel - approve as above, then sign out at Tessera itself (its question page, confirmed): Tessera's
                     back-channel logout token ends mod_auth_openidc's session. After the sign-out the script writes
                     SHOTS_DIR/signed-out and waits for SHOTS_DIR/delivered (the test saw the logout delivered).
@@ -69,9 +73,15 @@ def main():
     try:
         wait = WebDriverWait(driver, TIMEOUT)
         sign_in_at_apache(driver, wait, apache, identifier, shots)
-        if mode == "decline":
+        if mode in ("decline", "expire", "cancel", "notyou"):
+            if mode == "notyou":
+                driver.find_element(By.ID, "not-you").click()
+                wait.until(lambda d: page_status(d) == "identify")
+                result["restarted"] = page_status(driver)
+            if mode in ("cancel", "notyou"):
+                driver.find_element(By.ID, "cancel").click()
             # The page says what happened, then goes back to the RP with the OAuth error (OIDC Core 3.1.2.6).
-            wait.until(lambda d: d.current_url.startswith(apache) or page_status(d) not in ("waiting", "verifying"))
+            wait.until(lambda d: d.current_url.startswith(apache) or page_status(d) not in ("waiting", "verifying", "identify"))
             result["page_status"] = page_status(driver)
             wait.until(lambda d: loaded(d, apache + "/protected/redirect_uri?"))
             query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(driver.current_url).query))

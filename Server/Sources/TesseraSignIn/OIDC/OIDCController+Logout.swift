@@ -48,7 +48,7 @@ extension OIDCController {
             if clearCookie { response.setCookie(browserCookie("")) }
             return response
         case .confirm(let csrf, let clientName, let parameters):
-            return page(.logout(csrf: csrf, clientName: clientName, parameters: parameters))
+            return page(.logout(csrf: csrf, clientName: clientName, parameters: parameters), leadsTo: parameters["post_logout_redirect_uri"])
         case .errorPage(let text):
             return page(.message(title: "Cannot sign out", text: text, status: "error"), status: .badRequest)
         }

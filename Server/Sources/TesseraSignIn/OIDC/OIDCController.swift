@@ -59,8 +59,10 @@ package struct OIDCController<Context: TesseraContext> {
 
     // MARK: The page
 
-    func page(_ content: SignInPage.Content, status: HTTPResponse.Status = .ok) -> Response {
-        SignInPage(content: content, nonce: random.token(byteCount: 16)).response(status: status)
+    /// `leadsTo`: where the page's forms may end up after the server's redirect (the client's redirect or
+    /// post-logout URI), allowed by the page's CSP `form-action`, which browsers also apply to redirects.
+    func page(_ content: SignInPage.Content, status: HTTPResponse.Status = .ok, leadsTo: String? = nil) -> Response {
+        SignInPage(content: content, nonce: random.token(byteCount: 16), formTarget: leadsTo).response(status: status)
     }
 
     /// The page that says why the sign-in cannot go on.
@@ -92,7 +94,7 @@ package struct OIDCController<Context: TesseraContext> {
     private func answer(_ answer: OIDCService.AuthorizeAnswer) -> Response {
         switch answer {
         case .page(let pending, let csrf, let clientName, let loginHint):
-            return page(.identify(requestId: pending.id, csrf: csrf, clientName: clientName, loginHint: loginHint))
+            return page(.identify(requestId: pending.id, csrf: csrf, clientName: clientName, loginHint: loginHint), leadsTo: pending.redirectUri)
         case .redirect(let location):
             return Self.redirect(location)
         case .errorPage(let text):
@@ -140,7 +142,9 @@ package struct OIDCController<Context: TesseraContext> {
             let (pending, clientName, matchNumber) = try await service.identify(
                 id, csrf: form["csrf"] ?? "", identifier: form["identifier"] ?? "", ip: context.remoteAddress ?? "unknown"
             )
-            return page(.waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName, matchNumber: matchNumber))
+            return page(
+                .waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName, matchNumber: matchNumber), leadsTo: pending.redirectUri
+            )
         } catch let error as AppError {
             return errorPage(error)
         }

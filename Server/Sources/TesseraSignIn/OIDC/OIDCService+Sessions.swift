@@ -23,15 +23,17 @@ extension OIDCService {
         return try await sessions.live(browserHash: hash, clientId: clientId, at: clock.now())
     }
 
-    /// Whether the session's user is the one the request's hints name, if they name one: the subject
-    /// of `id_token_hint`, and `login_hint` as a user key or e-mail address.
+    /// Whether the session can sign in for this request: its user still exists and is the one the
+    /// request's hints name, if they name one (the subject of `id_token_hint`, and `login_hint` as a user
+    /// key or e-mail address).
     func session(_ session: OIDCSession, isFor hintSubject: String?, loginHint: String?) async throws -> Bool {
         if let hintSubject, hintSubject != session.userKey { return false }
-        guard let loginHint, !loginHint.isEmpty, loginHint != session.userKey else { return true }
-        guard loginHint.contains("@") else { return false }
         let users = self.users
-        let user = try await database.read { sql in try await users.find(clientId: session.clientId, userKey: session.userKey, in: sql) }
-        return user?.email.lowercased() == loginHint.lowercased()
+        guard let user = try await database.read({ sql in try await users.find(clientId: session.clientId, userKey: session.userKey, in: sql) }) else {
+            return false
+        }
+        guard let loginHint, !loginHint.isEmpty, loginHint != session.userKey else { return true }
+        return loginHint.contains("@") && user.email.lowercased() == loginHint.lowercased()
     }
 
     /// Single sign-on: a code for the session's user, issued without the phone (OIDC Core §3.1.2.3: the

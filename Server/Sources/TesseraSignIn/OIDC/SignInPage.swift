@@ -23,10 +23,23 @@ package struct SignInPage: Sendable {
 
     package let content: Content
     package let nonce: String
+    /// The origin the page's forms may be redirected to (CSP `form-action`), besides this server's own.
+    package let formOrigin: String?
 
-    package init(content: Content, nonce: String) {
+    /// `formTarget` is a URI the page's forms may be redirected to: its origin is allowed by `form-action`.
+    package init(content: Content, nonce: String, formTarget: String? = nil) {
         self.content = content
         self.nonce = nonce
+        formOrigin = formTarget.flatMap(Self.origin)
+    }
+
+    /// `scheme://host[:port]` of an absolute http(s) URI, nil for anything else (nothing that could widen the CSP).
+    package static func origin(_ uri: String) -> String? {
+        guard let url = URLComponents(string: uri), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" || $0 == "[" || $0 == "]" })
+        else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)" + (url.port.map { ":\($0)" } ?? "")
     }
 
     /// The page as a response: no-store, not framed, CSP with the script's nonce.
@@ -35,7 +48,7 @@ package struct SignInPage: Sendable {
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[.contentSecurityPolicy] =
-            "default-src 'self'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+            "default-src 'self'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; base-uri 'none'; form-action 'self'\(formOrigin.map { " " + $0 } ?? ""); frame-ancestors 'none'"
         for (name, value) in [("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")] {
             if let field = HTTPField.Name(name) { headers[field] = value }
         }

@@ -49,6 +49,14 @@ struct OIDCSessionSignInTests {
             for each in [client, other] { _ = try await runtime.oidc.setSettings(.init(redirectUris: [Self.redirect]), clientKey: each.clientKey) }
             let now = runtime.clock.now()
             let approved = now / 1000 - 5
+            let users = runtime.repositories.users
+            try await runtime.database.transaction { sql in
+                try await users.insert(
+                    UserRecord(id: "usr_fay", clientId: client.id, userKey: "fay", name: "Fay", email: "fay@example.org", phone: "+41795550101",
+                               localAuthType: "none", createdAt: now),
+                    in: sql
+                )
+            }
             _ = try await runtime.repositories.oidcSessions.signIn(
                 OIDCSession(
                     id: "sid_fay", browserHash: try #require(runtime.oidc.browserHash("tb_fay")), clientId: client.id, clientKey: client.clientKey,
@@ -78,6 +86,8 @@ struct OIDCSessionSignInTests {
             #expect(Self.callback(try await oidc.authorize(Self.query(client, ["prompt": "none", "id_token_hint": gus]), browser: "tb_fay"))?["error"] == "login_required")
             #expect(Self.callback(try await oidc.authorize(Self.query(client, ["login_hint": "fay"]), browser: "tb_fay"))?["code"] != nil)
             #expect(Self.isPage(try await oidc.authorize(Self.query(client, ["login_hint": "gus"]), browser: "tb_fay")))
+            #expect(Self.callback(try await oidc.authorize(Self.query(client, ["login_hint": "Fay@Example.org"]), browser: "tb_fay"))?["code"] != nil)
+            #expect(Self.isPage(try await oidc.authorize(Self.query(client, ["login_hint": "gus@example.org"]), browser: "tb_fay")))
             // The code's ID token names the session and the approval's time, not the sign-in's.
             let tokens = try await oidc.exchange(client: client, form: [
                 "grant_type": "authorization_code", "code": code, "redirect_uri": Self.redirect, "code_verifier": Self.verifier,
@@ -90,6 +100,15 @@ struct OIDCSessionSignInTests {
             let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect((json["auth_time"] as? NSNumber)?.int64Value == approved)
             #expect(json["amr"] as? [String] == ["hwk", "pin"])
+            // A session whose user is gone (removed by an admin) signs no one in.
+            _ = try await runtime.repositories.oidcSessions.signIn(
+                OIDCSession(
+                    id: "sid_ghost", browserHash: try #require(runtime.oidc.browserHash("tb_ghost")), clientId: client.id, clientKey: client.clientKey,
+                    userKey: "ghost", authTime: approved, amr: ["hwk"], createdAt: now, expiresAt: now + 3_600_000
+                ),
+                previousHash: nil, at: now
+            )
+            #expect(Self.callback(try await oidc.authorize(Self.query(client, ["prompt": "none"]), browser: "tb_ghost"))?["error"] == "login_required")
             // After the session ends, the same request needs the phone again, and the code's access token is revoked.
             try await oidc.endSessions(["sid_fay"])
             #expect(Self.callback(try await oidc.authorize(Self.query(client, ["prompt": "none"]), browser: "tb_fay"))?["error"] == "login_required")

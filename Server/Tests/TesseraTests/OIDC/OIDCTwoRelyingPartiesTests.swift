@@ -31,7 +31,7 @@ struct OIDCTwoRelyingPartiesTests {
     /// Runs `mode` with Tessera on a known port (mod_auth_openidc reads its discovery document, whose
     /// endpoints name the issuer), Apache set up as a client, and `device` answering once the page waits.
     static func run(
-        _ mode: String, userKey: String,
+        _ mode: String, userKey: String, clock: ManualClock? = nil,
         device: @escaping @Sendable (TesseraRuntime, TesseraClient, AuthChannelResponse, String) async throws -> Void
     ) async throws -> [String: Any] {
         let python = try requirements()
@@ -40,7 +40,10 @@ struct OIDCTwoRelyingPartiesTests {
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: shots) }
         let output = OIDCBrowserTests.Shared<String?>(nil)
-        try await LiveServer.run(bundleId: Self.bundle, port: port, configure: { $0.issuer = "http://127.0.0.1:\(port)" }) { runtime, client, url in
+        try await LiveServer.run(
+            bundleId: Self.bundle, clock: clock?.clock ?? .system, port: port,
+            configure: { $0.issuer = "http://127.0.0.1:\(port)"; $0.channelLifetime = .seconds(60) }
+        ) { runtime, client, url in
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: userKey, bundleId: Self.bundle)
             let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
             let apache = try await FixtureServer(
@@ -134,5 +137,38 @@ struct OIDCTwoRelyingPartiesTests {
         let log = result["log"] as? String ?? ""
         #expect(result["tessera_text"] as? String == "You are signed out.", "\(log)")
         #expect(result["after"] as? String == "identify", "\(log)")
+    }
+
+    @Test("expired before the phone answered (the server's clock moved past the request's lifetime): mod_auth_openidc receives login_required")
+    func expireAtApache() async throws {
+        let manual = ManualClock(start: WallClock.system.now())
+        let result = try await Self.run("expire", userKey: "lea", clock: manual) { _, _, _, _ in
+            manual.advance(by: .seconds(61))
+        }
+        let log = result["log"] as? String ?? ""
+        #expect(result["callback_error"] as? String == "login_required", "\(log)")
+        #expect(result["callback_has_state"] as? Bool == true)
+        #expect((result["rp_page"] as? String)?.contains("login_required") == true, "\(log)")
+    }
+
+    @Test("Cancel on the page while the phone is asked: mod_auth_openidc receives access_denied; the phone's request is cancelled")
+    func cancelAtApache() async throws {
+        let result = try await Self.run("cancel", userKey: "max") { _, tessera, _, _ in
+            #expect(await eventually { (try? await tessera.pendingAuthRequests().isEmpty) == true })
+        }
+        let log = result["log"] as? String ?? ""
+        #expect(result["callback_error"] as? String == "access_denied", "\(log)")
+        #expect(result["callback_has_state"] as? Bool == true)
+    }
+
+    @Test("\"Not you?\" while the phone is asked: the identifier form again and the phone's request cancelled; Cancel there reaches mod_auth_openidc as access_denied")
+    func notYouAtApache() async throws {
+        let result = try await Self.run("notyou", userKey: "nia") { _, tessera, _, _ in
+            #expect(await eventually { (try? await tessera.pendingAuthRequests().isEmpty) == true })
+        }
+        let log = result["log"] as? String ?? ""
+        #expect(result["restarted"] as? String == "identify", "\(log)")
+        #expect(result["callback_error"] as? String == "access_denied", "\(log)")
+        #expect(result["callback_has_state"] as? Bool == true)
     }
 }

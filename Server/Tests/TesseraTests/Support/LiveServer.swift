@@ -65,8 +65,21 @@ enum LiveServer {
             onServerRunning: { _ in signal.yield() }, logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let server = Task { try await group.run() }
-        for await _ in ready { break }
+        // The stream ends with the server, so a server that cannot bind (the port taken meanwhile) ends the wait.
+        let server = Task {
+            defer { signal.finish() }
+            try await group.run()
+        }
+        var running = false
+        for await _ in ready {
+            running = true
+            break
+        }
+        guard running else {
+            await runtime.shutdown()
+            try await server.value
+            throw ConfigurationError("the server did not start on port \(port)")
+        }
         do {
             try await body(runtime, client, URL(string: "http://127.0.0.1:\(port)")!)
         } catch {
