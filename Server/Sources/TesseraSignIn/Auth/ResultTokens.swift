@@ -154,45 +154,52 @@ package final class ResultTokens: Sendable {
     /// Loads the keys: creates the first ES256 key if there is none, and the upcoming key of each
     /// algorithm in use if it has none (published now, signing from the next rotation on).
     package func load() async throws {
-        var rows = try await liveKeys(.es256)
-        if rows.isEmpty {
-            try await insertKey(.es256, upcoming: false, now: clock.now())
-            rows = try await liveKeys(.es256)
-        }
-        var upcoming = try await upcomingKeys(.es256)
-        if upcoming.isEmpty {
-            try await insertKey(.es256, upcoming: true, now: clock.now())
-            upcoming = try await upcomingKeys(.es256)
-        }
-        let rsaRows = try await liveKeys(.rs256)
-        var rsaUpcoming = rsaRows.isEmpty ? [] : try await upcomingKeys(.rs256)
-        if !rsaRows.isEmpty && rsaUpcoming.isEmpty {
-            try await insertKey(.rs256, upcoming: true, now: clock.now())
-            rsaUpcoming = try await upcomingKeys(.rs256)
-        }
         let fresh = JWTKeyCollection()
         var jwks: [PublishedJWK] = []
-        for (kid, sealed) in rows + upcoming {
-            let key = try P256.Signing.PrivateKey(rawRepresentation: try unseal(sealed, kid: kid))
-            await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
-            let point = key.publicKey.x963Representation
-            jwks.append(PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid))
+        var inUse: [SigningAlgorithm: String] = [:]
+        for algorithm in SigningAlgorithm.allCases {
+            var rows = try await liveKeys(algorithm)
+            if rows.isEmpty && algorithm == .es256 {
+                try await insertKey(.es256, upcoming: false, now: clock.now())
+                rows = try await liveKeys(.es256)
+            }
+            // RS256 only once a client asked for it (``prepare(_:)``).
+            guard let newest = rows.first else { continue }
+            var upcoming = try await upcomingKeys(algorithm)
+            if upcoming.isEmpty {
+                try await insertKey(algorithm, upcoming: true, now: clock.now())
+                upcoming = try await upcomingKeys(algorithm)
+            }
+            inUse[algorithm] = newest.kid
+            for (kid, sealed) in rows + upcoming {
+                jwks.append(try await add(algorithm, kid: kid, sealed: sealed, to: fresh))
+            }
         }
-        for (kid, sealed) in rsaRows + rsaUpcoming {
-            let key = try _RSA.Signing.PrivateKey(derRepresentation: try unseal(sealed, kid: kid))
-            await fresh.add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
-            let primitives = try key.publicKey.getKeyPrimitives()
-            jwks.append(PublishedJWK(n: primitives.modulus.base64URLEncodedString(), e: primitives.publicExponent.base64URLEncodedString(), kid: kid))
-        }
-        guard let active = rows.first?.kid else { throw ConfigurationError("no result-token key could be created") }
+        guard let active = inUse[.es256] else { throw ConfigurationError("no result-token key could be created") }
         let now = clock.now()
         state.withLock {
             if $0.published.map(\.kid) != jwks.map(\.kid) { $0.verified = [:] }
             $0.collection = fresh
             $0.activeKid = active
-            $0.rsaKid = rsaRows.first?.kid
+            $0.rsaKid = inUse[.rs256]
             $0.published = jwks
             $0.loadedAt = now
+        }
+    }
+
+    /// Adds the key to `collection`; returns its published form.
+    private func add(_ algorithm: SigningAlgorithm, kid: String, sealed: String, to collection: JWTKeyCollection) async throws -> PublishedJWK {
+        switch algorithm {
+        case .es256:
+            let key = try P256.Signing.PrivateKey(rawRepresentation: try unseal(sealed, kid: kid))
+            await collection.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+            let point = key.publicKey.x963Representation
+            return PublishedJWK(x: point[1...32].base64URLEncodedString(), y: point[33...64].base64URLEncodedString(), kid: kid)
+        case .rs256:
+            let key = try _RSA.Signing.PrivateKey(derRepresentation: try unseal(sealed, kid: kid))
+            await collection.add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+            let primitives = try key.publicKey.getKeyPrimitives()
+            return PublishedJWK(n: primitives.modulus.base64URLEncodedString(), e: primitives.publicExponent.base64URLEncodedString(), kid: kid)
         }
     }
 
@@ -252,7 +259,7 @@ package final class ResultTokens: Sendable {
                 // Of two upcoming keys (instances that started at once), the newest is put in use, the other retired.
                 guard let promoted = try await signingKeys.nextKeys(algorithm: algorithm.rawValue, in: sql).first else { return }
                 try await signingKeys.promote(kid: promoted.kid, now: now, in: sql)
-                try await signingKeys.retire(algorithm: algorithm.rawValue, keepingNext: nil, now: now, in: sql)
+                try await signingKeys.retire(algorithm: algorithm.rawValue, now: now, in: sql)
             }
             try await insertKey(algorithm, upcoming: true, now: now)
         }

@@ -17,8 +17,8 @@ package protocol SigningKeyRepository: Sendable {
     /// Puts a next key in use as the newest key (as ``insert(kid:sealed:algorithm:next:now:in:)`` orders it).
     func promote(kid: String, now: Int64, in sql: any SQLDatabase) async throws
     /// Retires, at `now`, every live key in use of the algorithm but the newest two, and every next key
-    /// of it but `keepingNext`. Run it in a transaction.
-    func retire(algorithm: String, keepingNext: String?, now: Int64, in sql: any SQLDatabase) async throws
+    /// of it. Run it in a transaction.
+    func retire(algorithm: String, now: Int64, in sql: any SQLDatabase) async throws
 }
 
 /// ``SigningKeyRepository`` over SQLKit.
@@ -64,8 +64,8 @@ package struct SQLSigningKeyRepository: SigningKeyRepository {
         try await sql.raw("UPDATE signing_keys SET upcoming = 0, created_at = \(bind: at) WHERE kid = \(bind: kid)").run()
     }
 
-    package func retire(algorithm: String, keepingNext: String?, now: Int64, in sql: any SQLDatabase) async throws {
-        let keep = try await liveKeys(algorithm: algorithm, in: sql).map(\.kid) + (keepingNext.map { [$0] } ?? [])
+    package func retire(algorithm: String, now: Int64, in sql: any SQLDatabase) async throws {
+        let keep = try await liveKeys(algorithm: algorithm, in: sql).map(\.kid)
         try await sql.update("signing_keys").set("retired_at", to: now).where("retired_at", .is, SQLLiteral.null)
             .where("alg", .equal, algorithm).where("kid", .notIn, keep).run()
     }
