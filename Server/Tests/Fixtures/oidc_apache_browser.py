@@ -131,7 +131,11 @@ def main():
         result["logged_out_at"] = driver.current_url
         # Both sessions ended: the protected page leads to Tessera's identifier form again.
         driver.get(apache + "/protected/")
-        wait.until(lambda d: page_status(d) == "identify")
+        try:
+            wait.until(lambda d: page_status(d) == "identify")
+        except Exception:
+            print("DEBUG", driver.current_url, driver.find_element(By.TAG_NAME, "body").text[:500], flush=True)
+            raise
         result["after"] = page_status(driver)
         result["authlib_userinfo_after"] = requests.get(
             local(meta["userinfo_endpoint"]), headers={"Authorization": "Bearer " + token["access_token"]}, timeout=30).status_code

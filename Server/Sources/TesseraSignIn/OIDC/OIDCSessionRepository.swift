@@ -184,15 +184,7 @@ package struct SQLOIDCSessionRepository: OIDCSessionRepository {
     }
 
     package func settle(ids: [String], status: String) async throws {
-        guard !ids.isEmpty else { return }
-        let now = clock.now()
-        try await database.withSQL { sql in
-            try await sql.update("oidc_logout_outbox")
-                .set("status", to: status).set("sent_at", to: now)
-                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("locked_by"), to: SQLLiteral.null)
-                .where("id", .in, ids)
-                .run()
-        }
+        try await queue.settle(ids: ids, status: status)
     }
 
     package func markFailed(id: String, attempts: Int, error: String, retryAfter: Duration?) async throws {
@@ -200,13 +192,7 @@ package struct SQLOIDCSessionRepository: OIDCSessionRepository {
     }
 
     package func counts() async throws -> [String: Int] {
-        try await database.withSQL { sql in
-            var counts: [String: Int] = [:]
-            for row in try await sql.raw("SELECT status, COUNT(*) AS n FROM oidc_logout_outbox GROUP BY status").all() {
-                counts[try row.decode(column: "status", as: String.self)] = try row.decode(column: "n", as: Int.self)
-            }
-            return counts
-        }
+        try await queue.counts()
     }
 
     package func purge(before cutoff: Int64) async throws {

@@ -161,15 +161,7 @@ package struct SQLPushRepository: PushRepository {
     }
 
     package func settle(ids: [String], status: PushSettlement) async throws {
-        guard !ids.isEmpty else { return }
-        let now = clock.now()
-        try await database.withSQL { sql in
-            try await sql.update("push_outbox")
-                .set("status", to: status.rawValue).set("sent_at", to: now)
-                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("locked_by"), to: SQLLiteral.null)
-                .where("id", .in, ids)
-                .run()
-        }
+        try await queue.settle(ids: ids, status: status.rawValue)
     }
 
     package func markFailed(id: String, attempts: Int, error: String, retryAfter: Duration?) async throws {
@@ -177,13 +169,7 @@ package struct SQLPushRepository: PushRepository {
     }
 
     package func counts() async throws -> [String: Int] {
-        try await database.withSQL { sql in
-            var counts: [String: Int] = [:]
-            for row in try await sql.raw("SELECT status, COUNT(*) AS n FROM push_outbox GROUP BY status").all() {
-                counts[try row.decode(column: "status", as: String.self)] = try row.decode(column: "n", as: Int.self)
-            }
-            return counts
-        }
+        try await queue.counts()
     }
 
     package func settings(clientId: String) async throws -> ClientPushSettings? {

@@ -10,7 +10,7 @@ import SQLKit
 /// builds its queue with its own table name and columns.
 ///
 /// The table needs `id`, `status` ('pending' while waiting), `attempts`, `next_attempt_at`,
-/// `locked_until`, `locked_by` and `last_error`.
+/// `locked_until`, `locked_by` and `last_error` (and `sent_at` for ``settle(ids:status:)``).
 package struct LeasedQueue: Sendable {
     package let database: any Database
     package let table: String
@@ -89,6 +89,30 @@ package struct LeasedQueue: Sendable {
                     """
                 ).run()
             }
+        }
+    }
+
+    /// Records rows that need no more tries (`status`, e.g. 'sent' or 'dropped', and `sent_at`), releasing their leases.
+    package func settle(ids: [String], status: String) async throws {
+        guard !ids.isEmpty else { return }
+        let now = clock.now()
+        try await database.withSQL { sql in
+            try await sql.update(table)
+                .set("status", to: status).set("sent_at", to: now)
+                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("locked_by"), to: SQLLiteral.null)
+                .where("id", .in, ids)
+                .run()
+        }
+    }
+
+    /// The rows by status.
+    package func counts() async throws -> [String: Int] {
+        try await database.withSQL { sql in
+            var counts: [String: Int] = [:]
+            for row in try await sql.raw("SELECT status, COUNT(*) AS n FROM \(unsafeRaw: table) GROUP BY status").all() {
+                counts[try row.decode(column: "status", as: String.self)] = try row.decode(column: "n", as: Int.self)
+            }
+            return counts
         }
     }
 
