@@ -37,6 +37,6 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
             ? try container.decode(String.self, forKey: .idTokenSignedResponseAlg) : "ES256"
         postLogoutRedirectUris = container.contains(.postLogoutRedirectUris)
             ? try container.decode([String].self, forKey: .postLogoutRedirectUris) : []
-        backchannelLogoutUri = try container.decodeIfPresent(String.self, forKey: .backchannelLogoutUri)
+        backchannelLogoutUri = container.contains(.backchannelLogoutUri) ? try container.decode(String.self, forKey: .backchannelLogoutUri) : nil
     }
 }

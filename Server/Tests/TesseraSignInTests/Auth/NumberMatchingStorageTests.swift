@@ -65,6 +65,12 @@ struct NumberMatchingStorageTests {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(RPAuthRequest.self, from: Data(#"{"userKey":"u","connectIp":"","message":"","numberMatching":null}"#.utf8))
         }
+        // The logout settings likewise: missing is none, null is a wrong type.
+        for field in ["postLogoutRedirectUris", "backchannelLogoutUri", "idTokenSignedResponseAlg"] {
+            #expect(throws: DecodingError.self, "\(field)") {
+                try JSONDecoder().decode(OIDCClientSettings.self, from: Data(#"{"redirectUris":[],"\#(field)":null}"#.utf8))
+            }
+        }
         let channel = AuthChannelResponse(channelId: "ch", challenge: "c", authType: "pin", connectIp: "", message: "", userKey: "u", clientKey: "k", expiresIn: 1)
         #expect(!String(decoding: try JSONEncoder().encode(channel), as: UTF8.self).contains("numberChoices"))
         let state = RPAuthState(requestId: "r", outcome: .pending, code: nil, token: nil, expiresIn: 1)
