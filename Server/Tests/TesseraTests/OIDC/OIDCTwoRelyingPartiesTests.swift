@@ -132,7 +132,7 @@ struct OIDCTwoRelyingPartiesTests {
             }
             #expect(sent == true)
             #expect(try await runtime.repositories.oidcSessions.counts() == ["sent": 1])
-            FileManager.default.createFile(atPath: shots + "/delivered", contents: Data())
+            _ = FileManager.default.createFile(atPath: shots + "/delivered", contents: Data())
         }
         let log = result["log"] as? String ?? ""
         #expect(result["tessera_text"] as? String == "You are signed out.", "\(log)")
