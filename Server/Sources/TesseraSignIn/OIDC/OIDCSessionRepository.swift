@@ -105,7 +105,8 @@ package struct SQLOIDCSessionRepository: OIDCSessionRepository {
 
     package func signIn(_ session: OIDCSession, previousHash: String?, at now: Int64) async throws -> String {
         let amr = String(decoding: try JSONEncoder().encode(session.amr), as: UTF8.self)
-        let (sid, ended) = try await database.transaction { sql -> (String, [String]) in
+        let random = self.random
+        return try await database.transaction { sql -> String in
             if let previousHash, previousHash != session.browserHash {
                 try await sql.raw(
                     """
@@ -127,7 +128,8 @@ package struct SQLOIDCSessionRepository: OIDCSessionRepository {
                     WHERE id = \(bind: same.id)
                     """
                 ).run()
-                return (same.id, current.filter { $0.id != same.id }.map(\.id))
+                _ = try await Self.end(ids: current.filter { $0.id != same.id }.map(\.id), at: now, random: random, in: sql)
+                return same.id
             }
             try await sql.raw(
                 """
@@ -136,41 +138,43 @@ package struct SQLOIDCSessionRepository: OIDCSessionRepository {
                         \(bind: session.authTime), \(bind: amr), \(bind: session.createdAt), \(bind: session.expiresAt))
                 """
             ).run()
-            return (session.id, current.map(\.id))
+            // Another user signed in to the same client in this browser: that user's session ends, in the same transaction.
+            _ = try await Self.end(ids: current.map(\.id), at: now, random: random, in: sql)
+            return session.id
         }
-        // Another user signed in to the same client in this browser: that user's session ends.
-        if !ended.isEmpty { _ = try await end(ids: ended, at: now) }
-        return sid
     }
 
     package func end(ids: [String], at now: Int64) async throws -> [OIDCSession] {
         guard !ids.isEmpty else { return [] }
         let random = self.random
-        return try await database.transaction { sql in
-            var ended: [OIDCSession] = []
-            for id in Set(ids).sorted() {
-                guard let session = try await sql.raw(
-                    "UPDATE oidc_sessions SET ended_at = \(bind: now) WHERE id = \(bind: id) AND ended_at IS NULL RETURNING \(unsafeRaw: Self.columns)"
-                ).first().map(Self.decode) else { continue }
-                ended.append(session)
-                // RP-Initiated Logout: the app's tokens of this session stop working at once (the access token no longer reads userinfo).
-                try await sql.raw("UPDATE oidc_tokens SET revoked_at = \(bind: now) WHERE session_id = \(bind: id) AND revoked_at IS NULL").run()
-                try await sql.raw(
-                    "UPDATE oidc_refresh_tokens SET revoked_at = \(bind: now) WHERE session_id = \(bind: id) AND revoked_at IS NULL"
-                ).run()
-                guard let uri = try await sql.raw(
-                    "SELECT backchannel_logout_uri FROM oidc_clients WHERE client_id = \(bind: session.clientId) AND backchannel_logout_uri IS NOT NULL"
-                ).first()?.decode(column: "backchannel_logout_uri", as: String.self) else { continue }
-                try await sql.raw(
-                    """
-                    INSERT INTO oidc_logout_outbox (id, session_id, client_id, client_key, user_key, uri, status, attempts, next_attempt_at, created_at)
-                    VALUES (\(bind: random.identifier(prefix: "bcl_")), \(bind: id), \(bind: session.clientId),
-                            \(bind: session.clientKey), \(bind: session.userKey), \(bind: uri), 'pending', 0, \(bind: now), \(bind: now))
-                    """
-                ).run()
-            }
-            return ended
+        return try await database.transaction { sql in try await Self.end(ids: ids, at: now, random: random, in: sql) }
+    }
+
+    /// Ends the live sessions of `ids` inside the caller's transaction: revokes their tokens and queues their logouts.
+    private static func end(ids: [String], at now: Int64, random: RandomSource, in sql: any SQLDatabase) async throws -> [OIDCSession] {
+        var ended: [OIDCSession] = []
+        for id in Set(ids).sorted() {
+            guard let session = try await sql.raw(
+                "UPDATE oidc_sessions SET ended_at = \(bind: now) WHERE id = \(bind: id) AND ended_at IS NULL RETURNING \(unsafeRaw: Self.columns)"
+            ).first().map(Self.decode) else { continue }
+            ended.append(session)
+            // RP-Initiated Logout: the app's tokens of this session stop working at once (the access token no longer reads userinfo).
+            try await sql.raw("UPDATE oidc_tokens SET revoked_at = \(bind: now) WHERE session_id = \(bind: id) AND revoked_at IS NULL").run()
+            try await sql.raw(
+                "UPDATE oidc_refresh_tokens SET revoked_at = \(bind: now) WHERE session_id = \(bind: id) AND revoked_at IS NULL"
+            ).run()
+            guard let uri = try await sql.raw(
+                "SELECT backchannel_logout_uri FROM oidc_clients WHERE client_id = \(bind: session.clientId) AND backchannel_logout_uri IS NOT NULL"
+            ).first()?.decode(column: "backchannel_logout_uri", as: String.self) else { continue }
+            try await sql.raw(
+                """
+                INSERT INTO oidc_logout_outbox (id, session_id, client_id, client_key, user_key, uri, status, attempts, next_attempt_at, created_at)
+                VALUES (\(bind: random.identifier(prefix: "bcl_")), \(bind: id), \(bind: session.clientId),
+                        \(bind: session.clientKey), \(bind: session.userKey), \(bind: uri), 'pending', 0, \(bind: now), \(bind: now))
+                """
+            ).run()
         }
+        return ended
     }
 
     package func claimDue(limit: Int, claimant: String) async throws -> [LogoutDelivery] {
