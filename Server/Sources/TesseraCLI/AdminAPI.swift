@@ -86,7 +86,9 @@ struct AdminAPI: Sendable {
     }
 
     /// One call; a refusal becomes exit 1 with its code, a server that cannot be reached exit 3.
-    func call(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], body: Data? = nil) async throws -> Data {
+    func call(
+        _ method: HTTPMethod, _ path: String, query: [String: String] = [:], body: Data? = nil, contentType: String = "application/json"
+    ) async throws -> Data {
         var components = URLComponents()
         components.percentEncodedPath = "/v1/admin/" + path
         if !query.isEmpty { components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
@@ -94,7 +96,7 @@ struct AdminAPI: Sendable {
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         // One attempt to connect: a server that is not running is reported at once, not after retries.

@@ -6,7 +6,7 @@ import TesseraServer
 struct ClientOIDCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oidc", abstract: "A client's OpenID Connect settings: the redirect URIs of \"Sign in with Tessera\".",
-        subcommands: [Show.self, SetRedirects.self]
+        subcommands: [Show.self, SetRedirects.self, Logo.self]
     )
 
     static func printSettings(_ settings: OIDCClientSettings, clientKey: String, json: Bool) {
@@ -18,6 +18,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         let logoutURIs = settings.postLogoutRedirectUris
         print("after sign-out: \(logoutURIs.isEmpty ? "(none: the sign-out page stays at Tessera)" : logoutURIs.joined(separator: " "))")
         print("back-channel logout: \(settings.backchannelLogoutUri ?? "(none)")")
+        print("page:          \(settings.displayName.map { "\"\($0)\"" } ?? "(the client's name)"), accent \(settings.accentColor ?? "(Tessera blue)")")
     }
 
     struct Show: AsyncParsableCommand {
@@ -53,6 +54,13 @@ struct ClientOIDCCommand: AsyncParsableCommand {
             help: "Where a signed logout token is POSTed when one of the client's sessions ends (OpenID Back-Channel Logout 1.0)."
         )
         var backchannelLogoutUri: String?
+        @Option(name: .customLong("display-name"), help: "The name the sign-in page shows (\"Sign in to …\"); the client's name unless given.")
+        var displayName: String?
+        @Option(
+            name: .customLong("accent-color"),
+            help: "The sign-in page's accent colour as #rrggbb, with at least 4.5:1 contrast against white (WCAG AA); Tessera blue unless given."
+        )
+        var accentColor: String?
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
@@ -65,11 +73,46 @@ struct ClientOIDCCommand: AsyncParsableCommand {
                 .PUT, "clients/\(pathComponent(clientKey))/oidc",
                 body: OIDCClientSettings(
                     redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenAlg,
-                    postLogoutRedirectUris: postLogoutRedirectUris, backchannelLogoutUri: backchannelLogoutUri
+                    postLogoutRedirectUris: postLogoutRedirectUris, backchannelLogoutUri: backchannelLogoutUri, displayName: displayName,
+                    accentColor: accentColor
                 ),
                 as: OIDCClientSettings.self
             )
             ClientOIDCCommand.printSettings(settings, clientKey: clientKey, json: json)
+        }
+    }
+
+    struct Logo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "logo", abstract: "Set or remove the logo the sign-in page shows for a client (PNG, JPEG or WebP, at most 64 KiB)."
+        )
+        @Argument(help: "Client key.") var clientKey: String
+        @Argument(help: "The image file (.png, .jpg, .jpeg or .webp).") var file: String?
+        @Flag(help: "Remove the client's logo.") var remove = false
+        @OptionGroup var options: AdminOptions
+
+        static let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp"]
+
+        func validate() throws {
+            guard (file == nil) == remove else { throw ValidationError("give either an image file or --remove") }
+            if let file, Self.types[URL(fileURLWithPath: file).pathExtension.lowercased()] == nil {
+                throw ValidationError("the logo file must end in .png, .jpg, .jpeg or .webp: \(file)")
+            }
+        }
+
+        func run() async throws {
+            let api = try await AdminAPI.connect(options)
+            let path = "clients/\(pathComponent(clientKey))/oidc/logo"
+            guard let file else {
+                _ = try await api.call(.DELETE, path)
+                print("logo removed")
+                return
+            }
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw CLIFailure.local("cannot read \(file): \(error.localizedDescription)") }
+            let type = Self.types[URL(fileURLWithPath: file).pathExtension.lowercased()] ?? "application/octet-stream"
+            _ = try await api.call(.PUT, path, body: data, contentType: type)
+            print("logo set (\(type), \(data.count) bytes)")
         }
     }
 }

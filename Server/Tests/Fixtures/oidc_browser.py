@@ -94,7 +94,7 @@ def main():
             result["page_status"] = page_status(driver)
             result["page_text"] = status_text(driver)
             result["back_shown"] = driver.execute_script(
-                'var b = document.getElementById("back"); return b ? !b.hidden && b.innerText : null;')
+                'var b = document.getElementById("back"); return b ? !b.hidden && b.querySelector("a").innerText : null;')
             result["url"] = driver.current_url
             result["screenshots"].append(screenshot(driver, shots, label + "-" + str(result["page_status"])))
             wait.until(lambda d: d.current_url.startswith(redirect_uri + "?") and d.execute_script("return document.readyState") == "complete")

@@ -65,12 +65,16 @@ export class Problem extends Error {
   }
 }
 
-/** Sends a request; answers the parsed JSON (null for 204) or throws a Problem. A 401 also signs the console out. */
+/** Sends a request; answers the parsed JSON (null for 204) or throws a Problem. A 401 also signs the console out.
+ * A Blob (a chosen file) is sent as it is, with its own type; anything else as JSON. */
 export async function request(method, path, body) {
   const headers = { Accept: "application/json" };
   const init = { method, headers, credentials: "same-origin", cache: "no-store" };
   if (method !== "GET") headers["X-CSRF-Token"] = csrf;
-  if (body !== undefined) {
+  if (body instanceof Blob) {
+    headers["Content-Type"] = body.type || "application/octet-stream";
+    init.body = body;
+  } else if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
@@ -397,6 +401,12 @@ async function settings(detail, clientKey) {
   const numberMatching = el("input", { type: "checkbox", id: "client-number-matching" });
   const logoutRedirects = el("textarea", { id: "client-logout-redirects", "aria-label": "Post-logout redirect URIs, one a line" });
   const backchannel = el("input", { type: "url", id: "client-backchannel", "aria-label": "Back-channel logout URI" });
+  const displayName = el("input", { id: "client-display-name", maxlength: 60, placeholder: "the client's name" });
+  const accent = el("input", { id: "client-accent", maxlength: 7, placeholder: "#0b57d0", pattern: "#[0-9a-fA-F]{6}" });
+  const logoOut = el("div");
+  const logoPreview = el("img", { id: "client-logo-preview", alt: "Current logo", width: 56, height: 56 });
+  logoPreview.hidden = true;
+  const logoFile = el("input", { type: "file", id: "client-logo", accept: "image/png,image/jpeg,image/webp" });
   const pushOut = el("div");
   const pushView = el("pre", { class: "mono" });
   const pushEdit = el("textarea", { id: "client-push", placeholder: "{\"apns\": {…}} or {\"fcm\": {…}} or {\"off\": true}", "aria-label": "Push settings (JSON)" });
@@ -410,7 +420,12 @@ async function settings(detail, clientKey) {
     el("label", { for: "client-number-matching" }, numberMatching, " Number matching on the hosted sign-in page"),
     el("label", { for: "client-logout-redirects" }, "After sign-out, back to (post-logout redirect URIs, one a line)"), logoutRedirects,
     el("label", { for: "client-backchannel" }, "Back-channel logout URI (a signed logout token is POSTed here when a session ends)"), backchannel,
+    el("label", { for: "client-display-name" }, "Name on the sign-in page (empty: the client's name)"), displayName,
+    el("label", { for: "client-accent" }, "Accent colour of the sign-in page (#rrggbb, at least 4.5:1 against white; empty: Tessera blue)"), accent,
     el("div", { class: "actions" }, el("button", { type: "button", onclick: saveRedirects }, "Save")), redirectOut,
+    el("label", { for: "client-logo" }, "Logo on the sign-in page (PNG, JPEG or WebP, at most 64 KiB; save the settings above first)"), logoPreview, logoFile,
+    el("div", { class: "actions" }, el("button", { type: "button", onclick: uploadLogo }, "Upload logo"),
+      el("button", { type: "button", onclick: removeLogo }, "Remove logo")), logoOut,
     el("h2", {}, "Push"), pushView,
     el("p", { class: "muted" }, "Replace the settings (private keys are never shown again):"), pushEdit,
     el("div", { class: "actions" }, el("button", { type: "button", onclick: savePush }, "Save push settings")), pushOut);
@@ -421,7 +436,9 @@ async function settings(detail, clientKey) {
   if (oidc) {
     redirects.value = (oidc.redirectUris || []).join("\n"); numberMatching.checked = !!oidc.numberMatching;
     logoutRedirects.value = (oidc.postLogoutRedirectUris || []).join("\n"); backchannel.value = oidc.backchannelLogoutUri || "";
+    displayName.value = oidc.displayName || ""; accent.value = oidc.accentColor || "";
   }
+  showLogo();
   const push = await attempt(pushOut, () => admin("GET", base + "/push"));
   if (push) pushView.textContent = push.provider ? JSON.stringify(push, null, 2) : "No push settings: devices poll.";
 
@@ -438,7 +455,23 @@ async function settings(detail, clientKey) {
       redirectUris: lines(redirects.value), numberMatching: numberMatching.checked, postLogoutRedirectUris: lines(logoutRedirects.value),
     });
     if (backchannel.value.trim()) body.backchannelLogoutUri = backchannel.value.trim(); else delete body.backchannelLogoutUri;
+    if (displayName.value.trim()) body.displayName = displayName.value.trim(); else delete body.displayName;
+    if (accent.value.trim()) body.accentColor = accent.value.trim(); else delete body.accentColor;
     if (await attempt(redirectOut, () => admin("PUT", base + "/oidc", body))) redirectOut.append(el("div", { class: "notice" }, "Saved."));
+  }
+  // The logo as the sign-in page loads it (public, by client key); hidden while there is none.
+  function showLogo() {
+    logoPreview.onerror = () => { logoPreview.hidden = true; };
+    logoPreview.onload = () => { logoPreview.hidden = false; };
+    logoPreview.src = "/oauth2/logo/" + q(clientKey) + "?t=" + Date.now();
+  }
+  async function uploadLogo() {
+    const file = logoFile.files && logoFile.files[0];
+    if (!file) { logoOut.replaceChildren(el("div", { class: "problem" }, "Choose an image file first.")); return; }
+    if (await attempt(logoOut, async () => { await admin("PUT", base + "/oidc/logo", file); return true; })) { logoOut.append(el("div", { class: "notice" }, "Logo saved.")); showLogo(); }
+  }
+  async function removeLogo() {
+    if (await attempt(logoOut, async () => { await admin("DELETE", base + "/oidc/logo"); return true; })) { logoOut.append(el("div", { class: "notice" }, "Logo removed.")); showLogo(); }
   }
   async function savePush() {
     let body;

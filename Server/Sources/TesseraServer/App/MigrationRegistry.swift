@@ -100,6 +100,11 @@ enum Migrator {
         Migration(version: 14, name: "oidc-sessions-logout", parts: [
             OIDCMigrations.sessions,
         ]),
+        // The hosted sign-in page (OIDC/, issue 37): per-client display name, accent colour and logo; the
+        // language of a pending authorization.
+        Migration(version: 15, name: "oidc-page-branding", parts: [
+            OIDCMigrations.branding,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

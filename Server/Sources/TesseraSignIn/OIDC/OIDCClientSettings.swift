@@ -16,27 +16,55 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
     /// Where a logout token is POSTed when one of the client's sessions ends (Back-Channel Logout 1.0
     /// `backchannel_logout_uri`); nil: the client is not told.
     public var backchannelLogoutUri: String?
+    /// The name the hosted page shows ("Sign in to …"); nil: the client's name.
+    public var displayName: String?
+    /// The hosted page's accent colour (buttons, links, progress) as `#rrggbb`, with a contrast of at
+    /// least 4.5:1 against white (WCAG AA); nil: Tessera's blue.
+    public var accentColor: String?
+    /// The SHA-256 of the client's logo, if it has one (set through the logo endpoint; not part of the JSON).
+    package var logoDigest: String?
 
     public init(
         redirectUris: [String], numberMatching: Bool = false, idTokenSignedResponseAlg: String = "ES256", postLogoutRedirectUris: [String] = [],
-        backchannelLogoutUri: String? = nil
+        backchannelLogoutUri: String? = nil, displayName: String? = nil, accentColor: String? = nil
     ) {
         self.redirectUris = redirectUris
         self.numberMatching = numberMatching
         self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         self.postLogoutRedirectUris = postLogoutRedirectUris
         self.backchannelLogoutUri = backchannelLogoutUri
+        self.displayName = displayName
+        self.accentColor = accentColor
+    }
+
+    package init(
+        redirectUris: [String], numberMatching: Bool, idTokenSignedResponseAlg: String, postLogoutRedirectUris: [String],
+        backchannelLogoutUri: String?, displayName: String?, accentColor: String?, logoDigest: String?
+    ) {
+        self.init(
+            redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenSignedResponseAlg,
+            postLogoutRedirectUris: postLogoutRedirectUris, backchannelLogoutUri: backchannelLogoutUri, displayName: displayName,
+            accentColor: accentColor
+        )
+        self.logoDigest = logoDigest
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case redirectUris, numberMatching, idTokenSignedResponseAlg, postLogoutRedirectUris, backchannelLogoutUri, displayName, accentColor
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         redirectUris = try container.decode([String].self, forKey: .redirectUris)
         // Missing means the default; an explicit null is a wrong type (400), as the schema says.
-        numberMatching = container.contains(.numberMatching) ? try container.decode(Bool.self, forKey: .numberMatching) : false
-        idTokenSignedResponseAlg = container.contains(.idTokenSignedResponseAlg)
-            ? try container.decode(String.self, forKey: .idTokenSignedResponseAlg) : "ES256"
-        postLogoutRedirectUris = container.contains(.postLogoutRedirectUris)
-            ? try container.decode([String].self, forKey: .postLogoutRedirectUris) : []
-        backchannelLogoutUri = container.contains(.backchannelLogoutUri) ? try container.decode(String.self, forKey: .backchannelLogoutUri) : nil
+        func optional<T: Decodable>(_ key: CodingKeys, _ type: T.Type) throws -> T? {
+            container.contains(key) ? try container.decode(type, forKey: key) : nil
+        }
+        numberMatching = try optional(.numberMatching, Bool.self) ?? false
+        idTokenSignedResponseAlg = try optional(.idTokenSignedResponseAlg, String.self) ?? "ES256"
+        postLogoutRedirectUris = try optional(.postLogoutRedirectUris, [String].self) ?? []
+        backchannelLogoutUri = try optional(.backchannelLogoutUri, String.self)
+        displayName = try optional(.displayName, String.self)
+        accentColor = try optional(.accentColor, String.self)
     }
 }

@@ -29,28 +29,27 @@ extension OIDCController {
     /// `POST /oauth2/logout` with the parameters as a form (§2: GET and POST), or the page's own confirmation.
     @Sendable package func logoutByPost(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        guard Self.isForm(request) else {
-            return page(.message(title: "Cannot sign out", text: "Send the sign-out request as a form (application/x-www-form-urlencoded).",
-                                 status: "error"), status: .unsupportedMediaType)
-        }
+        guard Self.isForm(request) else { return notAForm(request, title: \.cannotSignOut) }
         let (form, repeated) = RelyingPartyController<Context>.formNotingRepeats(buffer: try await request.collectBody(limit: bodyLimit))
         return try await logoutAnswer(form, repeated: repeated, request: request)
     }
 
     private func logoutAnswer(_ parameters: [String: String], repeated: Set<String>, request: Request) async throws -> Response {
+        let strings = Self.strings(request, uiLocales: parameters["ui_locales"])
         if let name = repeated.sorted().first {
-            return page(.message(title: "Cannot sign out", text: "The parameter \(name.prefix(40)) was sent more than once.", status: "error"),
-                        status: .badRequest)
+            let problem = SignInProblem.invalid("The parameter \(name.prefix(40)) was sent more than once.")
+            return page(.message(title: strings.cannotSignOut, text: problem.text(strings), status: "error"), strings, status: .badRequest)
         }
         switch try await service.logout(parameters, browser: Self.browser(request)) {
         case .loggedOut(let location, let clearCookie):
-            var response = location.map(Self.redirect) ?? page(.message(title: "Signed out", text: "You are signed out.", status: "signed-out"))
+            var response = location.map(Self.redirect)
+                ?? page(.message(title: strings.signedOutTitle, text: strings.signedOutText, status: "signed-out"), strings)
             if clearCookie { response.setCookie(browserCookie("")) }
             return response
-        case .confirm(let csrf, let clientName, let parameters):
-            return page(.logout(csrf: csrf, clientName: clientName, parameters: parameters), leadsTo: parameters["post_logout_redirect_uri"])
-        case .errorPage(let text):
-            return page(.message(title: "Cannot sign out", text: text, status: "error"), status: .badRequest)
+        case .confirm(let csrf, let branding, let parameters):
+            return page(.logout(csrf: csrf, branding: branding, parameters: parameters), strings, leadsTo: parameters["post_logout_redirect_uri"])
+        case .errorPage(let problem):
+            return page(.message(title: strings.cannotSignOut, text: problem.text(strings), status: "error"), strings, status: .badRequest)
         }
     }
 }

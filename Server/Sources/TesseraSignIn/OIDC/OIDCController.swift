@@ -32,6 +32,7 @@ package struct OIDCController<Context: TesseraContext> {
         router.post("oauth2/userinfo", use: userInfo)
         router.get("oauth2/logout", use: logout)
         router.post("oauth2/logout", use: logoutByPost)
+        addLogoRoutes(to: router)
     }
 
     /// `GET/PUT /v1/admin/clients/{clientKey}/oidc` (admin token).
@@ -44,6 +45,7 @@ package struct OIDCController<Context: TesseraContext> {
             let settings = try await request.decodeJSON(OIDCClientSettings.self, limit: bodyLimit)
             return try Response.json(try await service.setSettings(settings, clientKey: try context.parameters.require("clientKey")))
         }
+        addLogoAdminRoutes(to: admin)
     }
 
     // MARK: Discovery
@@ -61,44 +63,55 @@ package struct OIDCController<Context: TesseraContext> {
 
     /// `leadsTo`: where the page's forms may end up after the server's redirect (the client's redirect or
     /// post-logout URI), allowed by the page's CSP `form-action`, which browsers also apply to redirects.
-    func page(_ content: SignInPage.Content, status: HTTPResponse.Status = .ok, leadsTo: String? = nil) -> Response {
-        SignInPage(content: content, nonce: random.token(byteCount: 16), formTarget: leadsTo).response(status: status)
+    func page(_ content: SignInPage.Content, _ strings: SignInStrings, status: HTTPResponse.Status = .ok, leadsTo: String? = nil) -> Response {
+        SignInPage(content: content, strings: strings, nonce: random.token(byteCount: 16), formTarget: leadsTo).response(status: status)
+    }
+
+    /// The page's language: the pending authorization's (`ui_locales`), else the request's `ui_locales`,
+    /// else the browser's `Accept-Language`, else English.
+    static func strings(_ request: Request, locale: String? = nil, uiLocales: String? = nil) -> SignInStrings {
+        locale.flatMap(SignInStrings.catalogue) ?? SignInStrings.negotiate(uiLocales: uiLocales, acceptLanguage: request.headers[.acceptLanguage])
     }
 
     /// The page that says why the sign-in cannot go on.
-    private func errorPage(_ error: AppError) -> Response {
-        page(.message(title: "Cannot sign in", text: error.detail ?? error.title, status: "error"), status: error.status)
+    private func errorPage(_ error: AppError, _ request: Request) -> Response {
+        let strings = Self.strings(request)
+        return page(.message(title: strings.cannotSignIn, text: SignInProblem.text(of: error, strings), status: "error"), strings, status: error.status)
     }
 
     /// `GET /oauth2/authorize` (OIDC Core §3.1.2.1).
     @Sendable package func authorize(_ request: Request, context: Context) async throws -> Response {
         let (query, repeated) = RelyingPartyController<Context>.formNotingRepeats(request.uri.query ?? "")
-        return try await answer(service.authorize(query, repeated: repeated, browser: Self.browser(request)))
+        return try await answer(service.authorize(query, repeated: repeated, browser: Self.browser(request)), Self.strings(request, uiLocales: query["ui_locales"]))
     }
 
     /// `POST /oauth2/authorize` with the parameters as a form body (OIDC Core §3.1.2.1: GET and POST).
     @Sendable package func authorizeByPost(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        guard Self.isForm(request) else {
-            return page(.message(title: "Cannot sign in", text: "Send the sign-in request as a form (application/x-www-form-urlencoded).",
-                                 status: "error"), status: .unsupportedMediaType)
-        }
+        guard Self.isForm(request) else { return notAForm(request, title: \.cannotSignIn) }
         let (form, repeated) = RelyingPartyController<Context>.formNotingRepeats(buffer: try await request.collectBody(limit: bodyLimit))
-        return try await answer(service.authorize(form, repeated: repeated, browser: Self.browser(request)))
+        return try await answer(service.authorize(form, repeated: repeated, browser: Self.browser(request)), Self.strings(request, uiLocales: form["ui_locales"]))
     }
 
     static func isForm(_ request: Request) -> Bool {
         request.headers.value(.contentType)?.hasPrefix(ignoringASCIICase: "application/x-www-form-urlencoded") == true
     }
 
-    private func answer(_ answer: OIDCService.AuthorizeAnswer) -> Response {
+    /// 415 for a page POST that is not a form (`title`: sign-in or sign-out).
+    func notAForm(_ request: Request, title: KeyPath<SignInStrings, String>) -> Response {
+        let strings = Self.strings(request)
+        return page(.message(title: strings[keyPath: title], text: strings.sendAsForm, status: "error"), strings, status: .unsupportedMediaType)
+    }
+
+    private func answer(_ answer: OIDCService.AuthorizeAnswer, _ strings: SignInStrings) -> Response {
         switch answer {
-        case .page(let pending, let csrf, let clientName, let loginHint):
-            return page(.identify(requestId: pending.id, csrf: csrf, clientName: clientName, loginHint: loginHint), leadsTo: pending.redirectUri)
+        case .page(let pending, let csrf, let branding, let loginHint):
+            let strings = pending.locale.flatMap(SignInStrings.catalogue) ?? strings
+            return page(.identify(requestId: pending.id, csrf: csrf, branding: branding, loginHint: loginHint), strings, leadsTo: pending.redirectUri)
         case .redirect(let location):
             return Self.redirect(location)
-        case .errorPage(let text):
-            return page(.message(title: "Cannot sign in", text: text, status: "error"), status: .badRequest)
+        case .errorPage(let problem):
+            return page(.message(title: strings.cannotSignIn, text: problem.text(strings), status: "error"), strings, status: .badRequest)
         }
     }
 
@@ -120,7 +133,7 @@ package struct OIDCController<Context: TesseraContext> {
         do {
             return Self.redirect(try await service.cancel(id, csrf: form["csrf"] ?? ""))
         } catch let error as AppError {
-            return errorPage(error)
+            return errorPage(error, request)
         }
     }
 
@@ -129,9 +142,9 @@ package struct OIDCController<Context: TesseraContext> {
         let id = try context.parameters.require("requestId")
         let form = try await pageForm(request)
         do {
-            return answer(try await service.restart(id, csrf: form["csrf"] ?? ""))
+            return answer(try await service.restart(id, csrf: form["csrf"] ?? ""), Self.strings(request))
         } catch let error as AppError {
-            return errorPage(error)
+            return errorPage(error, request)
         }
     }
 
@@ -139,14 +152,15 @@ package struct OIDCController<Context: TesseraContext> {
         let id = try context.parameters.require("requestId")
         let form = try await pageForm(request)
         do {
-            let (pending, clientName, matchNumber) = try await service.identify(
+            let (pending, branding, matchNumber) = try await service.identify(
                 id, csrf: form["csrf"] ?? "", identifier: form["identifier"] ?? "", ip: context.remoteAddress ?? "unknown"
             )
             return page(
-                .waiting(requestId: pending.id, csrf: form["csrf"] ?? "", clientName: clientName, matchNumber: matchNumber), leadsTo: pending.redirectUri
+                .waiting(requestId: pending.id, csrf: form["csrf"] ?? "", branding: branding, matchNumber: matchNumber),
+                Self.strings(request, locale: pending.locale), leadsTo: pending.redirectUri
             )
         } catch let error as AppError {
-            return errorPage(error)
+            return errorPage(error, request)
         }
     }
 
@@ -185,10 +199,10 @@ package struct OIDCController<Context: TesseraContext> {
             return response
         } catch let error as AppError where error.code == OIDCService.notApproved.code {
             let progress = (try? await service.progress(id, csrf: csrf, wait: .zero)) ?? .waiting
-            return page(.message(title: "Not signed in yet", text: "The sign-in has not been approved yet.", status: progress.rawValue),
-                        status: .conflict)
+            let strings = Self.strings(request)
+            return page(.message(title: strings.notSignedInYet, text: strings.notApprovedYet, status: progress.rawValue), strings, status: .conflict)
         } catch let error as AppError {
-            return errorPage(error)
+            return errorPage(error, request)
         }
     }
 

@@ -159,4 +159,15 @@ extension OIDCMigrations {
         """,
         "CREATE INDEX oidc_logout_outbox_due ON oidc_logout_outbox (status, next_attempt_at)",
     ])
+
+    /// Version 15: the hosted page's branding per client (display name, accent colour, logo stored as
+    /// base64 with its type and digest) and the language a pending authorization asked for (`ui_locales`).
+    package static let branding = MigrationPart(version: 15, statements: [
+        "ALTER TABLE oidc_clients ADD COLUMN display_name TEXT",
+        "ALTER TABLE oidc_clients ADD COLUMN accent_color TEXT",
+        "ALTER TABLE oidc_clients ADD COLUMN logo_type TEXT",
+        "ALTER TABLE oidc_clients ADD COLUMN logo_data TEXT",
+        "ALTER TABLE oidc_clients ADD COLUMN logo_digest TEXT",
+        "ALTER TABLE oidc_requests ADD COLUMN locale TEXT",
+    ])
 }

@@ -30,6 +30,8 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     /// Back-Channel Logout 1.0 §2.1: logout tokens are sent, with the `sid` (also in the ID token).
     package var backchannelLogoutSupported = true
     package var backchannelLogoutSessionSupported = true
+    /// The hosted page's languages (Discovery §3), chosen by `ui_locales`, else `Accept-Language`.
+    package var uiLocalesSupported = SignInStrings.all.map(\.language)
 
     package enum CodingKeys: String, CodingKey {
         case issuer
@@ -45,6 +47,7 @@ package struct OIDCProviderMetadata: Codable, Sendable {
         case requestParameterSupported = "request_parameter_supported", requestUriParameterSupported = "request_uri_parameter_supported"
         case claimsParameterSupported = "claims_parameter_supported", endSessionEndpoint = "end_session_endpoint"
         case backchannelLogoutSupported = "backchannel_logout_supported", backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
+        case uiLocalesSupported = "ui_locales_supported"
     }
 
     /// The metadata of the provider at `issuer`.

@@ -16,6 +16,8 @@ package struct OIDCPendingRequest: Sendable {
     package var createdAt: Int64
     package var expiresAt: Int64
     package var completedAt: Int64?
+    /// The page's language that `ui_locales` asked for (a catalogue's tag); nil: the browser's `Accept-Language`.
+    package var locale: String?
 
 
     package init(
@@ -46,7 +48,9 @@ package struct OIDCPendingRequest: Sendable {
 
         expiresAt: Int64,
 
-        completedAt: Int64? = nil
+        completedAt: Int64? = nil,
+
+        locale: String? = nil
 
     ) {
 
@@ -77,6 +81,7 @@ package struct OIDCPendingRequest: Sendable {
         self.expiresAt = expiresAt
 
         self.completedAt = completedAt
+        self.locale = locale
 
     }
 }

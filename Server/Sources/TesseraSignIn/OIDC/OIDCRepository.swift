@@ -35,6 +35,10 @@ package protocol OIDCRepository: Sendable {
     func rotate(refreshHash: String, successor: OIDCRefreshToken, accessHash: String, access: OIDCAccessToken, at time: Int64) async throws -> Bool
     /// Removes requests, codes, access tokens and refresh tokens that ended before `cutoff`.
     func purge(before cutoff: Int64) async throws
+    /// Stores (or, with nil, removes) the client's logo: false when the client has no OIDC settings.
+    func setLogo(_ logo: ClientLogo?, clientId: String, at time: Int64) async throws -> Bool
+    /// The client's logo, if it has one.
+    func logo(clientId: String) async throws -> ClientLogo?
 }
 
 extension OIDCRepository {
@@ -56,7 +60,8 @@ package struct SQLOIDCRepository: OIDCRepository {
         try await database.read { sql in
             guard let row = try await sql.raw(
                 """
-                SELECT redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri
+                SELECT redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri, display_name, accent_color,
+                       logo_digest
                 FROM oidc_clients WHERE client_id = \(bind: clientId)
                 """
             ).first() else { return nil }
@@ -67,7 +72,10 @@ package struct SQLOIDCRepository: OIDCRepository {
                 redirectUris: try uris("redirect_uris"), numberMatching: try row.decode(column: "number_matching", as: Int.self) != 0,
                 idTokenSignedResponseAlg: try row.decode(column: "id_token_alg", as: String.self),
                 postLogoutRedirectUris: try uris("post_logout_redirect_uris"),
-                backchannelLogoutUri: try row.decode(column: "backchannel_logout_uri", as: String?.self)
+                backchannelLogoutUri: try row.decode(column: "backchannel_logout_uri", as: String?.self),
+                displayName: try row.decode(column: "display_name", as: String?.self),
+                accentColor: try row.decode(column: "accent_color", as: String?.self),
+                logoDigest: try row.decode(column: "logo_digest", as: String?.self)
             )
         }
     }
@@ -80,12 +88,14 @@ package struct SQLOIDCRepository: OIDCRepository {
         try await database.withSQL { sql in
             try await sql.raw(
                 """
-                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri, updated_at)
+                INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri,
+                                          display_name, accent_color, updated_at)
                 VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: settings.idTokenSignedResponseAlg), \(bind: logoutUris),
-                        \(bind: backchannel), \(bind: time))
+                        \(bind: backchannel), \(bind: settings.displayName), \(bind: settings.accentColor), \(bind: time))
                 ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), number_matching = \(bind: matching),
                     id_token_alg = \(bind: settings.idTokenSignedResponseAlg), post_logout_redirect_uris = \(bind: logoutUris),
-                    backchannel_logout_uri = \(bind: backchannel), updated_at = \(bind: time)
+                    backchannel_logout_uri = \(bind: backchannel), display_name = \(bind: settings.displayName),
+                    accent_color = \(bind: settings.accentColor), updated_at = \(bind: time)
                 """
             ).run()
         }
@@ -95,10 +105,10 @@ package struct SQLOIDCRepository: OIDCRepository {
         try await database.withSQL { sql in
             try await sql.raw(
                 """
-                INSERT INTO oidc_requests (id, client_id, client_key, redirect_uri, state, nonce, code_challenge, scope, csrf_hash, created_at, expires_at)
+                INSERT INTO oidc_requests (id, client_id, client_key, redirect_uri, state, nonce, code_challenge, scope, csrf_hash, created_at, expires_at, locale)
                 VALUES (\(bind: request.id), \(bind: request.clientId), \(bind: request.clientKey), \(bind: request.redirectUri), \(bind: request.state),
                         \(bind: request.nonce), \(bind: request.codeChallenge), \(bind: request.scope), \(bind: request.csrfHash),
-                        \(bind: request.createdAt), \(bind: request.expiresAt))
+                        \(bind: request.createdAt), \(bind: request.expiresAt), \(bind: request.locale))
                 """
             ).run()
         }
@@ -109,7 +119,7 @@ package struct SQLOIDCRepository: OIDCRepository {
             guard let row = try await sql.raw(
                 """
                 SELECT id, client_id, client_key, redirect_uri, state, nonce, code_challenge, scope, csrf_hash, channel_id, identified_at,
-                       created_at, expires_at, completed_at FROM oidc_requests WHERE id = \(bind: id)
+                       created_at, expires_at, completed_at, locale FROM oidc_requests WHERE id = \(bind: id)
                 """
             ).first() else { return nil }
             return OIDCPendingRequest(
@@ -119,7 +129,8 @@ package struct SQLOIDCRepository: OIDCRepository {
                 scope: try row.decode(column: "scope", as: String.self), csrfHash: try row.decode(column: "csrf_hash", as: String.self),
                 channelId: try row.decode(column: "channel_id", as: String?.self),
                 identifiedAt: try row.decode(column: "identified_at", as: Int64?.self), createdAt: try row.decode(column: "created_at", as: Int64.self),
-                expiresAt: try row.decode(column: "expires_at", as: Int64.self), completedAt: try row.decode(column: "completed_at", as: Int64?.self)
+                expiresAt: try row.decode(column: "expires_at", as: Int64.self), completedAt: try row.decode(column: "completed_at", as: Int64?.self),
+                locale: try row.decode(column: "locale", as: String?.self)
             )
         }
     }

@@ -106,9 +106,9 @@ extension OIDCService {
         let fresh = OIDCPendingRequest(
             id: random.identifier(prefix: "oar_"), clientId: request.clientId, clientKey: request.clientKey, redirectUri: request.redirectUri,
             state: request.state, nonce: request.nonce, codeChallenge: request.codeChallenge, scope: request.scope,
-            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis
+            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis, locale: request.locale
         )
         try await repository.insert(fresh)
-        return .page(fresh, csrf: csrf, clientName: client.name)
+        return .page(fresh, csrf: csrf, branding: try await branding(of: client))
     }
 }

@@ -14,9 +14,9 @@ extension OIDCService {
         /// `clearCookie`: the browser's cookie named sessions that ended.
         case loggedOut(location: String?, clearCookie: Bool)
         /// The question "Sign out?" with a form that posts the parameters back with `csrf`.
-        case confirm(csrf: String, clientName: String?, parameters: [String: String])
+        case confirm(csrf: String, branding: ClientBranding?, parameters: [String: String])
         /// A request that cannot be honoured, shown and never redirected (§2: an unregistered URI).
-        case errorPage(String)
+        case errorPage(SignInProblem)
     }
 
     /// `GET/POST /oauth2/logout`: `parameters` are the request's (`id_token_hint`, `client_id`,
@@ -25,13 +25,13 @@ extension OIDCService {
     package func logout(_ parameters: [String: String], browser: String?) async throws -> LogoutAnswer {
         for name in ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales", "csrf"] {
             guard (parameters[name] ?? "").utf8.count <= (name == "id_token_hint" ? 8192 : 500) else {
-                return .errorPage("The sign-out request's \(name) is too long.")
+                return .errorPage(.invalid("The sign-out request's \(name) is too long."))
             }
         }
         var hint: IDTokenHint?
         if let token = parameters["id_token_hint"], !token.isEmpty {
             guard let claims = await tokens.verifySignature(token, as: IDTokenHint.self) else {
-                return .errorPage("The sign-out request carries an ID token this server did not issue.")
+                return .errorPage(.invalid("The sign-out request carries an ID token this server did not issue."))
             }
             hint = claims
         }
@@ -39,21 +39,21 @@ extension OIDCService {
         var clientKey = parameters["client_id"].flatMap { $0.isEmpty ? nil : $0 }
         if let hint {
             if let named = clientKey, !hint.aud.value.contains(named) {
-                return .errorPage("The sign-out request's client_id is not the audience of its ID token.")
+                return .errorPage(.invalid("The sign-out request's client_id is not the audience of its ID token."))
             }
             clientKey = clientKey ?? hint.aud.value.first
         }
         var client: Client?
         if let clientKey {
             guard let found = try? await clients.client(clientKey: clientKey) else {
-                return .errorPage("The application that sent you here is not known to this server.")
+                return .errorPage(.unknownApplication)
             }
             client = found
         }
         var location: String?
         if let uri = parameters["post_logout_redirect_uri"], !uri.isEmpty {
             guard let client, let settings = try await repository.settings(clientId: client.id), settings.postLogoutRedirectUris.contains(uri) else {
-                return .errorPage("The application asked to return to an address it has not registered for sign-out.")
+                return .errorPage(.unregisteredLogoutRedirect)
             }
             location = Self.redirect(uri, ["state": parameters["state"].flatMap { $0.isEmpty ? nil : $0 }])
         }
@@ -69,10 +69,12 @@ extension OIDCService {
         let confirmed = parameters["csrf"].map { csrf in browser.map { hasher.verify($0, domain: Self.logoutDomain, against: csrf) } ?? false } ?? false
         let hintedBrowser = named.map { named in browserSessions.contains { $0.id == named.id } } ?? false
         if !browserSessions.isEmpty, !confirmed, !hintedBrowser {
-            guard let browser else { return .errorPage("Sign-out needs cookies.") }
-            var kept = parameters.filter { ["client_id", "post_logout_redirect_uri", "state"].contains($0.key) }
+            guard let browser else { return .errorPage(.needsCookies) }
+            var kept = parameters.filter { ["client_id", "post_logout_redirect_uri", "state", "ui_locales"].contains($0.key) }
             if let clientKey { kept["client_id"] = clientKey }
-            return .confirm(csrf: hasher.hash(browser, domain: Self.logoutDomain), clientName: client?.name, parameters: kept)
+            var branding: ClientBranding?
+            if let client { branding = try await self.branding(of: client) }
+            return .confirm(csrf: hasher.hash(browser, domain: Self.logoutDomain), branding: branding, parameters: kept)
         }
         try await endSessions(browserSessions.map(\.id) + (named.map { [$0.id] } ?? []))
         return .loggedOut(location: location, clearCookie: !browserSessions.isEmpty)

@@ -115,10 +115,15 @@ package struct OIDCService: Sendable {
         guard let algorithm = SigningAlgorithm(rawValue: settings.idTokenSignedResponseAlg) else {
             throw AppError.invalidField("idTokenSignedResponseAlg", "idTokenSignedResponseAlg must be ES256 or RS256")
         }
+        if let (field, detail) = ClientBranding.problem(displayName: settings.displayName, accentColor: settings.accentColor) {
+            throw AppError.invalidField(field, detail)
+        }
         // The RS256 key is made (and published in the JWKS) now, before the first ID token is signed with it.
         try await tokens.prepare(algorithm)
         try await repository.setSettings(settings, clientId: client.id, at: clock.now())
-        return settings
+        var stored = settings
+        stored.logoDigest = try await repository.settings(clientId: client.id)?.logoDigest
+        return stored
     }
 
     package static func isValidRedirectURI(_ value: String) -> Bool {
@@ -134,11 +139,11 @@ package struct OIDCService: Sendable {
     package enum AuthorizeAnswer: Sendable {
         /// The sign-in page for a new pending authorization, with its form token and the identifier
         /// to fill in (`login_hint`, or the subject of a valid `id_token_hint`).
-        case page(OIDCPendingRequest, csrf: String, clientName: String, loginHint: String? = nil)
+        case page(OIDCPendingRequest, csrf: String, branding: ClientBranding, loginHint: String? = nil)
         /// An error sent back to the client (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6).
         case redirect(String)
         /// An error shown to the user, never redirected: the client or its redirect URI is not trusted.
-        case errorPage(String)
+        case errorPage(SignInProblem)
     }
 
     /// The `prompt` values of OIDC Core §3.1.2.1. Every sign-in is approved on the phone, which is
@@ -153,10 +158,10 @@ package struct OIDCService: Sendable {
     package func authorize(_ query: [String: String], repeated: Set<String> = [], browser: String? = nil) async throws -> AuthorizeAnswer {
         guard !repeated.contains("client_id"), let clientKey = query["client_id"], !clientKey.isEmpty, clientKey.count <= 100,
               let client = try? await clients.client(clientKey: clientKey), client.enabled
-        else { return .errorPage("The application that sent you here is not known to this server.") }
+        else { return .errorPage(.unknownApplication) }
         guard !repeated.contains("redirect_uri"), let redirectUri = query["redirect_uri"],
               let settings = try await repository.settings(clientId: client.id), settings.redirectUris.contains(redirectUri)
-        else { return .errorPage("The application sent you here with a return address it has not registered.") }
+        else { return .errorPage(.unregisteredRedirect) }
         let state = repeated.contains("state") ? nil : query["state"]
         func fail(_ error: String, _ description: String) -> AuthorizeAnswer {
             .redirect(Self.redirect(redirectUri, ["error": error, "error_description": description, "state": state]))
@@ -220,10 +225,11 @@ package struct OIDCService: Sendable {
         let request = OIDCPendingRequest(
             id: random.identifier(prefix: "oar_"), clientId: client.id, clientKey: client.clientKey, redirectUri: redirectUri,
             state: state ?? "", nonce: query["nonce"] ?? "", codeChallenge: challenge, scope: query["scope"] ?? "openid",
-            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis
+            csrfHash: hasher.hash(csrf, domain: Self.csrfDomain), createdAt: now, expiresAt: now + requestLifetime.millis,
+            locale: query["ui_locales"].flatMap(SignInStrings.preferred)?.language
         )
         try await repository.insert(request)
-        return .page(request, csrf: csrf, clientName: client.name, loginHint: loginHint)
+        return .page(request, csrf: csrf, branding: ClientBranding(clientName: client.name, clientKey: client.clientKey, settings: settings), loginHint: loginHint)
     }
 
     /// `uri` with the parameters added to its query.
@@ -255,7 +261,7 @@ package struct OIDCService: Sendable {
     /// number matching on, `matchNumber` is the request's number, or a random one when there is no request.
     package func identify(
         _ id: String, csrf: String, identifier raw: String, ip: String
-    ) async throws -> (OIDCPendingRequest, clientName: String, matchNumber: String?) {
+    ) async throws -> (OIDCPendingRequest, branding: ClientBranding, matchNumber: String?) {
         let request = try await pending(id, csrf: csrf)
         let identifier = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !identifier.isEmpty, identifier.count <= 254 else {
@@ -282,7 +288,8 @@ package struct OIDCService: Sendable {
         // With number matching a number is drawn either way, so the page does not tell either.
         let repository = self.repository
         let message = String("Sign in to \(client.name)".prefix(200))
-        let numberMatch = try await repository.settings(clientId: clientId)?.numberMatching == true ? NumberMatch.draw(random) : nil
+        let settings = try await repository.settings(clientId: clientId)
+        let numberMatch = settings?.numberMatching == true ? NumberMatch.draw(random) : nil
         let (channelId, identifiedAt) = try await relyingParty.createConcealing(
             client: client, userKey: user?.userKey, connectIp: String(ip.prefix(64)), message: message, numberMatch: numberMatch
         ) { channelId, createdAt, sql in
@@ -293,7 +300,7 @@ package struct OIDCService: Sendable {
         var updated = request
         updated.channelId = channelId
         updated.identifiedAt = identifiedAt
-        return (updated, client.name, numberMatch?.number)
+        return (updated, ClientBranding(clientName: client.name, clientKey: client.clientKey, settings: settings), numberMatch?.number)
     }
 
     /// Where the sign-in stands, as the page shows it.

@@ -39,6 +39,7 @@ package final class InMemoryOIDCRepository: OIDCRepository, Sendable {
         var codes: [String: OIDCCode] = [:]
         var tokens: [String: StoredToken] = [:]
         var refreshTokens: [String: OIDCRefreshToken] = [:]
+        var logos: [String: ClientLogo] = [:]
     }
 
     private let state = Mutex(State())
@@ -46,11 +47,29 @@ package final class InMemoryOIDCRepository: OIDCRepository, Sendable {
     package init() {}
 
     package func settings(clientId: String) async throws -> OIDCClientSettings? {
-        state.withLock { $0.settings[clientId] }
+        state.withLock { state in
+            state.settings[clientId].map { settings in
+                var settings = settings
+                settings.logoDigest = state.logos[clientId]?.digest
+                return settings
+            }
+        }
     }
 
     package func setSettings(_ settings: OIDCClientSettings, clientId: String, at time: Int64) async throws {
         state.withLock { $0.settings[clientId] = settings }
+    }
+
+    package func setLogo(_ logo: ClientLogo?, clientId: String, at time: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard state.settings[clientId] != nil else { return false }
+            state.logos[clientId] = logo
+            return true
+        }
+    }
+
+    package func logo(clientId: String) async throws -> ClientLogo? {
+        state.withLock { $0.logos[clientId] }
     }
 
     package func insert(_ request: OIDCPendingRequest) async throws {

@@ -100,7 +100,7 @@ struct BackchannelLogoutTests {
                 Issue.record("expected the question")
                 return
             }
-            #expect(name == client.name)
+            #expect(name?.name == client.name)
             #expect(kept == ["client_id": client.clientKey, "state": "s"])
             // Another browser's cookie with this token, or a made-up token: asked again.
             _ = try await sessions.signIn(Self.session(runtime, client: client, userKey: "eve", browser: "tb_e"), previousHash: nil, at: now)

@@ -170,7 +170,7 @@ struct OIDCEventStreamTests {
 
     @Test("the waiting page follows the stream with EventSource and keeps the no-script link")
     func waitingPage() {
-        let html = SignInPage(content: .waiting(requestId: "oar_1", csrf: "csrf_a+b", clientName: "App"), nonce: "n1").html
+        let html = SignInPage(content: .waiting(requestId: "oar_1", csrf: "csrf_a+b", branding: ClientBranding(name: "App")), nonce: "n1").html
         #expect(html.contains(#"data-events-url="/oauth2/authorize/oar_1/events?csrf=csrf%5Fa%2Bb""#), "\(html)")
         #expect(html.contains("new EventSource(el.dataset.eventsUrl)"))
         #expect(html.contains(#"<script nonce="n1">"#))

@@ -15,12 +15,16 @@ export class Problem extends Error {
   }
 }
 
-/** Sends a request; answers the parsed JSON (null for 204) or throws a Problem. A 401 also signs the console out. */
+/** Sends a request; answers the parsed JSON (null for 204) or throws a Problem. A 401 also signs the console out.
+ * A Blob (a chosen file) is sent as it is, with its own type; anything else as JSON. */
 export async function request(method, path, body) {
   const headers = { Accept: "application/json" };
   const init = { method, headers, credentials: "same-origin", cache: "no-store" };
   if (method !== "GET") headers["X-CSRF-Token"] = csrf;
-  if (body !== undefined) {
+  if (body instanceof Blob) {
+    headers["Content-Type"] = body.type || "application/octet-stream";
+    init.body = body;
+  } else if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
