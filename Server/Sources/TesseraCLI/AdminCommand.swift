@@ -106,7 +106,7 @@ struct UserAdminCommand: AsyncParsableCommand {
             if json { printJSON(page); return }
             for user in page.users {
                 print("\(user.userKey)  \(user.name)  \(user.email)  \(user.phone)  \(user.localAuthType)")
-                for device in user.devices { print("    \(device.deviceId)  \(device.status)  \(device.os) \(device.appVersion)") }
+                for device in user.devices { print("    \(device.deviceId)  \(device.status)  \(device.os) \(device.appVersion)  push \(pushState(device))") }
             }
             if let next = page.nextCursor { print("more: --after \(next)") }
         }
@@ -146,15 +146,36 @@ struct TokenCommand: AsyncParsableCommand {
     }
 }
 
+/// A device's push state for people: `registered (apns) 2026-…`, `cleared by the provider 2026-…`, `none`.
+func pushState(_ device: AdminDevice) -> String {
+    let provider = device.pushProvider.map { " (\($0))" } ?? ""
+    let since = device.pushChangedAt.map { " " + isoTime(millis: $0) } ?? ""
+    switch device.push {
+    case "registered": return "registered" + provider + since
+    case "cleared": return "cleared by the provider" + provider + since
+    default: return "none"
+    }
+}
+
 /// `value` escaped for one path segment of an admin API URL.
 func pathComponent(_ value: String) -> String {
     value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? value
 }
 
-/// Prints `value` as pretty JSON (sorted keys, dates in ISO 8601): every listing's `--json`.
+/// Prints `value` as pretty JSON (sorted keys): every listing's `--json`. Times are ISO 8601 (UTC):
+/// `Date`s, and the API's numeric times, the values of keys named `at` or ending in `At`.
 func printJSON(_ value: some Encodable) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(isoTime(date))
+    }
+    guard let data = try? encoder.encode(value) else { return }
+    guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+          let rewritten = try? JSONSerialization.data(
+              withJSONObject: JSONTimes.rewrite(object), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
+          )
+    else { print(String(decoding: data, as: UTF8.self)); return }
+    print(String(decoding: rewritten, as: UTF8.self))
 }

@@ -63,7 +63,7 @@ package enum UnifiedPushFixtures {
     /// A client with UnifiedPush settings and a user whose device registered `endpoint`.
     package static func fixture(_ runtime: TesseraRuntime, endpoint: String, name: String = "alice") async throws -> PushFixtures.Fixture {
         let fixture = try await PushFixtures.fixture(runtime, settings: Self.settings, name: name)
-        try await SQLDeviceRepository(database: runtime.database).setPushToken(deviceId: fixture.deviceId, token: endpoint, platform: .unifiedpush)
+        try await SQLDeviceRepository(database: runtime.database).setPushToken(deviceId: fixture.deviceId, token: endpoint, platform: .unifiedpush, at: runtime.clock.now())
         return fixture
     }
 }

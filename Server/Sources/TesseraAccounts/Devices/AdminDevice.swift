@@ -10,4 +10,11 @@ public struct AdminDevice: Codable, Sendable, Equatable {
     public var appVersion: String
     public var createdAt: Int64
     public var revokedAt: Int64?
+    /// The device's push state: `registered` (it has a push token), `cleared` (the provider refused the token;
+    /// the device polls until its app gives a new one) or `none`.
+    public var push: String
+    /// The push provider its app named (`apns`, `fcm`, `unifiedpush`); nil when it named none.
+    public var pushProvider: String?
+    /// When its push token was last set or cleared (ms since 1970); nil when not since the device was enrolled.
+    public var pushChangedAt: Int64?
 }

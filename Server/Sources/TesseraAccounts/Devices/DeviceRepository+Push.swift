@@ -8,12 +8,12 @@ package protocol DevicePushTokens: Sendable {
     func pushTargets(userId: String, provider: PushProvider, in sql: any SQLDatabase) async throws -> [String]
     /// Sets the device's push token and its provider (the signed `PUT /v1/devices/push-token`);
     /// an empty token turns pushes off for the device.
-    func setPushToken(deviceId: String, token: String, platform: PushProvider) async throws
+    func setPushToken(deviceId: String, token: String, platform: PushProvider, at time: Int64) async throws
     /// The push token of an active device; nil when it has none or is not active.
     func pushToken(deviceId: String) async throws -> String?
     /// Clears the device's push token when it is still `token` (the provider said it is no longer
     /// valid): the device falls back to polling until it gives a new one.
-    func clearPushToken(deviceId: String, token: String) async throws
+    func clearPushToken(deviceId: String, token: String, at time: Int64) async throws
 }
 
 extension SQLDeviceRepository: DevicePushTokens {
@@ -26,10 +26,14 @@ extension SQLDeviceRepository: DevicePushTokens {
         ).all().map { try $0.decode(column: "id", as: String.self) }
     }
 
-    package func setPushToken(deviceId: String, token: String, platform: PushProvider) async throws {
+    package func setPushToken(deviceId: String, token: String, platform: PushProvider, at time: Int64) async throws {
         try await database.withSQL { sql in
             try await sql.raw(
-                "UPDATE devices SET push_token = \(bind: token), push_platform = \(bind: platform.rawValue) WHERE id = \(bind: deviceId) AND status = 'active'"
+                """
+                UPDATE devices SET push_token = \(bind: token), push_platform = \(bind: platform.rawValue), push_changed_at = \(bind: time),
+                    push_cleared_at = NULL
+                WHERE id = \(bind: deviceId) AND status = 'active'
+                """
             ).run()
         }
     }
@@ -42,9 +46,14 @@ extension SQLDeviceRepository: DevicePushTokens {
         return token
     }
 
-    package func clearPushToken(deviceId: String, token: String) async throws {
+    package func clearPushToken(deviceId: String, token: String, at time: Int64) async throws {
         try await database.withSQL { sql in
-            try await sql.raw("UPDATE devices SET push_token = '' WHERE id = \(bind: deviceId) AND push_token = \(bind: token)").run()
+            try await sql.raw(
+                """
+                UPDATE devices SET push_token = '', push_changed_at = \(bind: time), push_cleared_at = \(bind: time)
+                WHERE id = \(bind: deviceId) AND push_token = \(bind: token)
+                """
+            ).run()
         }
     }
 }

@@ -181,15 +181,23 @@ package struct SQLDeviceRepository: DeviceRepository {
         var app_version: String
         var created_at: Int64
         var revoked_at: Int64?
+        var push_token: String
+        var push_platform: String
+        var push_changed_at: Int64?
+        var push_cleared_at: Int64?
     }
 
     package func list(userId: String, in sql: any SQLDatabase) async throws -> [AdminDevice] {
         try await sql.raw(
-            "SELECT id, name, status, os, app_version, created_at, revoked_at FROM devices WHERE user_id = \(bind: userId) ORDER BY created_at"
+            """
+            SELECT id, name, status, os, app_version, created_at, revoked_at, push_token, push_platform, push_changed_at, push_cleared_at
+            FROM devices WHERE user_id = \(bind: userId) ORDER BY created_at
+            """
         ).all(decoding: ListedRow.self).map {
             AdminDevice(
                 deviceId: $0.id, name: $0.name, status: $0.status, os: $0.os, appVersion: $0.app_version, createdAt: $0.created_at,
-                revokedAt: $0.revoked_at
+                revokedAt: $0.revoked_at, push: !$0.push_token.isEmpty ? "registered" : ($0.push_cleared_at != nil ? "cleared" : "none"),
+                pushProvider: $0.push_platform.isEmpty ? nil : $0.push_platform, pushChangedAt: $0.push_changed_at
             )
         }
     }

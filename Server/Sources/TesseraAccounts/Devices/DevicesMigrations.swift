@@ -33,4 +33,10 @@ package enum DevicesMigrations {
     package static let names = MigrationPart(version: 5, statements: [
         "ALTER TABLE devices ADD COLUMN name TEXT",
     ])
+
+    /// Version 15: when a device's push token was last set or cleared, and whether the provider cleared it.
+    package static let pushState = MigrationPart(version: 15, statements: [
+        "ALTER TABLE devices ADD COLUMN push_changed_at BIGINT",
+        "ALTER TABLE devices ADD COLUMN push_cleared_at BIGINT",
+    ])
 }

@@ -101,9 +101,10 @@ enum Migrator {
             OIDCMigrations.sessions,
         ]),
         // The hosted sign-in page (OIDC/, issue 37): per-client display name, accent colour and logo; the
-        // language of a pending authorization.
-        Migration(version: 15, name: "oidc-page-branding", parts: [
+        // language of a pending authorization. The devices' push state for the admin (Devices/).
+        Migration(version: 15, name: "oidc-page-branding-push-state", parts: [
             OIDCMigrations.branding,
+            DevicesMigrations.pushState,
         ]),
     ]
 

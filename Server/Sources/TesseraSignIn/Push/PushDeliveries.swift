@@ -71,7 +71,7 @@ package struct PushDeliveries: DeliveryQueue {
                 return .delivered
             case .tokenInvalid(let reason):
                 logger.notice("push token rejected; the device falls back to polling", metadata: ["reason": .string(reason)])
-                try await devices.clearPushToken(deviceId: delivery.deviceId, token: token)
+                try await devices.clearPushToken(deviceId: delivery.deviceId, token: token, at: clock.now())
                 return .dropped
             case .retry(let reason, let after):
                 logger.warning("push deferred", metadata: ["attempt": .stringConvertible(delivery.attempts), "reason": .string(reason)])

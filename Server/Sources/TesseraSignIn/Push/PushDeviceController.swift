@@ -9,11 +9,13 @@ package struct PushDeviceController<Context: TesseraContext> {
     package let devices: any DevicePushTokens
     package let push: any PushRepository
     package let bodyLimit: Int
+    package let clock: WallClock
 
-    package init(devices: any DevicePushTokens, push: any PushRepository, bodyLimit: Int) {
+    package init(devices: any DevicePushTokens, push: any PushRepository, bodyLimit: Int, clock: WallClock) {
         self.devices = devices
         self.push = push
         self.bodyLimit = bodyLimit
+        self.clock = clock
     }
 
     package func addRoutes(signed: RouterGroup<Context>) {
@@ -29,7 +31,7 @@ package struct PushDeviceController<Context: TesseraContext> {
                     throw AppError.pushEndpointNotAllowed(field: "token")
                 }
             }
-            try await devices.setPushToken(deviceId: deviceId, token: update.token, platform: update.platform)
+            try await devices.setPushToken(deviceId: deviceId, token: update.token, platform: update.platform, at: clock.now())
             return Response(status: .noContent)
         }
     }

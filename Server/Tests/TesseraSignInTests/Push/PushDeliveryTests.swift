@@ -80,15 +80,26 @@ struct PushDeliveryTests {
         }
     }
 
-    @Test("APNs 410 Unregistered clears the device's push token; the device still finds the request by polling", arguments: TestDatabase.kinds)
+    @Test("APNs 410 Unregistered clears the device's push token (the admin's device list says cleared, and when); the device still finds the request by polling", arguments: TestDatabase.kinds)
     func unregisteredClearsToken(kind: TestDatabase) async throws {
         try await PushFixtures.withPeer(apns: ["410"]) { peer in
             try await withTestRuntime(kind, clock: PushFixtures.clock().clock, configure: PushFixtures.configure(peer)) { runtime in
                 let fixture = try await PushFixtures.fixture(runtime, settings: peer.apnsSettings())
+                let devices = SQLDeviceRepository(database: runtime.database)
+                let before = try await runtime.database.read { try await devices.list(userId: fixture.userId, in: $0) }
+                #expect(before.map(\.push) == ["registered"])
                 let requestId = try await PushFixtures.request(runtime, fixture)
                 #expect(await runtime.push.drain() == 1)
-                let devices = SQLDeviceRepository(database: runtime.database)
                 #expect(try await devices.pushToken(deviceId: fixture.deviceId) == nil)
+                let after = try await runtime.database.read { try await devices.list(userId: fixture.userId, in: $0) }
+                #expect(after.map(\.push) == ["cleared"])
+                #expect(after.first?.pushChangedAt == runtime.clock.now())
+                // A new token from the app: registered again, with its provider and time.
+                try await devices.setPushToken(deviceId: fixture.deviceId, token: "fresh-token", platform: .apns, at: runtime.clock.now() + 5)
+                let renewed = try await runtime.database.read { try await devices.list(userId: fixture.userId, in: $0) }
+                #expect(renewed.first.map { [$0.push, $0.pushProvider ?? "-"] } == ["registered", "apns"])
+                #expect(renewed.first?.pushChangedAt == runtime.clock.now() + 5)
+                try await devices.setPushToken(deviceId: fixture.deviceId, token: "", platform: .apns, at: runtime.clock.now())
                 #expect(try await runtime.repositories.push.counts() == ["dropped": 1])
                 let pending = try await runtime.auth.device.pending(deviceId: fixture.deviceId, client: fixture.client)
                 #expect(pending.requests.map(\.channelId) == [requestId])

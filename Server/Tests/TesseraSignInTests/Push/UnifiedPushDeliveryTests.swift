@@ -66,7 +66,7 @@ struct UnifiedPushDeliveryTests {
                 let first = try await UnifiedPushFixtures.fixture(runtime, endpoint: base + "a", name: "alice")
                 let second = try await PushFixtures.user(runtime, client: first.client, name: "bob")
                 let devices = SQLDeviceRepository(database: runtime.database)
-                try await devices.setPushToken(deviceId: second.deviceId, token: base + "b", platform: .unifiedpush)
+                try await devices.setPushToken(deviceId: second.deviceId, token: base + "b", platform: .unifiedpush, at: runtime.clock.now())
                 let requestId = try await PushFixtures.request(runtime, first)
                 _ = try await PushFixtures.request(runtime, second)
                 #expect(await runtime.push.drain() == 2)

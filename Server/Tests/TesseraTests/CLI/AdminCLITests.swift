@@ -40,6 +40,13 @@ struct AdminCLITests {
             #expect(refused.code == ErrorCode.clientDisabled.rawValue, "status \(refused.status)")
             let enabled = try await DeviceCLITests.run(tessera, ["admin", "client", "enable", clientKey] + admin)
             #expect(enabled.status == 0, "\(enabled.output)")
+            // --json prints times as ISO 8601, numbers stay numbers and booleans booleans.
+            let listed = try await DeviceCLITests.run(tessera, ["admin", "client", "list", "--json"] + admin)
+            let clients = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]], "\(listed.output)")
+            let live = try #require(clients.first { $0["clientKey"] as? String == clientKey }, "\(listed.output)")
+            let createdAt = try #require(live["createdAt"] as? String, "\(listed.output)")
+            #expect(createdAt.wholeMatch(of: /20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil, "\(createdAt)")
+            #expect(listed.output.contains("\"enabled\" : true"), "\(listed.output)")
             #expect(try await Self.appCall(url, clientKey: clientKey, bundleId: "com.example.live").status < 300)
         }
     }

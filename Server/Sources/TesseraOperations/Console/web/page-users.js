@@ -31,6 +31,8 @@ export async function render(view, params) {
       el("code", {}, d.deviceId),
       el("span", { class: "device-status" }, d.status === "active" ? badge("active", "ok") : badge(d.status, "bad")),
       el("span", { class: "muted" }, (d.name || d.os) + " · " + d.appVersion + " · " + time(d.createdAt)),
+      el("span", { class: "muted device-push", title: d.pushChangedAt ? "since " + time(d.pushChangedAt) : "" },
+        d.push === "registered" ? "push: " + (d.pushProvider || "registered") : d.push === "cleared" ? "push cleared by the provider" : "no push (polls)"),
       d.status === "active" ? dangerButton("Revoke", async () => {
         if (await attempt(out, () => admin("POST", "devices/" + q(d.deviceId) + "/revoke").then(() => true))) await load();
       }, { class: "danger revoke" }) : null)));
