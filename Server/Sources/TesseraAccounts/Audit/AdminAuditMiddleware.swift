@@ -30,6 +30,16 @@ package struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             "DELETE authenticators/{authenticatorId}": "admin.authenticator.deleted",
             "POST keys/rotate": "admin.key.rotated",
             "POST totp/reset": "admin.totp.reset",
+            "PUT clients/{clientKey}/push": "admin.client.push_set",
+            "PUT clients/{clientKey}/oidc": "admin.client.oidc_set",
+            "PUT clients/{clientKey}/oidc/logo": "admin.client.logo_set",
+            "DELETE clients/{clientKey}/oidc/logo": "admin.client.logo_removed",
+            "POST clients/{clientKey}/webhooks": "admin.webhook.created",
+            "PATCH webhooks/{endpointId}": "admin.webhook.updated",
+            "DELETE webhooks/{endpointId}": "admin.webhook.deleted",
+            "POST webhooks/{endpointId}/rotate-secret": "admin.webhook.secret_rotated",
+            "POST webhooks/{endpointId}/test": "admin.webhook.tested",
+            "POST webhooks/{endpointId}/deliveries/{deliveryId}/redeliver": "admin.webhook.redelivered",
         ]
     }
 

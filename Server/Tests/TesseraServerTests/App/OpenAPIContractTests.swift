@@ -27,4 +27,22 @@ struct OpenAPIContractTests {
             #expect(routed == documented, "only routed: \(routed.subtracting(documented)); only documented: \(documented.subtracting(routed))")
         }
     }
+
+    @Test("every change the admin API can make is audited under a stable admin.<object>.<action> name")
+    func adminChangesHaveStableNames() async throws {
+        try await withTestRuntime(.sqlite) { runtime in
+            let changes = runtime.makeRouter().routes.compactMap { route -> String? in
+                guard ["POST", "PUT", "PATCH", "DELETE"].contains(route.method.rawValue) else { return nil }
+                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                guard path.starts(with: ["v1", "admin"]) else { return nil }
+                return "\(route.method.rawValue) " + path.dropFirst(2).joined(separator: "/")
+            }
+            #expect(changes.count > 20, "\(changes)")
+            for change in changes.sorted() {
+                let name = AdminAuditMiddleware<TesseraRequestContext>.actions[change]
+                #expect(name != nil, "\(change) has no stable audit name")
+                #expect(name?.wholeMatch(of: /admin\.[a-z]+\.[a-z_]+/) != nil, "\(change): \(name ?? "-")")
+            }
+        }
+    }
 }
