@@ -148,6 +148,22 @@ def main():
         wait.until(lambda d: page_ready(d, "users") and css(d, device + " .device-status"))
         result["overflow_390_users"] = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         result["screenshots"].append(screenshot(driver, shots, "console-users-390"))
+        # Every page at 390 px: no sideways scrolling, and no button or table cell cut off by the window or its card.
+        result["clipped_390"] = {}
+        for hash_, page, ready in [("#/clients", "clients", "[data-client-key]"), ("#/audit", "audit", "#audit-verify"),
+                                   ("#/webhooks?client=" + client_key, "webhooks", "#webhook-form"), ("#/keys", "keys", "#keys-list li[data-kid]"),
+                                   ("#/users?client=" + client_key, "users", device + " .device-status")]:
+            go(driver, wait, hash_, page, ready)
+            result["clipped_390"][page] = driver.execute_script("""
+                const width = document.documentElement.clientWidth, cut = [];
+                if (document.documentElement.scrollWidth > width) cut.push("page " + document.documentElement.scrollWidth);
+                for (const node of document.querySelectorAll("#view button, #view td")) {
+                  const r = node.getBoundingClientRect();
+                  if (r.width === 0 || getComputedStyle(node).visibility === "hidden") continue;
+                  if (r.left < -0.5 || r.right > width + 0.5) cut.push(node.tagName + " " + (node.textContent || "").trim().slice(0, 30) + " " + Math.round(r.right));
+                }
+                return cut;""")
+            result["screenshots"].append(screenshot(driver, shots, "console-%s-390" % page))
 
         # Sign out: the sign-in form again.
         driver.find_element(By.ID, "signout").click()

@@ -262,7 +262,14 @@ th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: 
   .view { padding: .75rem; }
   .live li { grid-template-columns: 6.5rem minmax(0, 1fr); }
   .live li .detail { grid-column: 1 / -1; }
-  th.wide, td.wide { display: none; }
+  table, tbody, tr, td { display: block; width: 100%; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  td { border-bottom: 0; padding: .2rem 0; }
+  td[data-label]:not([data-label=""])::before { content: attr(data-label); display: block; font-size: .75rem; text-transform: uppercase;
+    letter-spacing: .03em; color: var(--muted); }
+  td .actions, td button { white-space: normal; }
+  .card { padding: .85rem; }
 }
 """#
         ),
@@ -826,13 +833,17 @@ export async function attempt(slot, action) {
   try { return await action(); } catch (error) { slot.append(problemBox(error)); return undefined; }
 }
 
-/** A table, or `emptyText` in an empty state when there are no rows. `columns`: [{ title, cell(row), wide }]. */
+/** A table, or `emptyText` in an empty state when there are no rows. `columns`: [{ title, cell(row), wide }].
+ * Below 760 px each row is a card of labelled cells, so nothing is cut off or needs sideways scrolling. */
 export function table(columns, rows, emptyText, rowAttrs = () => ({})) {
   if (!rows.length) return el("div", { class: "empty" }, emptyText);
   const cls = (column) => (column.wide ? "wide" : undefined);
-  return el("div", { class: "table-wrap" }, el("table", {},
-    el("thead", {}, el("tr", {}, columns.map((c) => el("th", { class: cls(c) }, c.title)))),
-    el("tbody", {}, rows.map((row) => el("tr", rowAttrs(row), columns.map((c) => el("td", { class: cls(c) }, c.cell(row))))))));
+  // The roles keep the table's meaning for screen readers where a narrow window stacks its rows as cards
+  // (console.css), and each cell carries its column's title for that layout.
+  return el("div", { class: "table-wrap" }, el("table", { role: "table" },
+    el("thead", { role: "rowgroup" }, el("tr", { role: "row" }, columns.map((c) => el("th", { class: cls(c), role: "columnheader" }, c.title)))),
+    el("tbody", { role: "rowgroup" }, rows.map((row) => el("tr", Object.assign({ role: "row" }, rowAttrs(row)),
+      columns.map((c) => el("td", { class: cls(c), role: "cell", "data-label": c.title }, c.cell(row))))))));
 }
 
 /** A time in milliseconds since 1970, in the browser's locale. */

@@ -78,8 +78,11 @@ struct ConsoleBrowserTests {
             #expect(result["nav_hidden_390"] as? Bool == true)
             #expect(result["overflow_390"] as? Int == 0)
             #expect(result["overflow_390_users"] as? Int == 0)
+            let clipped = result["clipped_390"] as? [String: [String]] ?? [:]
+            #expect(Set(clipped.keys) == ["clients", "audit", "webhooks", "keys", "users"], "\(clipped)")
+            for (page, cut) in clipped { #expect(cut.isEmpty, "\(page) at 390 px: \(cut)") }
             #expect(result["severe"] as? [String] == [], "\(result["severe"] ?? "")")
-            #expect((result["screenshots"] as? [String])?.count == 8)
+            #expect((result["screenshots"] as? [String])?.count == 13)
 
             // The console's changes are audited with their actor.
             let audit = runtime.repositories.audit

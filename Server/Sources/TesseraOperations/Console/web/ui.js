@@ -30,13 +30,17 @@ export async function attempt(slot, action) {
   try { return await action(); } catch (error) { slot.append(problemBox(error)); return undefined; }
 }
 
-/** A table, or `emptyText` in an empty state when there are no rows. `columns`: [{ title, cell(row), wide }]. */
+/** A table, or `emptyText` in an empty state when there are no rows. `columns`: [{ title, cell(row), wide }].
+ * Below 760 px each row is a card of labelled cells, so nothing is cut off or needs sideways scrolling. */
 export function table(columns, rows, emptyText, rowAttrs = () => ({})) {
   if (!rows.length) return el("div", { class: "empty" }, emptyText);
   const cls = (column) => (column.wide ? "wide" : undefined);
-  return el("div", { class: "table-wrap" }, el("table", {},
-    el("thead", {}, el("tr", {}, columns.map((c) => el("th", { class: cls(c) }, c.title)))),
-    el("tbody", {}, rows.map((row) => el("tr", rowAttrs(row), columns.map((c) => el("td", { class: cls(c) }, c.cell(row))))))));
+  // The roles keep the table's meaning for screen readers where a narrow window stacks its rows as cards
+  // (console.css), and each cell carries its column's title for that layout.
+  return el("div", { class: "table-wrap" }, el("table", { role: "table" },
+    el("thead", { role: "rowgroup" }, el("tr", { role: "row" }, columns.map((c) => el("th", { class: cls(c), role: "columnheader" }, c.title)))),
+    el("tbody", { role: "rowgroup" }, rows.map((row) => el("tr", Object.assign({ role: "row" }, rowAttrs(row)),
+      columns.map((c) => el("td", { class: cls(c), role: "cell", "data-label": c.title }, c.cell(row))))))));
 }
 
 /** A time in milliseconds since 1970, in the browser's locale. */
