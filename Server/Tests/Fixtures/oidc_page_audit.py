@@ -2,46 +2,71 @@
 through every state (identify, waiting, and an ending: approved, declined or expired), and axe-core (PyPI
 axe-selenium-python, run inside the page) checks each state at 390 px and 1280 px wide.
 
-Usage: oidc_page_audit.py BASE_URL CLIENT_ID REDIRECT_URI IDENTIFIER SIGNAL_DIR SHOTS_DIR PLAN
-PLAN: comma-separated LANG:ENDING runs, e.g. en:approve,en:decline,en:expire,de:decline,ko:decline. Each run
-      starts a sign-in with ui_locales=LANG, types IDENTIFIER, and once the page waits for the phone writes
+Usage: oidc_page_audit.py BASE_URL CLIENT_ID CLIENT_SECRET REDIRECT_URI IDENTIFIER SIGNAL_DIR SHOTS_DIR PLAN
+PLAN: comma-separated LANG:ENDING[:NAME=VALUE] runs, e.g. en:approve,en:decline,de:decline,en:approve:max_age=1.
+      Before the first run, prompt=none without a session at Tessera must come back with login_required. Each run
+      starts a sign-in with ui_locales=LANG (and prompt=login after the first, since the first approval leaves a
+      session at Tessera; NAME=VALUE replaces it), types IDENTIFIER, and once the page waits for the phone writes
       SIGNAL_DIR/<index>.waiting: the Swift test then approves, declines, or moves the server's clock past the
       request's lifetime. The page's automatic return to the app is held (it goes to a fragment of itself) while
       the ending is audited; then the page's own "Back to" link, or the
       completion URL, is followed.
 Screenshots of the English run's states go to SHOTS_DIR/<state>-<width>.png.
+An approved run's code is exchanged (client_secret_basic, PKCE) and its ID token verified through the JWKS; after
+the first approval, prompt=none signs in from the session without the phone. A run with max_age=1 starts once
+more than a second passed since the last approval's auth_time (it must ask the phone again).
 Prints one JSON object on the last line of stdout: the audits (violations of impact serious or critical, and
-the count of all), the endings (where the browser landed, and with what).
+the count of all), the endings (where the browser landed, and with what; auth_time and sid of approvals).
 """
 import base64
 import hashlib
 import json
 import os
 import sys
+import time
 import urllib.parse
 
 os.environ["SE_AVOID_STATS"] = "true"  # Selenium Manager must not reach the internet.
 
 from axe_selenium_python import Axe  # noqa: E402
+import requests  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oidc_browser import TIMEOUT, browser, page_status, screenshot  # noqa: E402
+from oidc_client import verify_id_token  # noqa: E402
 
 WIDTHS = [(1280, 800), (390, 844)]
 VERIFIER = "v" * 43
 
 
-def authorize_url(base, client_id, redirect_uri, lang, index):
+def authorize_url(base, client_id, redirect_uri, lang, index, extra):
     challenge = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).rstrip(b"=").decode()
     query = {"client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code", "scope": "openid email",
              "state": "audit-%d" % index, "nonce": "n-%d" % index, "code_challenge": challenge,
              "code_challenge_method": "S256", "ui_locales": lang}
-    if index > 0:
-        # The approved run left a session at Tessera in this browser: prompt=login asks the phone again.
-        query["prompt"] = "login"
+    query.update(extra)
     return base + "/oauth2/authorize?" + urllib.parse.urlencode(query)
+
+
+def landed(driver, redirect_uri):
+    return driver.current_url.startswith(redirect_uri + "?") and driver.execute_script("return document.readyState") == "complete"
+
+
+def callback(driver):
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(driver.current_url).query))
+
+
+def exchange(base, client_id, secret, redirect_uri, code, nonce):
+    """The code at the token endpoint, and the ID token's claims once verified through the JWKS."""
+    meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
+    local = lambda url: base + urllib.parse.urlsplit(url).path  # noqa: E731
+    answer = requests.post(local(meta["token_endpoint"]), auth=(client_id, secret), timeout=60, data={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": VERIFIER})
+    answer.raise_for_status()
+    tokens = answer.json()
+    return verify_id_token(tokens["id_token"], meta, local, client_id, nonce, tokens.get("access_token"))
 
 
 def audit(driver, axe, lang, state, shots, shoot):
@@ -67,17 +92,27 @@ def audit(driver, axe, lang, state, shots, shoot):
 
 
 def main():
-    base, client_id, redirect_uri, identifier, signals, shots, plan = sys.argv[1:8]
+    base, client_id, secret, redirect_uri, identifier, signals, shots, plan = sys.argv[1:9]
     os.makedirs(shots, exist_ok=True)
     result = {"audits": [], "endings": []}
     driver = browser()
     axe = Axe(driver)
+    last_auth_time = None
     try:
         wait = WebDriverWait(driver, TIMEOUT)
+        # OIDC Core 3.1.2.1: prompt=none without a session at Tessera is login_required, at once, without a page.
+        driver.get(authorize_url(base, client_id, redirect_uri, "en", 99, {"prompt": "none"}))
+        wait.until(lambda d: landed(d, redirect_uri))
+        result["prompt_none_without_session"] = callback(driver).get("error")
         for index, run in enumerate(plan.split(",")):
-            lang, ending = run.split(":")
+            lang, ending, *options = run.split(":")
+            extra = dict(option.split("=", 1) for option in options) or ({"prompt": "login"} if index > 0 else {})
+            if "max_age" in extra and last_auth_time is not None:
+                # The session's approval must be older than max_age (whole seconds on the server's clock).
+                while time.time() < last_auth_time + int(extra["max_age"]) + 1.05:
+                    time.sleep(0.1)
             shoot = lang == "en"
-            driver.get(authorize_url(base, client_id, redirect_uri, lang, index))
+            driver.get(authorize_url(base, client_id, redirect_uri, lang, index, extra))
             wait.until(lambda d: page_status(d) == "identify")
             if index == 0 or not shoot:
                 result["audits"] += audit(driver, axe, lang, "identify", shots, shoot)
@@ -107,15 +142,28 @@ def main():
                     for width, height in WIDTHS:
                         driver.set_window_size(width, height)
                         screenshot(driver, shots, "approved-%d" % width)
+                    driver.set_window_size(*WIDTHS[0])
                 driver.get(base + complete)
             else:
                 result["audits"] += audit(driver, axe, lang, final, shots, shoot)
                 driver.find_element(By.CSS_SELECTOR, "#back a").click()
-            wait.until(lambda d: d.current_url.startswith(redirect_uri + "?") and d.execute_script("return document.readyState") == "complete")
-            query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(driver.current_url).query))
-            result["endings"].append({"lang": lang, "ending": ending, "state": final, "progress": states,
-                                      "code": bool(query.get("code")), "error": query.get("error"),
-                                      "state_ok": query.get("state") == "audit-%d" % index})
+            wait.until(lambda d: landed(d, redirect_uri))
+            query = callback(driver)
+            record = {"lang": lang, "ending": ending, "options": extra, "state": final, "progress": states,
+                      "code": bool(query.get("code")), "error": query.get("error"), "state_ok": query.get("state") == "audit-%d" % index}
+            if query.get("code"):
+                claims = exchange(base, client_id, secret, redirect_uri, query["code"], "n-%d" % index)
+                record["auth_time"], record["sid"] = claims.get("auth_time"), claims.get("sid")
+                if last_auth_time is None:
+                    # The session at Tessera: prompt=none now signs in without the phone, with the same approval.
+                    driver.get(authorize_url(base, client_id, redirect_uri, lang, 98, {"prompt": "none"}))
+                    wait.until(lambda d: landed(d, redirect_uri))
+                    again = callback(driver)
+                    same = exchange(base, client_id, secret, redirect_uri, again["code"], "n-98") if again.get("code") else {}
+                    result["prompt_none_with_session"] = {"error": again.get("error"), "auth_time": same.get("auth_time"),
+                                                          "sid": same.get("sid")}
+                last_auth_time = claims.get("auth_time")
+            result["endings"].append(record)
     finally:
         driver.quit()
     print(json.dumps(result))

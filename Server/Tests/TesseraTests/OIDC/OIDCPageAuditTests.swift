@@ -20,7 +20,7 @@ struct OIDCPageAuditTests {
     /// Runs on the system clock (the approval's quorum round waits on it); expiry runs on its own server
     /// whose clock the test moves.
     static let plans: [(steps: [String], manualClock: Bool)] = [
-        (["en:approve", "en:decline", "de:decline", "ko:decline"], false), (["en:expire"], true),
+        (["en:approve", "en:decline", "de:decline", "ko:decline", "en:approve:max_age=1"], false), (["en:expire"], true),
     ]
 
     /// One server, a branded client with number matching, and Chromium walking `steps`; the script's output.
@@ -41,23 +41,24 @@ struct OIDCPageAuditTests {
                 )
                 let logo = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/acme-logo.png"))
                 try await runtime.oidc.setLogo(try ClientLogo(logo, contentType: "image/png"), clientKey: client.clientKey)
+                let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
                 let finished = OIDCBrowserTests.Shared(false)
                 let browser = Task {
                     defer { finished.value.withLock { $0 = true } }
                     return try await DeviceCLITests.run(
                         URL(fileURLWithPath: python),
-                        [Self.fixtures + "/oidc_page_audit.py", url.absoluteString, client.clientKey, redirect, "ivy@example.com", signals,
+                        [Self.fixtures + "/oidc_page_audit.py", url.absoluteString, client.clientKey, secret, redirect, "ivy@example.com", signals,
                          Self.screenshots, steps.joined(separator: ",")],
                         timeout: 1200
                     )
                 }
-                for (index, step) in steps.enumerated() {
+                for (index, run) in steps.enumerated() {
                     let signal = signals + "/\(index).waiting"
                     _ = await eventually(timeout: .seconds(900)) { FileManager.default.fileExists(atPath: signal) || finished.current }
                     guard FileManager.default.fileExists(atPath: signal) else { break }
                     let number = try String(contentsOfFile: signal, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
                     let pending = try #require(await eventually { try? await tessera.pendingAuthRequests().first }, "no request reached the device")
-                    switch step.split(separator: ":").last {
+                    switch run.split(separator: ":").dropFirst().first {
                     case "approve":
                         _ = try await tessera.authenticate(channel: pending, matchNumber: number, localAuthenticator: LiveServer.pin, reason: "Approve")
                     case "decline":
@@ -74,15 +75,17 @@ struct OIDCPageAuditTests {
         return try #require(output.current)
     }
 
-    @Test("axe-core: no serious or critical violation in any state at 390 and 1280 px, in English, German and Korean; no sideways scrolling; approve, decline and expire end at the app with the code or the error and the state")
+    @Test("axe-core: no serious or critical violation in any state at 390 and 1280 px, in English, German and Korean; no sideways scrolling; approve, decline and expire end at the app with the code or the error and the state; prompt=none with and without a session, prompt=login and max_age=1 ask the phone again with a new auth_time")
     func audit() async throws {
         let python = try TestRequirements.browser(importing: ["axe_selenium_python"], for: "the hosted page's accessibility audit")
         var audits: [[String: Any]] = []
         var endings: [[String: Any]] = []
+        var firstResult: [String: Any] = [:]
         for plan in Self.plans {
             let text = try await Self.walk(plan.steps, manualClock: plan.manualClock, python: python)
             let line = try #require(text.split(separator: "\n").last, "\(text)")
             let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(text)")
+            if firstResult.isEmpty { firstResult = result }
             audits += result["audits"] as? [[String: Any]] ?? []
             endings += result["endings"] as? [[String: Any]] ?? []
         }
@@ -107,7 +110,19 @@ struct OIDCPageAuditTests {
             #expect(audit["overflows"] as? Bool == false, "\(where_) scrolls sideways")
             #expect((audit["passes"] as? Int ?? 0) > 10, "\(where_): axe checked too little")
         }
-        #expect(endings.count == 5, "\(endings)")
+        #expect(endings.count == 6, "\(endings)")
+        // prompt=none: login_required without a session at Tessera; with one, a code without the phone, the same approval.
+        #expect(firstResult["prompt_none_without_session"] as? String == "login_required", "\(firstResult)")
+        let silent = firstResult["prompt_none_with_session"] as? [String: Any] ?? [:]
+        let approvals = endings.filter { $0["ending"] as? String == "approve" }
+        #expect(approvals.count == 2, "\(endings)")
+        let first = approvals.first ?? [:], forced = approvals.last ?? [:]
+        #expect(silent["error"] is NSNull && (silent["sid"] as? String) != nil, "\(silent)")
+        #expect(silent["sid"] as? String == first["sid"] as? String && (silent["auth_time"] as? Int) == (first["auth_time"] as? Int), "\(silent) \(first)")
+        // max_age=1 once the approval is older: the phone is asked again (the page, then a new auth_time).
+        #expect((forced["options"] as? [String: String]) == ["max_age": "1"], "\(forced)")
+        let firstTime = first["auth_time"] as? Int ?? 0, forcedTime = forced["auth_time"] as? Int ?? 0
+        #expect(forcedTime > firstTime, "auth_time \(forcedTime) after max_age=1, \(firstTime) before")
         for ending in endings {
             #expect(ending["state_ok"] as? Bool == true, "\(ending)")
             switch ending["ending"] as? String {
