@@ -4,7 +4,9 @@
 #  1. OIDC sign-ins per second over HTTP only (`tessera-bench oidc`): authorize (PKCE S256) → the hosted page's
 #     form → the user's device (the SDK) approves at once → page status → complete → token exchange
 #     (client_secret_basic) → ID token checked through the JWKS. Each sign-in comes from its own address
-#     (X-Forwarded-For through a trusted loopback proxy) because the page limits attempts per IP.
+#     (X-Forwarded-For through a trusted loopback proxy) because the page limits attempts per IP. At c=16 and
+#     c=64, with the server's CPU (its own and its embedded nodes') per sign-in during the measured phase.
+#  1b. Refresh-token grants per second (`tessera-bench oidc-refresh`, rotation, ID token checked) at CONC.
 #  2. Pushes per second to the APNs peer (Server/Tests/Fixtures/push_peer.py, HTTP/2 over TLS, checks the
 #     provider token): relying-party requests for users whose devices have APNs tokens; delivered pushes
 #     counted from the peer's record.
@@ -51,9 +53,29 @@ SECRET=$("$BIN" admin client rotate-secret "$KEY" "${ADMIN[@]}" | awk '/client s
   --topic dev.tessera.demo --environment sandbox --base-url "https://127.0.0.1:$PEER_PORT" "${ADMIN[@]}" > /dev/null
 
 : > "$OUT/results.jsonl"
-timeout $((DURATION + 600)) "$BENCH" oidc --server "http://127.0.0.1:$PORT" --client-key "$KEY" --client-secret "$SECRET" \
-  --outbox "$OUT/data" --concurrency "$CONC" --duration "$DURATION" --users "$USERS" --prefix o1 --run-number 1 2> "$OUT/oidc.err" \
-  | sed -n 's/^RESULT /{"bench":"oidc",/p' | sed 's/,{/,/' | tee -a "$OUT/results.jsonl"
+# The server's CPU during each measured phase: its own and its embedded nodes' (child processes).
+CPU_PIDS=()
+for p in $PID $(pgrep -P "$PID" || true); do CPU_PIDS+=(--cpu-pid "$p"); done
+# run_json NAME -- tessera-bench arguments…: one RESULT line (and its CPU line) as a JSON row of results.jsonl.
+run_json() {
+  local name=$1; shift 2
+  timeout $((DURATION + 900)) "$BENCH" "$@" "${CPU_PIDS[@]}" 2>> "$OUT/$name.err" > "$OUT/$name.out" || true
+  python3 - "$name" "$OUT/$name.out" <<'PY' | tee -a "$OUT/results.jsonl"
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+row = {"bench": name}
+for line in open(path):
+    if line.startswith("RESULT "):
+        row.update(json.loads(line[7:]))
+    elif line.startswith("CPU "):
+        row.update(json.loads(line[4:]))
+print(json.dumps(row) if "rate" in row else json.dumps({"bench": name, "missing": True}))
+PY
+}
+COMMON=(--server "http://127.0.0.1:$PORT" --client-key "$KEY" --client-secret "$SECRET" --outbox "$OUT/data" --duration "$DURATION")
+run_json oidc-16 -- oidc "${COMMON[@]}" --concurrency 16 --users "$USERS" --prefix o1 --run-number 1
+run_json oidc-64 -- oidc "${COMMON[@]}" --concurrency 64 --users "$USERS" --prefix o2 --run-number 3
+run_json oidc-refresh -- oidc-refresh "${COMMON[@]}" --concurrency "$CONC" --prefix r1 --run-number 4
 timeout $((DURATION + 900)) "$BENCH" push --server "http://127.0.0.1:$PORT" --client-key "$KEY" --client-secret "$SECRET" \
   --outbox "$OUT/data" --records "$OUT/peer/records.jsonl" --concurrency "$CONC" --duration "$DURATION" --users "$PUSH_USERS" \
   --prefix p1 --run-number 2 2> "$OUT/push.err" \
@@ -69,15 +91,27 @@ if build != "release":
     print(f"**{build} build: these figures only show that the script works; they are not comparable with release figures.**\n")
 print(f"{subprocess.getoutput('nproc')} cores, {cpu}, kernel {platform.release()}; {build} build, SQLite WAL, 3 embedded nodes, "
       "load generator `tessera-bench` on the same machine, loopback.\n")
-o = rows.get("oidc")
-if o:
+signins = [rows[k] for k in ("oidc-16", "oidc-64") if k in rows and "rate" in rows[k]]
+if signins:
     print("## OIDC sign-ins (`tessera-bench oidc`)\n")
     print("One sign-in = authorize (PKCE S256) → page form → identifier POST → the device finds the request and approves "
           "(node quorum) → page status → complete (302 with the code) → token exchange → ID token ES256 check through the JWKS "
-          "(iss, aud, nonce): 6 browser/RP calls plus the device's 2 signed calls.\n")
-    print("| conc | sign-ins/s | p50 ms | p99 ms | completed | failed |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    print(f'| {o["conc"]} | {o["rate"]:.1f} | {o["p50_ms"]:.1f} | {o["p99_ms"]:.1f} | {o["ceremonies"]} | {o["failed"]} |\n')
+          "(iss, aud, nonce): 6 browser/RP calls plus the device's 2 signed calls. Server CPU: the server's and its embedded "
+          "nodes' user + system time during the measured phase, per completed sign-in.\n")
+    print("| conc | sign-ins/s | p50 ms | p99 ms | completed | failed | server CPU ms / sign-in |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for o in signins:
+        stopped = " (stopped: out of users)" if o.get("stopped") else ""
+        print(f'| {o["conc"]} | {o["rate"]:.1f}{stopped} | {o["p50_ms"]:.1f} | {o["p99_ms"]:.1f} | {o["ceremonies"]} | {o["failed"]} | {o.get("cpu_ms_per_op", 0):.2f} |')
+    print()
+r = rows.get("oidc-refresh")
+if r and "rate" in r:
+    print("## Refresh-token grants (`tessera-bench oidc-refresh`)\n")
+    print("Each worker holds one sign-in's refresh token (`offline_access`) and uses it, then the one the answer carries "
+          "(rotation), each new ID token checked through the JWKS.\n")
+    print("| conc | grants/s | p50 ms | p99 ms | completed | failed | server CPU ms / grant |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print(f'| {r["conc"]} | {r["rate"]:.1f} | {r["p50_ms"]:.1f} | {r["p99_ms"]:.1f} | {r["ceremonies"]} | {r["failed"]} | {r.get("cpu_ms_per_op", 0):.2f} |\n')
 p = rows.get("push")
 if p:
     print("## Pushes to the APNs peer (`tessera-bench push`)\n")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Synchronization
 import AsyncHTTPClient
 import Foundation
 import JWTKit
@@ -22,15 +23,17 @@ extension BenchCommand {
         @Option(help: "A redirect URI registered for the client (never called).") var redirectUri = "http://127.0.0.1:9/callback"
         @Option(help: "Users signed up first (each signs in at most 5 times; when they run out, the run stops early and says so).")
         var users = 1024
+        @Option(name: .customLong("cpu-pid"), help: "A server process whose CPU time the measured phase is reported with (repeat for its nodes).")
+        var cpuPids: [Int32] = []
 
         struct Worker: Sendable {
             var devices: [(email: String, device: TesseraClient)]
         }
 
-        func run() async throws {
-            let url = try load.url(), codes = load.codes(), load = self.load, perWorker = max(1, users / load.concurrency)
-            let base = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
-            let workers = try await withThrowingTaskGroup(of: (Int, Worker).self) { group in
+        /// Signs up `perWorker` users per worker through the SDK (not measured).
+        static func signUpWorkers(_ load: LoadOptions, perWorker: Int) async throws -> [Int: Worker] {
+            let url = try load.url(), codes = load.codes()
+            return try await withThrowingTaskGroup(of: (Int, Worker).self) { group in
                 for worker in 0..<load.concurrency {
                     group.addTask {
                         var devices: [(email: String, device: TesseraClient)] = []
@@ -46,12 +49,25 @@ extension BenchCommand {
                 }
                 return try await group.reduce(into: [Int: Worker]()) { $0[$1.0] = $1.1 }
             }
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-            let flow = OIDCBenchFlow(
+        }
+
+        /// The browser and relying party of the sign-ins, with the server's JWKS and issuer.
+        static func flow(_ load: LoadOptions, http: HTTPClient, clientSecret: String, redirectUri: String) async throws -> OIDCBenchFlow {
+            let url = try load.url()
+            let base = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+            return OIDCBenchFlow(
                 http: http, base: base, clientId: load.clientKey, clientSecret: clientSecret, redirectUri: redirectUri,
                 keys: try await JWTKeyCollection().add(jwksJSON: try await OIDCBenchFlow.text(http, base + "/.well-known/jwks.json")),
                 issuer: try await OIDCBenchFlow.issuer(http, base)
             )
+        }
+
+        func run() async throws {
+            let load = self.load
+            let workers = try await Self.signUpWorkers(load, perWorker: max(1, users / load.concurrency))
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            let flow = try await Self.flow(load, http: http, clientSecret: clientSecret, redirectUri: redirectUri)
+            let cpu = ServerCPU(pids: cpuPids), cpuBefore = cpu.seconds()
             let (results, start, exhaustedAt) = await measureUntilExhausted(workers: load.concurrency, seconds: load.duration) { worker, index in
                 // Out of users (each signs in at most 5 times): the run stops here, and says so.
                 guard let devices = workers[worker]?.devices, (index - 1) / 5 < devices.count else { return nil }
@@ -65,7 +81,58 @@ extension BenchCommand {
                     return false
                 }
             }
+            let cpuUsed = cpu.seconds() - cpuBefore
             printResult(results, concurrency: load.concurrency, since: start, exhaustedAt: exhaustedAt)
+            if !cpuPids.isEmpty { ServerCPU.report(seconds: cpuUsed, operations: results.filter(\.ok).count) }
+            try await http.shutdown()
+        }
+    }
+
+    /// `tessera-bench oidc-refresh`: refresh-token grants per second (RFC 6749 §6 with rotation): each worker
+    /// signs one user in with `offline_access` (not measured), then uses its refresh token, the next one the
+    /// answer carries, and so on, each ID token checked through the JWKS.
+    struct OIDCRefresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "oidc-refresh", abstract: "OIDC refresh-token grants per second (rotation).")
+        @OptionGroup var load: LoadOptions
+        @Option(help: "Client secret of the client (client_secret_basic).") var clientSecret: String
+        @Option(help: "A redirect URI registered for the client (never called).") var redirectUri = "http://127.0.0.1:9/callback"
+        @Option(name: .customLong("cpu-pid"), help: "A server process whose CPU time the measured phase is reported with (repeat for its nodes).")
+        var cpuPids: [Int32] = []
+
+        /// The refresh token each worker holds.
+        final class Chains: Sendable {
+            let tokens: Mutex<[Int: String]>
+            init(_ tokens: [Int: String]) { self.tokens = Mutex(tokens) }
+        }
+
+        func run() async throws {
+            let load = self.load
+            let workers = try await OIDC.signUpWorkers(load, perWorker: 1)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            let flow = try await OIDC.flow(load, http: http, clientSecret: clientSecret, redirectUri: redirectUri)
+            var first: [Int: String] = [:]
+            for (worker, entry) in workers {
+                guard let user = entry.devices.first,
+                      let token = try await flow.signIn(email: user.email, device: user.device, from: "10.9.\(worker % 256).1", offline: true)
+                else { throw OIDCBenchFlow.Failure(description: "no refresh token for worker \(worker)") }
+                first[worker] = token
+            }
+            let chains = Chains(first)
+            let cpu = ServerCPU(pids: cpuPids), cpuBefore = cpu.seconds()
+            let (results, start) = await measure(workers: load.concurrency, seconds: load.duration) { worker, _ in
+                guard let token = chains.tokens.withLock({ $0[worker] }) else { return false }
+                do {
+                    let next = try await flow.refresh(token)
+                    chains.tokens.withLock { $0[worker] = next }
+                    return true
+                } catch {
+                    FileHandle.standardError.write(Data("refresh failed: \(error)\n".utf8))
+                    return false
+                }
+            }
+            let cpuUsed = cpu.seconds() - cpuBefore
+            printResult(results, concurrency: load.concurrency, since: start)
+            if !cpuPids.isEmpty { ServerCPU.report(seconds: cpuUsed, operations: results.filter(\.ok).count) }
             try await http.shutdown()
         }
     }

@@ -32,11 +32,13 @@ struct OIDCBenchFlow: Sendable {
     }
 
     /// The hosted page of a new authorization: its form's action and CSRF token.
-    func openPage(challenge: String, state: String, nonce: String, from address: String) async throws -> (action: String, csrf: String) {
+    func openPage(
+        challenge: String, state: String, nonce: String, scope: String = "openid email", from address: String
+    ) async throws -> (action: String, csrf: String) {
         var authorize = URLComponents(string: base + "/oauth2/authorize") ?? URLComponents()
         authorize.queryItems = [
             .init(name: "client_id", value: clientId), .init(name: "redirect_uri", value: redirectUri), .init(name: "response_type", value: "code"),
-            .init(name: "scope", value: "openid email"), .init(name: "state", value: state), .init(name: "nonce", value: nonce),
+            .init(name: "scope", value: scope), .init(name: "state", value: state), .init(name: "nonce", value: nonce),
             .init(name: "code_challenge", value: challenge), .init(name: "code_challenge_method", value: "S256"),
         ]
         let page = try await send(authorize.string ?? "", from: address)
@@ -49,9 +51,13 @@ struct OIDCBenchFlow: Sendable {
         try await send(base + page.action, form: ["csrf": page.csrf, "identifier": identifier], from: address)
     }
 
-    func signIn(email: String, device: TesseraClient, from address: String) async throws {
+    /// One whole sign-in; with `offline: true` it asks for `offline_access` and answers the refresh token.
+    @discardableResult
+    func signIn(email: String, device: TesseraClient, from address: String, offline: Bool = false) async throws -> String? {
         let verifier = PKCE.randomToken(), state = PKCE.randomToken(byteCount: 16), nonce = PKCE.randomToken(byteCount: 16)
-        let page = try await openPage(challenge: PKCE.challenge(of: verifier), state: state, nonce: nonce, from: address)
+        let page = try await openPage(
+            challenge: PKCE.challenge(of: verifier), state: state, nonce: nonce, scope: offline ? "openid email offline_access" : "openid email", from: address
+        )
         let waiting = try await identify(page, identifier: email, from: address)
         guard waiting.status == 200 else { throw Failure(description: "identify: HTTP \(waiting.status)") }
         let statusURL = try Self.match(waiting.body, /data-status-url="([^"]+)"/)
@@ -78,18 +84,38 @@ struct OIDCBenchFlow: Sendable {
               let code = callback.queryItems?.first(where: { $0.name == "code" })?.value
         else { throw Failure(description: "complete: HTTP \(complete.status) \(complete.location ?? "")") }
 
-        var exchange = HTTPClientRequest(url: base + "/oauth2/token")
-        exchange.method = .POST
-        exchange.headers.add(name: "Authorization", value: "Basic " + Data("\(clientId):\(clientSecret)".utf8).base64EncodedString())
-        exchange.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        exchange.body = .bytes(ByteBuffer(string: Self.form(["grant_type": "authorization_code", "code": code, "redirect_uri": redirectUri, "code_verifier": verifier])))
-        let tokens = try await execute(exchange)
-        guard tokens.status == 200, let idToken = (try? JSONSerialization.jsonObject(with: Data(tokens.body.utf8)) as? [String: Any])?["id_token"] as? String
-        else { throw Failure(description: "token: HTTP \(tokens.status) \(tokens.body)") }
+        let tokens = try await token(["grant_type": "authorization_code", "code": code, "redirect_uri": redirectUri, "code_verifier": verifier])
+        guard let idToken = tokens["id_token"] as? String else { throw Failure(description: "token: no id_token") }
         let claims = try await keys.verify(idToken, as: Claims.self)
         guard claims.iss.value == issuer, claims.aud.value.contains(clientId), claims.nonce == nonce else {
             throw Failure(description: "the ID token's iss, aud or nonce is wrong")
         }
+        return tokens["refresh_token"] as? String
+    }
+
+    /// One refresh-token grant (RFC 6749 §6): the next refresh token of the family (rotation), its ID token checked.
+    func refresh(_ refreshToken: String) async throws -> String {
+        let tokens = try await token(["grant_type": "refresh_token", "refresh_token": refreshToken])
+        guard let next = tokens["refresh_token"] as? String, let idToken = tokens["id_token"] as? String else {
+            throw Failure(description: "refresh: no refresh_token or id_token")
+        }
+        let claims = try await keys.verify(idToken, as: Claims.self)
+        guard claims.iss.value == issuer, claims.aud.value.contains(clientId) else { throw Failure(description: "the refreshed ID token's iss or aud is wrong") }
+        return next
+    }
+
+    /// The token endpoint (`client_secret_basic`): its JSON answer, or a failure naming its status.
+    private func token(_ form: [String: String]) async throws -> [String: Any] {
+        var exchange = HTTPClientRequest(url: base + "/oauth2/token")
+        exchange.method = .POST
+        exchange.headers.add(name: "Authorization", value: "Basic " + Data("\(clientId):\(clientSecret)".utf8).base64EncodedString())
+        exchange.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        exchange.body = .bytes(ByteBuffer(string: Self.form(form)))
+        let answer = try await execute(exchange)
+        guard answer.status == 200, let tokens = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any] else {
+            throw Failure(description: "token: HTTP \(answer.status) \(answer.body)")
+        }
+        return tokens
     }
 
     struct Answer {
