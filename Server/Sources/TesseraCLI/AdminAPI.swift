@@ -13,6 +13,12 @@ struct AdminOptions: ParsableArguments {
     @Option(help: "The running server's URL (default: the local deployment's, from its host, port and TLS configuration).")
     var server: String?
 
+    @Option(
+        name: .customLong("admin-token"),
+        help: "The admin token (or TESSERA_ADMIN_TOKEN, or adminToken in --config; `tessera serve` prints it at its first start)."
+    )
+    var adminToken: String?
+
     @OptionGroup var deployment: ServerOptions
 }
 
@@ -27,7 +33,7 @@ struct AdminAPI: Sendable {
     /// (exit 2), no local deployment without `--server` a local failure (exit 3) that says how to
     /// reach the running server instead.
     static func connect(_ options: AdminOptions) async throws -> AdminAPI {
-        let configuration = try await options.deployment.configuration()
+        let configuration = try await options.deployment.configuration(overrides: options.adminToken.map { ["adminToken": .string($0)] } ?? [:])
         let base: String
         if let server = options.server {
             guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {

@@ -102,6 +102,18 @@ struct CLIConsistencyTests {
         #expect(texts["--port"]?.isEmpty == false && texts["--data-dir"]?.isEmpty == false, "\(result.output)")
     }
 
+    @Test("every admin command that calls the server lists --admin-token and --server in its --help", arguments: [
+        ["admin", "client", "list"], ["admin", "user", "list"], ["admin", "client", "oidc", "set"], ["admin", "client", "oidc", "logo"],
+        ["admin", "webhook", "list"], ["admin", "audit", "verify"],
+    ])
+    func adminHelp(command: [String]) async throws {
+        let directory = try ConfigurationCLITests.emptyDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try await Self.run(command + ["--help"], directory: directory)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(Self.options(inHelp: result.output).isSuperset(of: ["--admin-token", "--server"]), "\(result.output)")
+    }
+
     @Test("device commands in a directory without a device create nothing and say there is none", arguments: [
         ["device", "show"], ["device", "totp"], ["device", "login", "--pin", "123456"], ["device", "sessions"], ["device", "approve", "--wait", "1"],
     ])
