@@ -12,14 +12,13 @@ PLAN: comma-separated LANG:ENDING[:NAME=VALUE] runs, e.g. en:approve,en:decline,
       the ending is audited; then the page's own "Back to" link, or the
       completion URL, is followed.
 Screenshots of the English run's states go to SHOTS_DIR/<state>-<width>.png.
-An approved run's code is exchanged (client_secret_basic, PKCE) and its ID token verified through the JWKS; after
+The relying party is Authlib (its authorization URLs, code exchange with client_secret_basic and PKCE, and ID token
+check through the JWKS); after
 the first approval, prompt=none signs in from the session without the phone. A run with max_age=1 starts once
 more than a second passed since the last approval's auth_time (it must ask the phone again).
 Prints one JSON object on the last line of stdout: the audits (violations of impact serious or critical, and
 the count of all), the endings (where the browser landed, and with what; auth_time and sid of approvals).
 """
-import base64
-import hashlib
 import json
 import os
 import sys
@@ -28,6 +27,7 @@ import urllib.parse
 
 os.environ["SE_AVOID_STATS"] = "true"  # Selenium Manager must not reach the internet.
 
+from authlib.integrations.requests_client import OAuth2Session  # noqa: E402
 from axe_selenium_python import Axe  # noqa: E402
 import requests  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -41,13 +41,31 @@ WIDTHS = [(1280, 800), (390, 844)]
 VERIFIER = "v" * 43
 
 
-def authorize_url(base, client_id, redirect_uri, lang, index, extra):
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).rstrip(b"=").decode()
-    query = {"client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code", "scope": "openid email",
-             "state": "audit-%d" % index, "nonce": "n-%d" % index, "code_challenge": challenge,
-             "code_challenge_method": "S256", "ui_locales": lang}
-    query.update(extra)
-    return base + "/oauth2/authorize?" + urllib.parse.urlencode(query)
+class RelyingParty:
+    """The relying party, Authlib's OAuth2Session: each authorization URL (PKCE S256, state, nonce) and its code
+    exchange (client_secret_basic), the ID token verified through the JWKS (oidc_client.verify_id_token)."""
+
+    def __init__(self, base, client_id, secret, redirect_uri):
+        self.base, self.client_id, self.secret, self.redirect_uri = base, client_id, secret, redirect_uri
+        self.meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
+        self.sessions = {}
+
+    def local(self, url):
+        """The issuer may name the configured public URL; this test talks to the loopback server."""
+        return self.base + urllib.parse.urlsplit(url).path
+
+    def authorize_url(self, lang, index, extra):
+        session = OAuth2Session(self.client_id, self.secret, scope="openid email", redirect_uri=self.redirect_uri,
+                                code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
+        self.sessions[index] = session
+        url, _ = session.create_authorization_url(self.local(self.meta["authorization_endpoint"]), code_verifier=VERIFIER,
+                                                  state="audit-%d" % index, nonce="n-%d" % index, ui_locales=lang, **extra)
+        return url
+
+    def exchange(self, index, callback_url):
+        token = self.sessions[index].fetch_token(self.local(self.meta["token_endpoint"]), authorization_response=callback_url,
+                                                 code_verifier=VERIFIER)
+        return verify_id_token(token["id_token"], self.meta, self.local, self.client_id, "n-%d" % index, token.get("access_token"))
 
 
 def landed(driver, redirect_uri):
@@ -56,17 +74,6 @@ def landed(driver, redirect_uri):
 
 def callback(driver):
     return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(driver.current_url).query))
-
-
-def exchange(base, client_id, secret, redirect_uri, code, nonce):
-    """The code at the token endpoint, and the ID token's claims once verified through the JWKS."""
-    meta = requests.get(base + "/.well-known/openid-configuration", timeout=30).json()
-    local = lambda url: base + urllib.parse.urlsplit(url).path  # noqa: E731
-    answer = requests.post(local(meta["token_endpoint"]), auth=(client_id, secret), timeout=60, data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": VERIFIER})
-    answer.raise_for_status()
-    tokens = answer.json()
-    return verify_id_token(tokens["id_token"], meta, local, client_id, nonce, tokens.get("access_token"))
 
 
 def audit(driver, axe, lang, state, shots, shoot):
@@ -95,13 +102,14 @@ def main():
     base, client_id, secret, redirect_uri, identifier, signals, shots, plan = sys.argv[1:9]
     os.makedirs(shots, exist_ok=True)
     result = {"audits": [], "endings": []}
+    rp = RelyingParty(base, client_id, secret, redirect_uri)
     driver = browser()
     axe = Axe(driver)
     last_auth_time = None
     try:
         wait = WebDriverWait(driver, TIMEOUT)
         # OIDC Core 3.1.2.1: prompt=none without a session at Tessera is login_required, at once, without a page.
-        driver.get(authorize_url(base, client_id, redirect_uri, "en", 99, {"prompt": "none"}))
+        driver.get(rp.authorize_url("en", 99, {"prompt": "none"}))
         wait.until(lambda d: landed(d, redirect_uri))
         result["prompt_none_without_session"] = callback(driver).get("error")
         for index, run in enumerate(plan.split(",")):
@@ -112,7 +120,7 @@ def main():
                 while time.time() < last_auth_time + int(extra["max_age"]) + 1.05:
                     time.sleep(0.1)
             shoot = lang == "en"
-            driver.get(authorize_url(base, client_id, redirect_uri, lang, index, extra))
+            driver.get(rp.authorize_url(lang, index, extra))
             wait.until(lambda d: page_status(d) == "identify")
             if index == 0 or not shoot:
                 result["audits"] += audit(driver, axe, lang, "identify", shots, shoot)
@@ -152,14 +160,14 @@ def main():
             record = {"lang": lang, "ending": ending, "options": extra, "state": final, "progress": states,
                       "code": bool(query.get("code")), "error": query.get("error"), "state_ok": query.get("state") == "audit-%d" % index}
             if query.get("code"):
-                claims = exchange(base, client_id, secret, redirect_uri, query["code"], "n-%d" % index)
+                claims = rp.exchange(index, driver.current_url)
                 record["auth_time"], record["sid"] = claims.get("auth_time"), claims.get("sid")
                 if last_auth_time is None:
                     # The session at Tessera: prompt=none now signs in without the phone, with the same approval.
-                    driver.get(authorize_url(base, client_id, redirect_uri, lang, 98, {"prompt": "none"}))
+                    driver.get(rp.authorize_url(lang, 98, {"prompt": "none"}))
                     wait.until(lambda d: landed(d, redirect_uri))
                     again = callback(driver)
-                    same = exchange(base, client_id, secret, redirect_uri, again["code"], "n-98") if again.get("code") else {}
+                    same = rp.exchange(98, driver.current_url) if again.get("code") else {}
                     result["prompt_none_with_session"] = {"error": again.get("error"), "auth_time": same.get("auth_time"),
                                                           "sid": same.get("sid")}
                 last_auth_time = claims.get("auth_time")

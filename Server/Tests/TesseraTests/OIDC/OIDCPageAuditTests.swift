@@ -77,7 +77,7 @@ struct OIDCPageAuditTests {
 
     @Test("axe-core: no serious or critical violation in any state at 390 and 1280 px, in English, German and Korean; no sideways scrolling; approve, decline and expire end at the app with the code or the error and the state; prompt=none with and without a session, prompt=login and max_age=1 ask the phone again with a new auth_time")
     func audit() async throws {
-        let python = try TestRequirements.browser(importing: ["axe_selenium_python"], for: "the hosted page's accessibility audit")
+        let python = try TestRequirements.browser(importing: ["axe_selenium_python", "authlib"], for: "the hosted page's accessibility audit")
         var audits: [[String: Any]] = []
         var endings: [[String: Any]] = []
         var firstResult: [String: Any] = [:]
