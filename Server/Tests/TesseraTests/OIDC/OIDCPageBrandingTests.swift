@@ -84,6 +84,9 @@ struct OIDCPageBrandingTests {
         for bad in ["#12345", "0b57d0", "#0b57d0 ", "#+12345", "#-12345", "#gggggg", "red"] {
             #expect(ClientBranding.problem(displayName: nil, accentColor: bad)?.field == "accentColor", "\(bad)")
         }
+        // 61 code points that make 31 characters: too long, as JSON Schema's maxLength counts code points.
+        #expect(ClientBranding.problem(displayName: String(repeating: "e\u{301}", count: 30) + "e", accentColor: nil)?.field == "displayName")
+        #expect(ClientBranding.problem(displayName: String(repeating: "é", count: 60), accentColor: nil) == nil)
         for bad in ["", " Acme", String(repeating: "a", count: 61), "Ac\u{7}me"] {
             #expect(ClientBranding.problem(displayName: bad, accentColor: nil)?.field == "displayName", "\(bad)")
         }

@@ -53,7 +53,9 @@ package struct ClientBranding: Sendable, Equatable {
     package static func problem(displayName: String?, accentColor: String?) -> (field: String, detail: String)? {
         if let name = displayName {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty || trimmed != name || name.count > 60 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            // At most 60 code points, as the schema's maxLength counts them (not 60 grapheme clusters).
+            if trimmed.isEmpty || trimmed != name || name.unicodeScalars.count > 60
+                || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 return ("displayName", "displayName must be 1–60 characters, without control characters or surrounding spaces")
             }
         }
