@@ -44,8 +44,10 @@ struct AuditLogTests {
             try await app.test(.live) { http in
                 let port = try #require(http.port)
                 let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                // A generous deadline: on a machine loaded by other work one call took over the SDK's default 30 s.
                 let device = TesseraClient(
-                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.audit"), keyStore: MemoryKeyStore()
+                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.audit", timeout: .seconds(180)),
+                    keyStore: MemoryKeyStore()
                 )
                 let pin = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "271828" }
                 try pin.enroll(secret: "271828")
