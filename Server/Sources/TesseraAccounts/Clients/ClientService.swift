@@ -31,8 +31,10 @@ public struct ClientService: Sendable {
 
     /// Creates a client; the secret is returned here once and stored only as a keyed hash.
     public func create(name: String, bundleIds: [String]) async throws -> ClientWithSecret {
+        // At most 200 code points as sent (the schema's maxLength counts them before any trimming), and not blank.
+        let sent = name.unicodeScalars.count
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 200 else { throw AppError.invalidField("name", "name must be 1–200 characters") }
+        guard !name.isEmpty, sent <= 200 else { throw AppError.invalidField("name", "name must be 1–200 characters") }
         let bundles = bundleIds.map { $0.trimmingCharacters(in: .whitespaces) }
         guard !bundles.isEmpty else { throw AppError.invalidField("bundleIds", "give at least one bundle identifier") }
         for bundle in bundles where !Self.isValidBundleId(bundle) {

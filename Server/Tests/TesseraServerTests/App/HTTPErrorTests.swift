@@ -171,6 +171,12 @@ struct HTTPErrorTests {
             try await http.run(uri: "/v1/admin/clients", method: .post, headers: auth, body: ByteBuffer(string: #"{"name":"X","bundleIds":["bad bundle!"]}"#)) { response in
                 try expectProblem(response, ErrorCode.fieldInvalid)
             }
+            // The schema's maxLength (200) counts the name as sent: a newline and 200 characters is too long, though
+            // the stored name would be trimmed to 200 (schemathesis' stateful phase found it accepted).
+            let long = #"{"name":"\n"# + String(repeating: "*", count: 200) + #"","bundleIds":["com.shop.app"]}"#
+            try await http.run(uri: "/v1/admin/clients", method: .post, headers: auth, body: ByteBuffer(string: long)) { response in
+                try expectProblem(response, ErrorCode.fieldInvalid)
+            }
             try await http.run(uri: "/v1/admin/clients", method: .get, headers: auth) { response in
                 let text = String(buffer: response.body)
                 #expect(text.contains(shop.client.clientKey))
