@@ -10,8 +10,6 @@ package enum SignInProblem: Sendable, Equatable {
     case unregisteredLogoutRedirect
     /// A sign-out confirmation without the browser's cookie.
     case needsCookies
-    /// The request was not a form.
-    case sendAsForm
     /// Anything else the application did wrong; `detail` is for its developers (English).
     case invalid(String)
 
@@ -22,7 +20,6 @@ package enum SignInProblem: Sendable, Equatable {
         case .unregisteredRedirect: strings.unregisteredRedirect
         case .unregisteredLogoutRedirect: strings.unregisteredLogoutRedirect
         case .needsCookies: strings.needsCookies
-        case .sendAsForm: strings.sendAsForm
         case .invalid(let detail): SignInStrings.fill(strings.invalidRequest, detail: detail)
         }
     }
