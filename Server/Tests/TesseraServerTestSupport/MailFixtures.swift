@@ -80,7 +80,7 @@ package final class SMTPTestServer {
     private let process: ChildProcess  // its stdin is a pipe: the server exits when it closes, even if the test process dies
 
     package init(mode: Mode, auth: Bool, arguments: [String]) async throws {
-        let check = try Self.run(Self.python, ["-c", "import aiosmtpd"])
+        let check = try await Self.run(Self.python, ["-c", "import aiosmtpd"])
         guard check.status == 0 else {
             throw SMTPFixtureError(description: """
                 The SMTP tests need aiosmtpd for \(Self.python) (apt-get install -y python3-aiosmtpd): \(check.output)
@@ -89,7 +89,7 @@ package final class SMTPTestServer {
         directory = FileManager.default.temporaryDirectory.appending(path: "smtp-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appending(path: "key.pem").path
-        let openssl = try Self.run("/usr/bin/env", [
+        let openssl = try await Self.run("/usr/bin/env", [
             "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-days", "1",
             "-keyout", key, "-out", directory.appending(path: "cert.pem").path,
@@ -178,8 +178,8 @@ package final class SMTPTestServer {
             .sorted { Int($0.deletingPathExtension().lastPathComponent) ?? 0 < Int($1.deletingPathExtension().lastPathComponent) ?? 0 }
     }
 
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        do { return try ChildProcess.runBlocking(executable, arguments) } catch {
+    private static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        do { return try await ChildProcess.run(executable, arguments) } catch {
             throw SMTPFixtureError(description: "cannot run \(executable): \(error)")
         }
     }

@@ -54,7 +54,7 @@ public final class PushPeer: Sendable {
             ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", directory + "/fcm.pem"],
             ["pkey", "-in", directory + "/fcm.pem", "-pubout", "-out", directory + "/fcm.pub"],
         ] {
-            try Self.openssl(command)
+            try await Self.openssl(command)
         }
         process = try ChildProcess(
             python,
@@ -77,8 +77,8 @@ public final class PushPeer: Sendable {
         port = found
     }
 
-    private static func openssl(_ arguments: [String]) throws {
-        let (status, output) = try ChildProcess.runBlocking("/usr/bin/env", ["openssl"] + arguments)
+    private static func openssl(_ arguments: [String]) async throws {
+        let (status, output) = try await ChildProcess.run("/usr/bin/env", ["openssl"] + arguments)
         guard status == 0 else { throw Unavailable(description: "openssl \(arguments[0]) failed: \(output)") }
     }
 

@@ -180,18 +180,22 @@ struct SignedRequestTests {
     // MARK: Interop with a reference implementation (PyPI http-message-signatures), both directions.
 
 
-    static func runInterop(_ mode: String, _ spec: [String: Any]) throws -> String {
+    static func runInterop(_ mode: String, _ spec: [String: Any]) async throws -> String {
         let python = try TestRequirements.python(importing: ["http_message_signatures"], for: "the RFC 9421 reference interop test")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/rfc9421_interop.py").path
-        let process = try ChildProcess(python, [script, mode], stdin: .pipe, stdout: .pipe, stderr: .pipe)
-        try process.input?.write(contentsOf: try JSONSerialization.data(withJSONObject: spec))
-        try process.input?.close()
-        let out = ChildProcess.readAll(process.output!)
-        let err = ChildProcess.readAll(process.errors!)
-        guard process.waitUntilExit() == 0 else {
-            throw ConfigurationError("reference implementation failed: \(String(decoding: err, as: UTF8.self))")
+        let input = try JSONSerialization.data(withJSONObject: spec)
+        // On a thread of its own: the test process's concurrency threads stay free for the other tests.
+        return try await ChildProcess.onOwnThread { () throws -> String in
+            let process = try ChildProcess(python, [script, mode], stdin: .pipe, stdout: .pipe, stderr: .pipe)
+            try process.input?.write(contentsOf: input)
+            try process.input?.close()
+            let out = ChildProcess.readAll(process.output!)
+            let err = ChildProcess.readAll(process.errors!)
+            guard process.waitUntilExit() == 0 else {
+                throw ConfigurationError("reference implementation failed: \(String(decoding: err, as: UTF8.self))")
+            }
+            return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("the reference implementation verifies Tessera's signatures, and Tessera verifies the reference's")
@@ -202,7 +206,7 @@ struct SignedRequestTests {
             method: "POST", path: Self.path, body: Data(body.utf8), keyId: "dev_1", privateKey: key, nonce: "n-swift",
             created: Int64(Date().timeIntervalSince1970)
         )
-        let verified = try Self.runInterop("verify", [
+        let verified = try await Self.runInterop("verify", [
             "method": "POST", "url": "http://127.0.0.1:8080\(Self.path)", "body": body, "keyid": "dev_1",
             "public_key_pem": key.publicKey.pemRepresentation,
             "headers": [
@@ -214,7 +218,7 @@ struct SignedRequestTests {
 
         let keys = MemoryDeviceKeyLookup<Void>()
         keys.add(DeviceSigningKey(deviceId: "dev_1", publicKey: key.publicKey, revoked: false))
-        let headersJSON = try Self.runInterop("sign", [
+        let headersJSON = try await Self.runInterop("sign", [
             "method": "POST", "url": "http://127.0.0.1:8080\(Self.path)", "body": body, "keyid": "dev_1",
             "private_key_pem": key.pemRepresentation, "nonce": "n-python",
         ])

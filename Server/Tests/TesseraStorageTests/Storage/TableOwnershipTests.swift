@@ -18,18 +18,18 @@ struct TableOwnershipTests {
     static let sources = package.appendingPathComponent("Sources")
 
     /// Runs the script on `sourceRoot`; returns its exit status and what it printed.
-    static func check(_ sourceRoot: URL) throws -> (status: Int32, output: String) {
-        try ChildProcess.runBlocking("/bin/bash", [script.path, sourceRoot.path])
+    static func check(_ sourceRoot: URL) async throws -> (status: Int32, output: String) {
+        try await ChildProcess.run("/bin/bash", [script.path, sourceRoot.path])
     }
 
     /// A copy of `Server/Sources` in a temporary directory, removed after `body`.
-    static func withCopy(_ body: (URL) throws -> Void) throws {
+    static func withCopy(_ body: (URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-owners-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let copy = directory.appendingPathComponent("Sources")
         try FileManager.default.copyItem(at: sources, to: copy)
-        try body(copy)
+        try await body(copy)
     }
 
     /// `path` inside the copy: as given when it starts with a target (`TesseraHTTPKit/…`), else inside
@@ -240,17 +240,17 @@ struct TableOwnershipTests {
     ]
 
     @Test("the sources keep every table in its domain")
-    func treePasses() throws {
-        let result = try Self.check(Self.sources)
+    func treePasses() async throws {
+        let result = try await Self.check(Self.sources)
         #expect(result.status == 0, "\(result.output)")
     }
 
     @Test("a cross-domain reference fails, naming file, line and table", arguments: injections)
-    func injectionFails(_ injection: Injection) throws {
-        try Self.withCopy { copy in
+    func injectionFails(_ injection: Injection) async throws {
+        try await Self.withCopy { copy in
             let (file, line) = try Self.inject(injection.code, into: injection.file, of: copy, lineOf: injection.needle)
             let owner = try Self.resolve(injection.owner, in: copy)
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 1, "\(result.output)")
             let failure = "\(file):\(line): table '\(injection.table)' belongs to \(owner)/ "
             let reported = result.output.split(separator: "\n").filter { $0.contains(failure) }
@@ -260,8 +260,8 @@ struct TableOwnershipTests {
     }
 
     @Test("a table two domains create fails in both places")
-    func tableCreatedTwiceFails() throws {
-        try Self.withCopy { copy in
+    func tableCreatedTwiceFails() async throws {
+        try await Self.withCopy { copy in
             let (file, line) = try Self.inject(
                 """
                 extension WebhooksMigrations {
@@ -271,7 +271,7 @@ struct TableOwnershipTests {
                 into: "Webhooks/WebhooksMigrations.swift", of: copy, lineOf: "CREATE TABLE"
             )
             let (sessions, webhooks) = (try Self.resolve("Sessions", in: copy), try Self.resolve("Webhooks", in: copy))
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 1)
             #expect(result.output.contains(
                 "\(file):\(line): table 'sessions' is created by 2 domains (\([sessions, webhooks].sorted().map { $0 + "/" }.joined(separator: ", ")))"
@@ -280,8 +280,8 @@ struct TableOwnershipTests {
     }
 
     @Test("a new table belongs to the folder whose migration creates it")
-    func newTableOwnedByItsFolder() throws {
-        try Self.withCopy { copy in
+    func newTableOwnedByItsFolder() async throws {
+        try await Self.withCopy { copy in
             _ = try Self.inject(
                 """
                 extension WebhooksMigrations {
@@ -299,7 +299,7 @@ struct TableOwnershipTests {
                 into: "Users/SignUpService.swift", of: copy, lineOf: "webhook_archive"
             )
             let owner = try Self.resolve("Webhooks", in: copy)
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 1)
             #expect(result.output.contains("\(file):\(line): table 'webhook_archive' belongs to \(owner)/ (FROM here)"), "\(result.output)")
             #expect(!result.output.contains(ownerFile), "\(result.output)")
@@ -307,8 +307,8 @@ struct TableOwnershipTests {
     }
 
     @Test("the owner's repository, comments, a named join's read and Storage/'s own table pass")
-    func allowedReferencesPass() throws {
-        try Self.withCopy { copy in
+    func allowedReferencesPass() async throws {
+        try await Self.withCopy { copy in
             _ = try Self.inject(
                 "// UPDATE devices SET name = 'x' (a comment)\n/* DELETE FROM users */\n",
                 into: "Sessions/SessionService.swift", of: copy, lineOf: "UPDATE"
@@ -319,18 +319,18 @@ struct TableOwnershipTests {
                 into: "Sessions/SessionRepository.swift", of: copy, lineOf: "users"
             )
             _ = try Self.inject("let probe = \"DELETE FROM rate_counters\"\n", into: "Storage/RateCounters.swift", of: copy, lineOf: "rate_counters")
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 0, "\(result.output)")
         }
     }
 
     @Test("an allowance no longer needed is reported")
-    func unneededAllowanceReported() throws {
-        try Self.withCopy { copy in
+    func unneededAllowanceReported() async throws {
+        try await Self.withCopy { copy in
             // The session lookups' joins of users and devices (NAMED_JOINS) go with their file.
             let file = try Self.resolve("Sessions/SessionRepository.swift", in: copy)
             try FileManager.default.removeItem(at: copy.appendingPathComponent(file))
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("note: NAMED_JOINS entry \(file) / users is no longer needed"), "\(result.output)")
         }
@@ -392,10 +392,10 @@ struct TableOwnershipTests {
     ]
 
     @Test("SQL outside a repository fails, naming file and line", arguments: misplaced)
-    func misplacedSQLFails(_ injection: Misplaced) throws {
-        try Self.withCopy { copy in
+    func misplacedSQLFails(_ injection: Misplaced) async throws {
+        try await Self.withCopy { copy in
             let (file, line) = try Self.inject(injection.code, into: injection.file, of: copy, lineOf: injection.needle)
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 1, "\(result.output)")
             let failure = "\(file):\(line): SQL outside a repository \(injection.says)"
             let reported = result.output.split(separator: "\n").filter { $0.contains("SQL outside a repository") }
@@ -404,8 +404,8 @@ struct TableOwnershipTests {
     }
 
     @Test("SQL in a repository extension, migrations, the storage engine, and HTTP methods in a service pass")
-    func placedSQLPasses() throws {
-        try Self.withCopy { copy in
+    func placedSQLPasses() async throws {
+        try await Self.withCopy { copy in
             _ = try Self.inject(
                 "extension SQLUserRepository { static let probe = \"SELECT id FROM users\" }\n",
                 into: "Users/UserRepository+Probe.swift", of: copy, lineOf: "SELECT"
@@ -417,7 +417,7 @@ struct TableOwnershipTests {
                 "let probe = [\"DELETE sessions/{sessionId}\": \"admin.session.revoked\"]\n",
                 into: "Sessions/SessionService.swift", of: copy, lineOf: "DELETE"
             )
-            let result = try Self.check(copy)
+            let result = try await Self.check(copy)
             #expect(result.status == 0, "\(result.output)")
         }
     }

@@ -173,7 +173,7 @@ struct RegistrationBuilderTests {
 
     @Test("missing username, selector, or every verifier and enroller: each its own error, before any network call")
     func requiredParts() async throws {
-        let client = TesseraClient(configuration: .init(serverURL: Self.closedURL, clientKey: "tck_test", bundleIdentifier: "com.example.reg"), keyStore: MemoryKeyStore())
+        let client = TesseraClient(configuration: .init(serverURL: Self.closedURL, clientKey: "tck_test", bundleIdentifier: "com.example.reg", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore())
         let selector = RecordingSelector(.pin)
 
         await #expect(throws: OperationError.missingParameter(.username)) {

@@ -17,7 +17,7 @@ struct LocalAuthSeedOrderTests {
     func seedOrder() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId), keyStore: MemoryKeyStore()
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()
             )
             let api = TesseraCallbacks(client: tessera)
             let email = "bio@example.com"

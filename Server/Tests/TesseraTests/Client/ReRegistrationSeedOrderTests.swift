@@ -25,7 +25,7 @@ struct ReRegistrationSeedOrderTests {
             let old = try await LiveServer.enrol(runtime, client, url, userKey: "rita", bundleId: Self.bundleId)
             let oldDevice = try #require(try old.loadDeviceID())
             let email = "rita@example.com"
-            let tessera = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId), keyStore: MemoryKeyStore())
+            let tessera = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore())
 
             // i. User information verification and OTP number request.
             let localAuthType = try #require(
@@ -72,7 +72,7 @@ struct ReRegistrationSeedOrderTests {
     @Test("verifyOTPNumber without a purpose still verifies a sign-up code after a sign-up send")
     func signUpDefault() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
-            let tessera = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId), keyStore: MemoryKeyStore())
+            let tessera = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore())
             try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "New.User@Example.com")
             let code = try await LiveServer.latestCode(runtime, to: "new.user@example.com")
             let answer = try await tessera.verifyOTPNumber(sendType: .email, sendTarget: "new.user@example.com", otpNumber: code)

@@ -33,7 +33,7 @@ struct TesseraCallbacksTests {
         let app = Application(router: runtime.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         try await app.test(.live) { http in
             let url = URL(string: "http://127.0.0.1:\(http.port!)")!
-            let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.cb"), keyStore: MemoryKeyStore()))
+            let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.cb", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()))
             let events = Events()
             let failed: TesseraCallbacks.OnFailed = { code, _ in events.add("failed \(code)") }
             let errored: TesseraCallbacks.OnError = { error in events.add("error \(type(of: error))") }
@@ -83,7 +83,7 @@ struct TesseraCallbacksTests {
     func logsFailuresAndDisposeBag() async throws {
         // Port 1 on loopback refuses connections: the call fails in the network.
         let closed = URL(string: "http://127.0.0.1:1")!
-        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb"), keyStore: MemoryKeyStore()))
+        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()))
         let events = Events(), lines = Events()
         await api.requestSendOTPNumber(
             sendType: .email, sendTarget: "cb@example.com", onSuccess: { events.add("success") }, onFailed: { code, _ in events.add("failed \(code)") },
@@ -115,7 +115,7 @@ struct TesseraCallbacksTests {
     @Test("disposeBag: on a call, as the seeds write it: releasing the bag while its calls wait cancels them, and none of their callbacks runs")
     func disposeBagParameter() async throws {
         let closed = URL(string: "http://127.0.0.1:1")!
-        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb"), keyStore: MemoryKeyStore()))
+        let api = TesseraCallbacks(client: TesseraClient(configuration: .init(serverURL: closed, clientKey: "tck_x", bundleIdentifier: "com.example.cb", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()))
         let events = Events()
         let (prompts, shown) = AsyncStream<LocalAuthType>.makeStream()
         let prompt = UnansweredPrompt(shown: shown)

@@ -21,7 +21,7 @@ struct TesseraClientOTPTests {
         try await withLiveServer { runtime, client, url in
             let logLines = LogCollector()
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk"),
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk", timeout: .sdkTestDeadline),
                 keyStore: MemoryKeyStore(), onTotalLog: { logLines.append($0) })
             let sent = try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: "Sdk@Example.com")
             #expect(sent.sendTarget == "sdk@example.com")
@@ -56,7 +56,7 @@ struct TesseraClientOTPTests {
     @Test("a wrong bundle identifier and an unreachable server are TesseraErrors with codes")
     func clientErrors() async throws {
         try await withLiveServer { _, client, url in
-            let wrongBundle = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.other"), keyStore: MemoryKeyStore())
+            let wrongBundle = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.other", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore())
             do {
                 try await wrongBundle.requestSendOTPNumber(sendType: .email, sendTarget: "x@example.com")
                 Issue.record("wrong bundle accepted")

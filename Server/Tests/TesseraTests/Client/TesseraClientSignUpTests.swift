@@ -29,7 +29,7 @@ struct TesseraClientSignUpTests {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk"),
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk", timeout: .sdkTestDeadline),
                 keyStore: try FileKeyStore(directory: directory)
             )
             #expect(try await tessera.checkDuplicateUserData(verifyData: "dev@example.com", verifyType: .email) == false)
@@ -64,7 +64,7 @@ struct TesseraClientSignUpTests {
 
             // The stored state survives a restart of the app (a new client over the same key store).
             let reopened = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk"),
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.sdk", timeout: .sdkTestDeadline),
                 keyStore: try FileKeyStore(directory: directory)
             )
             let secret = try #require(try reopened.loadTOTPSecretKey())

@@ -38,7 +38,7 @@ struct DeviceLifecycleTests {
                 try await app.test(.live) { http in
                     let url = URL(string: "http://127.0.0.1:\(http.port!)")!
                     func device() -> TesseraClient {
-                        TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.e2e"), keyStore: MemoryKeyStore())
+                        TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.e2e", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore())
                     }
                     let pin = SoftwareSecretAuthenticator(type: .pin, store: MemorySecretVerifierStore()) { _ in "271828" }
                     try pin.enroll(secret: "271828")

@@ -65,7 +65,7 @@ struct FlowSessionEndToEndTests {
                 let url = URL(string: "http://127.0.0.1:\(http.port!)")!
                 let keyStore = MemoryKeyStore()
                 let tessera = TesseraClient(
-                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.flow"), keyStore: keyStore
+                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.flow", timeout: .sdkTestDeadline), keyStore: keyStore
                 )
                 let recorder = Recorder(keyStore: keyStore)
                 tessera.delegate = recorder

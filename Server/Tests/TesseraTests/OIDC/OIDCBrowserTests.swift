@@ -108,7 +108,7 @@ struct OIDCBrowserTests {
                 defer { try? FileManager.default.removeItem(atPath: deviceDir) }
                 // The SDK over the CLI device's keys: it reads the APNs/FCM payload as an app would.
                 let tessera = TesseraClient(
-                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundle),
+                    configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundle, timeout: .sdkTestDeadline),
                     keyStore: try FileKeyStore(directory: URL(fileURLWithPath: deviceDir))
                 )
                 _ = try await runtime.oidc.setSettings(.init(redirectUris: [redirect]), clientKey: client.clientKey)

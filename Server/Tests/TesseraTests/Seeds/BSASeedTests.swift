@@ -49,7 +49,7 @@ struct BSASeedTests {
         }
         // The sign-up code and the recovery code go to the same address within seconds.
         try await LiveServer.run(bundleId: Self.bundleId, configure: { $0.otp.resendCooldown = .zero }) { runtime, client, url in
-            let configuration = TesseraClient.Configuration(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId)
+            let configuration = TesseraClient.Configuration(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline)
             let tessera = TesseraClient(configuration: configuration, keyStore: try FileKeyStore(directory: firstDirectory))
             let api = TesseraCallbacks(client: tessera)
             let screen = Screen()
@@ -307,7 +307,7 @@ struct BSASeedTests {
     func userDataOfAnotherApp() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { _, client, url in
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId), keyStore: MemoryKeyStore()
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()
             )
             let api = TesseraCallbacks(client: tessera)
             let screen = Screen()

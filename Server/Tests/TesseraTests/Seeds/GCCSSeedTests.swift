@@ -88,7 +88,7 @@ struct GCCSSeedTests {
         try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
             let seen = Seen()
             let unenrolled = TesseraGuardian(client: TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundle), keyStore: MemoryKeyStore()
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundle, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()
             ))
             await unenrolled.requestAuthRequest { rtCode, rtMsg, authType, connectIp, userKey, clientKey in
                 seen.add("success")
@@ -125,7 +125,7 @@ struct GCCSSeedTests {
 
             // Port 1 on loopback refuses connections.
             let unreachable = TesseraGuardian(client: TesseraClient(
-                configuration: .init(serverURL: URL(string: "http://127.0.0.1:1")!, clientKey: client.clientKey, bundleIdentifier: Self.bundle),
+                configuration: .init(serverURL: URL(string: "http://127.0.0.1:1")!, clientKey: client.clientKey, bundleIdentifier: Self.bundle, timeout: .sdkTestDeadline),
                 keyStore: tessera.keyStore
             ))
             await unreachable.requestAuthRequest { rtCode, rtMsg, authType, connectIp, userKey, clientKey in

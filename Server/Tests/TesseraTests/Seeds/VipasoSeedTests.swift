@@ -31,7 +31,7 @@ struct VipasoSeedTests {
     func customerSignup() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId), keyStore: MemoryKeyStore()
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()
             )
             let coordinator = YourViewCoordinator()
             tessera.delegate = coordinator
@@ -113,7 +113,7 @@ struct VipasoSeedTests {
     func errorBranches() async throws {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId), keyStore: MemoryKeyStore()
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline), keyStore: MemoryKeyStore()
             )
             let coordinator = YourViewCoordinator()
             tessera.delegate = coordinator

@@ -14,7 +14,7 @@ struct SessionRecoveryTests {
         try await LiveServer.run(bundleId: "com.example.pending") { runtime, client, url in
             let keyStore = MemoryKeyStore()
             let tessera = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.pending"), keyStore: keyStore
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.pending", timeout: .sdkTestDeadline), keyStore: keyStore
             )
             // The flow up to the finish, with the device-key step left out (as if the app died there).
             let flow = try await tessera.startSignupFlow(request: StartSignupRequest(phoneNumber: "+41797770001"))
@@ -29,7 +29,7 @@ struct SessionRecoveryTests {
 
             // A new client over the same store (the app restarted): not logged in, and session calls need the device key.
             let restarted = TesseraClient(
-                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.pending"), keyStore: keyStore
+                configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.pending", timeout: .sdkTestDeadline), keyStore: keyStore
             )
             #expect(restarted.isAuthenticated == false)
             do {

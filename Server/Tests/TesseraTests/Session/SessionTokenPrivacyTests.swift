@@ -23,7 +23,7 @@ struct SessionTokenPrivacyTests {
         try await LiveServer.run(bundleId: Self.bundleId) { runtime, client, url in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-privacy-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let configuration = TesseraClient.Configuration(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId)
+            let configuration = TesseraClient.Configuration(serverURL: url, clientKey: client.clientKey, bundleIdentifier: Self.bundleId, timeout: .sdkTestDeadline)
             let tessera = TesseraClient(configuration: configuration, keyStore: try FileKeyStore(directory: directory))
 
             // Every public call of the session API, its answer kept.

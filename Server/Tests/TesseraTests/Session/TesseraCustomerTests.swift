@@ -18,7 +18,7 @@ struct TesseraCustomerTests {
     @Test("the three calls with completion handlers; an undeliverable code is .signup(.otp), a wrong code a server error")
     func facade() async throws {
         try await LiveServer.run(bundleId: "com.example.customer") { runtime, client, url in
-            let tessera = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.customer"), keyStore: MemoryKeyStore())
+            let tessera = TesseraClient(configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: "com.example.customer", timeout: .sdkTestDeadline), keyStore: MemoryKeyStore())
             let customer = tessera.user.customer
 
             let bad = Box<Result<StartSignupResponse, CustomerError>>()

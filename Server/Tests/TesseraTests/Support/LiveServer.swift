@@ -98,7 +98,7 @@ enum LiveServer {
         _ runtime: TesseraRuntime, _ client: Client, _ url: URL, userKey: String, bundleId: String, keyStore: any DeviceKeyStore = MemoryKeyStore()
     ) async throws -> TesseraClient {
         let tessera = TesseraClient(
-            configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: bundleId), keyStore: keyStore
+            configuration: .init(serverURL: url, clientKey: client.clientKey, bundleIdentifier: bundleId, timeout: .sdkTestDeadline), keyStore: keyStore
         )
         let email = "\(userKey)@example.com"
         try await tessera.requestSendOTPNumber(sendType: .email, sendTarget: email)
