@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.request
 
-MODULES = ["mpm_event", "authn_core", "authz_core", "authz_user", "mime", "dir", "auth_openidc"]
+MODULES = ["mpm_event", "authn_core", "authz_core", "authz_user", "mime", "dir", "headers", "auth_openidc"]
 
 
 def free_port():
@@ -42,6 +42,9 @@ def main():
         f.write('<!DOCTYPE html><html><head><title>RP</title></head><body><p id="rp">Signed in at the Apache RP</p></body></html>')
     with open(os.path.join(www, "signed-out.html"), "w") as f:
         f.write('<!DOCTYPE html><html><head><title>Signed out</title></head><body><p id="rp">Signed out</p></body></html>')
+    # Aged by an hour, so a browser would hold it heuristically fresh for minutes: the header below is what makes
+    # every visit reach mod_auth_openidc, on a quiet machine as on a loaded one.
+    os.utime(os.path.join(www, "protected", "index.html"), (time.time() - 3600, time.time() - 3600))
     for path in (args.dir, www, os.path.join(www, "protected")):
         os.chmod(path, 0o755)
     provider = args.provider.rstrip("/")
@@ -70,6 +73,10 @@ def main():
         "<Location /protected>",
         "  AuthType openid-connect",
         "  Require valid-user",
+        # Protected pages are not kept by the browser: without this, Chromium may show a heuristically fresh copy
+        # of /protected/ (index.html has a Last-Modified and no Cache-Control) after the session ended, when the
+        # file was written long enough before its first fetch, as on a loaded machine.
+        '  Header always set Cache-Control "no-store"',
         "</Location>",
         "",
     ])

@@ -108,7 +108,11 @@ def main():
             wait_for_file(os.path.join(shots, "delivered"))
             # mod_auth_openidc ended its session on the logout token: the protected page asks to sign in again.
             driver.get(apache + "/protected/")
-            wait.until(lambda d: page_status(d) == "identify")
+            try:
+                wait.until(lambda d: page_status(d) == "identify")
+            except Exception:
+                print("DEBUG", driver.current_url, driver.find_element(By.TAG_NAME, "body").text[:500], flush=True)
+                raise
             result["after"] = page_status(driver)
             print(json.dumps(result))
             return

@@ -78,8 +78,9 @@ struct OIDCTwoRelyingPartiesTests {
             }
             try await device(runtime, tessera, pending, shots)
             let run = try await browser.value
-            output.value.withLock { $0 = run.output + "\n--- apache error log ---\n" + ((try? String(contentsOfFile: apache.directory + "/error.log", encoding: .utf8)) ?? "") }
-            #expect(run.status == 0, "\(run.output)\n\(apache.log)")
+            let errors = (try? String(contentsOfFile: apache.directory + "/error.log", encoding: .utf8)) ?? ""
+            output.value.withLock { $0 = run.output + "\n--- apache error log ---\n" + errors }
+            #expect(run.status == 0, "\(run.output)\n\(apache.log)\n--- apache error log ---\n\(errors)")
         }
         let text = try #require(output.current)
         let line = try #require(text.components(separatedBy: "\n--- apache error log ---\n").first?.split(separator: "\n").last, "\(text)")
