@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
@@ -67,6 +69,17 @@ let package = Package(
         ),
         // The verifier node (`tessera node`): its own key, registry and errors. Never depends on
         // TesseraServer, PostgreSQL or SMTP (scripts/check-node-deps.sh checks it).
+        // W3C WebAuthn Level 3 verification (registration and assertion, attestation formats none,
+        // packed and fido-u2f, a strict CBOR decoder): no I/O, shared by the server and the verifier node.
+        .target(
+            name: "TesseraWebAuthn",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         .target(
             name: "TesseraNode",
             dependencies: [
@@ -232,6 +245,10 @@ let package = Package(
             path: "Tests/TesseraServerTestSupport"
         ),
         // The server's tests of the storage layer: engines, migrations, group commit, start-up, the ownership check.
+        .testTarget(
+            name: "TesseraWebAuthnTests",
+            dependencies: ["TesseraWebAuthn", "TesseraTestSupport", .product(name: "X509", package: "swift-certificates")]
+        ),
         .testTarget(
             name: "TesseraStorageTests",
             dependencies: serverTestDependencies
