@@ -28,9 +28,9 @@ TESSERA_DEBIAN_CHECKS=(
 TESSERA_PYPI_PACKAGES=(
   "http-message-signatures>=3,<4" requests "schemathesis==4.32.5" "pyjwt[crypto]>=2.8,<3" openapi-spec-validator
   hypercorn h2 "authlib>=1.3,<2" "selenium>=4.20,<5" "prometheus-client>=0.20,<1" "standardwebhooks>=1.0,<2"
-  "axe-selenium-python>=2.1,<3"
+  "axe-selenium-python>=2.1,<3" "webauthn>=3,<4" "cbor2>=5.6,<7"
 )
-TESSERA_PYPI_IMPORTS="http_message_signatures, requests, schemathesis, jwt, cryptography, openapi_spec_validator, hypercorn, h2, authlib, selenium, prometheus_client, standardwebhooks, axe_selenium_python"
+TESSERA_PYPI_IMPORTS="http_message_signatures, requests, schemathesis, jwt, cryptography, openapi_spec_validator, hypercorn, h2, authlib, selenium, prometheus_client, standardwebhooks, axe_selenium_python, webauthn, cbor2"
 
 tessera_debian_packages() {
   local missing=() entry package pattern
