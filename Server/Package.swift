@@ -135,6 +135,7 @@ let package = Package(
             name: "TesseraSignIn",
             dependencies: [
                 "TesseraAccounts",
+                "TesseraWebAuthn",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -236,6 +236,16 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let authenticatorChallengeInvalid = ErrorCode(rawValue: 7209)
     /// The authenticator's signature over the challenge does not verify with its registered public key.
     public static let authenticatorSignatureInvalid = ErrorCode(rawValue: 7210)
+    /// A passkey ceremony's challenge is unknown, used, expired, or bound to another session.
+    public static let passkeyChallengeInvalid = ErrorCode(rawValue: 7301)
+    /// A passkey response failed a WebAuthn verification step; `detail` names the step.
+    public static let passkeyInvalid = ErrorCode(rawValue: 7302)
+    /// No active passkey with this credential ID.
+    public static let passkeyUnknown = ErrorCode(rawValue: 7303)
+    /// The authenticator already holds a passkey of this account (or of another one).
+    public static let passkeyExists = ErrorCode(rawValue: 7304)
+    /// The passkey's signature counter went back (a possible clone); the passkey is flagged.
+    public static let passkeyCounterRegression = ErrorCode(rawValue: 7305)
     /// 8101: the hosted sign-in page's pending authorization is unknown, ended, or its form token is wrong.
     public static let oidcAuthorizationUnknown = ErrorCode(rawValue: 8101)
     /// 8201: no webhook endpoint with this ID.
@@ -313,6 +323,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7204: "authenticator-unknown", 7205: "authenticator-key-invalid", 7206: "passcode-fallback-not-allowed",
         7207: "authenticator-exists", 7208: "authenticator-username-mismatch", 7209: "authenticator-challenge-invalid",
         7210: "authenticator-signature-invalid",
+        7301: "passkey-challenge-invalid", 7302: "passkey-invalid", 7303: "passkey-unknown", 7304: "passkey-exists",
+        7305: "passkey-counter-regression",
         8001: "push-settings-invalid", 8002: "push-settings-unknown", 8003: "push-endpoint-not-allowed",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         8201: "webhook-endpoint-unknown", 8202: "webhook-url-invalid", 8203: "webhook-event-type-unknown",

@@ -254,6 +254,23 @@ extension AppError {
     /// 401, 7210.
     public static func authenticatorSignatureInvalid(field: String) -> AppError { AppError(.authenticatorSignatureInvalid, field: field) }
 
+    // MARK: Passkeys (7300–7399)
+
+    /// 401, 7301.
+    public static func passkeyChallengeInvalid() -> AppError {
+        AppError(.passkeyChallengeInvalid, detail: "The passkey challenge is unknown, used, expired or another session's; start again")
+    }
+    /// 401, 7302: `detail` names the failed WebAuthn step.
+    public static func passkeyInvalid(detail: String) -> AppError { AppError(.passkeyInvalid, detail: detail) }
+    /// 404, 7303.
+    public static func passkeyUnknown() -> AppError { AppError(.passkeyUnknown, detail: "No active passkey with this credential ID") }
+    /// 409, 7304.
+    public static func passkeyExists() -> AppError { AppError(.passkeyExists, detail: "This authenticator already holds a passkey of this account") }
+    /// 401, 7305.
+    public static func passkeyCounterRegression() -> AppError {
+        AppError(.passkeyCounterRegression, detail: "The passkey's signature counter did not grow; it is flagged for the administrator")
+    }
+
     // MARK: Push (8000–8099)
 
     /// 400, 8001: `detail` says what is wrong.

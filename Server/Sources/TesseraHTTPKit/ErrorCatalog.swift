@@ -125,6 +125,12 @@ public enum ErrorCatalog {
         Entry(code: .authenticatorUsernameMismatch, status: .forbidden, title: "The username is not this device's user"),
         Entry(code: .authenticatorChallengeInvalid, status: .unauthorized, title: "Unknown, used or expired challenge"),
         Entry(code: .authenticatorSignatureInvalid, status: .unauthorized, title: "The authenticator's signature does not verify"),
+        // Passkeys
+        Entry(code: .passkeyChallengeInvalid, status: .unauthorized, title: "Unknown, used or expired passkey challenge"),
+        Entry(code: .passkeyInvalid, status: .unauthorized, title: "The passkey response does not verify"),
+        Entry(code: .passkeyUnknown, status: .notFound, title: "No such passkey"),
+        Entry(code: .passkeyExists, status: .conflict, title: "This passkey is registered already"),
+        Entry(code: .passkeyCounterRegression, status: .unauthorized, title: "The passkey's signature counter went back"),
         // Push
         Entry(code: .pushSettingsInvalid, status: .badRequest, title: "Invalid push settings"),
         Entry(code: .pushEndpointNotAllowed, status: .badRequest, title: "The push endpoint is not under one of the client's allowed UnifiedPush prefixes"),

@@ -12,7 +12,8 @@ package enum WebhookEventTypes {
         "user.signed_up", "otp.sent", "otp.verified", "otp.failed", "otp.locked",
         "login.started", "login.attested", "login.completed", "login.failed",
         "device.enrolled", "device.revoked", "session.created", "session.revoked",
-        "password.locked", "totp.failed", "totp.locked", test, endpointDisabled,
+        "password.locked", "totp.failed", "totp.locked",
+        "passkey.registered", "passkey.signed_in", "passkey.failed", "passkey.flagged", test, endpointDisabled,
     ]
 
     /// Whether `pattern` is `*`, a known type, or `family.*` of a known family.

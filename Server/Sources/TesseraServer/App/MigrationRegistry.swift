@@ -106,6 +106,12 @@ enum Migrator {
             OIDCMigrations.branding,
             DevicesMigrations.pushState,
         ]),
+        // Passkeys (Passkeys/, issue 38): WebAuthn credentials, the users' opaque handles, the ceremonies' challenges.
+        Migration(version: 16, name: "passkeys", parts: [
+            PasskeysMigrations.users,
+            PasskeysMigrations.credentials,
+            PasskeysMigrations.challenges,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -14,6 +14,8 @@ struct Repositories: Sendable {
     var otp: any OTPRepository
     var flows: any RegistrationFlowRepository
     var authenticators: any AuthenticatorRepository
+    /// Passkeys (WebAuthn credentials), their users' handles and the ceremonies' challenges.
+    var passkeys: any PasskeyRepository
     var outbox: any OutboxRepository
     var nodes: any NodeRepository
     var push: any PushRepository
@@ -37,7 +39,7 @@ struct Repositories: Sendable {
         return Repositories(
             users: users, devices: SQLDeviceRepository(database: database, sessions: sessions, syncQueue: NodeSyncQueue()), sessions: sessions,
             clients: clients, otp: SQLOTPRepository(), flows: SQLRegistrationFlowRepository(),
-            authenticators: SQLAuthenticatorRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
+            authenticators: SQLAuthenticatorRepository(), passkeys: SQLPasskeyRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
             oidcSessions: SQLOIDCSessionRepository(database: database, clock: clock, random: random),
             audit: WebhookAuditLog(
                 base: SQLAuditRepository(kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects), webhooks: webhooks,

@@ -15,6 +15,8 @@ struct SignInDomain: Sendable {
     let authenticators: AuthenticatorService
     let authenticatorLogin: AuthenticatorLoginService
     let oidc: OIDCService
+    /// Passkeys: WebAuthn registration and sign-in for Tessera's own origin.
+    let passkeys: PasskeyService
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
     let logouts: BackchannelLogoutService
 
@@ -45,9 +47,10 @@ struct SignInDomain: Sendable {
         authenticators = AuthenticatorService(
             database: database, repository: stores.authenticators, devices: stores.devices, policies: accounts.policies, random: random, clock: clock
         )
+        let issuer = configuration.issuer ?? "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port)"
         tokens = ResultTokens(
             database: database, sealKey: keys.tokenSealKey,
-            issuer: configuration.issuer ?? "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port)",
+            issuer: issuer,
             lifetime: configuration.resultTokenLifetime, clock: clock
         )
         try await tokens.load()
@@ -77,6 +80,11 @@ struct SignInDomain: Sendable {
             pollInterval: configuration.webhooksPollInterval, timeout: configuration.webhooksTimeout
         )
         self.logouts = logouts
+        passkeys = PasskeyService(
+            database: database, repository: stores.passkeys, audit: stores.audit,
+            settings: PasskeySettings(issuer: issuer) ?? PasskeySettings(rpId: configuration.host, rpName: "Tessera", origins: [issuer]),
+            random: random, clock: clock
+        )
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
             relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime

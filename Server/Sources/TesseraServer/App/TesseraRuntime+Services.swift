@@ -29,6 +29,8 @@ extension TesseraRuntime {
     var authenticatorLogin: AuthenticatorLoginService { signIn.authenticatorLogin }
     /// The OpenID Connect provider and its hosted sign-in page.
     var oidc: OIDCService { signIn.oidc }
+    /// Passkeys (WebAuthn) for Tessera's own origin.
+    var passkeys: PasskeyService { signIn.passkeys }
     /// Back-channel logout (logout outbox).
     var logouts: BackchannelLogoutService { signIn.logouts }
 
