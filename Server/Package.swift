@@ -231,7 +231,7 @@ let package = Package(
         .target(
             name: "TesseraServerTestSupport",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport", "TesseraNode",
+                "TesseraServer", "TesseraTestSupport", "TesseraNode", "TesseraWebAuthn",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

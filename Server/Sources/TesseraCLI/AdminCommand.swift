@@ -9,7 +9,7 @@ struct AdminCommand: AsyncParsableCommand {
         abstract: "Administer clients, users, nodes, keys and tokens through the running server's admin API (token reset and the server key work on its storage).",
         subcommands: [
             ClientCommand.self, UserAdminCommand.self, DeviceAdminCommand.self, NodeAdminCommand.self, KeysCommand.self, TOTPAdminCommand.self,
-            TokenCommand.self, SessionAdminCommand.self, AuthenticatorAdminCommand.self, AuditAdminCommand.self, WebhookAdminCommand.self,
+            TokenCommand.self, SessionAdminCommand.self, AuthenticatorAdminCommand.self, PasskeyAdminCommand.self, AuditAdminCommand.self, WebhookAdminCommand.self,
         ]
     )
 }

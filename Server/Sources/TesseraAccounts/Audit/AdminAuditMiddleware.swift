@@ -28,6 +28,7 @@ package struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             "POST devices/{deviceId}/revoke": "admin.device.revoked",
             "DELETE sessions/{sessionId}": "admin.session.revoked",
             "DELETE authenticators/{authenticatorId}": "admin.authenticator.deleted",
+            "DELETE passkeys/{passkeyId}": "admin.passkey.revoked",
             "POST keys/rotate": "admin.key.rotated",
             "POST totp/reset": "admin.totp.reset",
             "PUT clients/{clientKey}/push": "admin.client.push_set",

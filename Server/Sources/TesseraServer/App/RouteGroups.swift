@@ -60,6 +60,7 @@ extension OperationsDomain {
             sessions: runtime.sessions, authenticators: runtime.authenticators, bodyLimit: limit
         ).addRoutes(to: groups.admin)
         PushAdminController(push: runtime.pushAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
+        PasskeyAdminController<TesseraRequestContext>(passkeys: runtime.passkeys, clients: runtime.clients, users: userAdmin).addRoutes(to: groups.admin)
         WebhookAdminController<TesseraRequestContext>(webhooks: runtime.webhookAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
         AuditController<TesseraRequestContext>(database: database, audit: audit, publicKey: runtime.keys.auditKey.publicKey).addRoutes(to: groups.admin)
         let console = ConsoleController<TesseraRequestContext>(

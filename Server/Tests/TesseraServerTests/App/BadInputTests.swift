@@ -76,6 +76,7 @@ struct BadInputTests {
                 ("/v1/admin/users?clientKey=%00", .get, setup.admin, nil, "clientKey"),
                 ("/v1/admin/users/u/sessions?clientKey=a%00", .get, setup.admin, nil, "clientKey"),
                 ("/v1/admin/users/u/authenticators?clientKey=%00", .get, setup.admin, nil, "clientKey"),
+                ("/v1/admin/users/u/passkeys?clientKey=%00", .get, setup.admin, nil, "clientKey"),
                 ("/v1/rp/auth-requests/x?wait=%00", .get, setup.backend(), nil, "wait"),
             ]
             for (uri, method, headers, body, field) in cases {

@@ -3,27 +3,27 @@ import Foundation
 @testable import TesseraServer
 import TesseraWebAuthn
 
-/// A WebAuthn authenticator in software for the tests: a P-256 (ES256) credential, `none`
+/// A WebAuthn authenticator in software for the tests (a test double of a real one, named so): a P-256 (ES256) credential, `none`
 /// attestation, canonical CBOR; it answers the options the server gives as a browser's `toJSON()` would.
-struct SoftwareAuthenticator {
-    var origin: String
-    var key = P256.Signing.PrivateKey()
-    var credentialId: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
-    var userHandle: [UInt8] = []
-    var counter: UInt32 = 0
+package struct SoftwareAuthenticator: Sendable {
+    package var origin: String
+    package var key = P256.Signing.PrivateKey()
+    package var credentialId: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+    package var userHandle: [UInt8] = []
+    package var counter: UInt32 = 0
     /// Flags: UP, UV, and BE/BS for a synced passkey.
-    var userVerified = true
-    var synced = false
+    package var userVerified = true
+    package var synced = false
 
-    init(origin: String) { self.origin = origin }
+    package init(origin: String) { self.origin = origin }
 
-    static func b64(_ bytes: some Sequence<UInt8>) -> String { Base64URL.encode(bytes) }
+    package static func b64(_ bytes: some Sequence<UInt8>) -> String { Base64URL.encode(bytes) }
 
-    func clientData(_ type: String, _ challenge: String, origin: String? = nil) -> [UInt8] {
+    package func clientData(_ type: String, _ challenge: String, origin: String? = nil) -> [UInt8] {
         Array(#"{"type":"\#(type)","challenge":"\#(challenge)","origin":"\#(origin ?? self.origin)","crossOrigin":false}"#.utf8)
     }
 
-    func flags(attested: Bool) -> UInt8 {
+    package func flags(attested: Bool) -> UInt8 {
         var flags: UInt8 = 0x01
         if userVerified { flags |= 0x04 }
         if synced { flags |= 0x18 }
@@ -31,13 +31,13 @@ struct SoftwareAuthenticator {
         return flags
     }
 
-    var coseKey: [UInt8] {
+    package var coseKey: [UInt8] {
         let raw = [UInt8](key.publicKey.rawRepresentation)
         return CBOR.map([(CBOR.int(1), CBOR.int(2)), (CBOR.int(3), CBOR.int(-7)), (CBOR.int(-1), CBOR.int(1)),
                          (CBOR.int(-2), CBOR.bytes(Array(raw.prefix(32)))), (CBOR.int(-3), CBOR.bytes(Array(raw.suffix(32))))])
     }
 
-    func authData(rpId: String, attested: Bool) -> [UInt8] {
+    package func authData(rpId: String, attested: Bool) -> [UInt8] {
         var data = [UInt8](SHA256.hash(data: Data(rpId.utf8))) + [flags(attested: attested)]
         data += withUnsafeBytes(of: counter.bigEndian) { Array($0) }
         if attested {
@@ -47,7 +47,7 @@ struct SoftwareAuthenticator {
     }
 
     /// Answers creation options: a `none` attestation of a new credential.
-    mutating func create(_ options: PasskeyJSON.CreationOptions, origin: String? = nil) -> PasskeyJSON.RegistrationResponse {
+    package mutating func create(_ options: PasskeyJSON.CreationOptions, origin: String? = nil) -> PasskeyJSON.RegistrationResponse {
         userHandle = Base64URL.decode(options.user.id) ?? []
         let clientData = clientData("webauthn.create", options.challenge, origin: origin)
         let object = CBOR.map([(CBOR.text("fmt"), CBOR.text("none")), (CBOR.text("attStmt"), CBOR.map([])),
@@ -57,7 +57,7 @@ struct SoftwareAuthenticator {
     }
 
     /// Answers request options: an assertion, the counter one higher.
-    mutating func get(_ options: PasskeyJSON.RequestOptions, origin: String? = nil) throws -> PasskeyJSON.AuthenticationResponse {
+    package mutating func get(_ options: PasskeyJSON.RequestOptions, origin: String? = nil) throws -> PasskeyJSON.AuthenticationResponse {
         counter += 1
         let clientData = clientData("webauthn.get", options.challenge, origin: origin)
         let data = authData(rpId: options.rpId, attested: false)
@@ -69,8 +69,8 @@ struct SoftwareAuthenticator {
 }
 
 /// Canonical CBOR for the few shapes the software authenticator writes.
-enum CBOR {
-    static func head(_ major: UInt8, _ value: UInt64) -> [UInt8] {
+package enum CBOR {
+    package static func head(_ major: UInt8, _ value: UInt64) -> [UInt8] {
         switch value {
         case 0..<24: [major << 5 | UInt8(value)]
         case 24..<0x100: [major << 5 | 24, UInt8(value)]
@@ -79,8 +79,8 @@ enum CBOR {
         }
     }
 
-    static func int(_ value: Int) -> [UInt8] { value >= 0 ? head(0, UInt64(value)) : head(1, UInt64(-1 - value)) }
-    static func bytes(_ value: [UInt8]) -> [UInt8] { head(2, UInt64(value.count)) + value }
-    static func text(_ value: String) -> [UInt8] { head(3, UInt64(value.utf8.count)) + Array(value.utf8) }
-    static func map(_ pairs: [([UInt8], [UInt8])]) -> [UInt8] { head(5, UInt64(pairs.count)) + pairs.flatMap { $0.0 + $0.1 } }
+    package static func int(_ value: Int) -> [UInt8] { value >= 0 ? head(0, UInt64(value)) : head(1, UInt64(-1 - value)) }
+    package static func bytes(_ value: [UInt8]) -> [UInt8] { head(2, UInt64(value.count)) + value }
+    package static func text(_ value: String) -> [UInt8] { head(3, UInt64(value.utf8.count)) + Array(value.utf8) }
+    package static func map(_ pairs: [([UInt8], [UInt8])]) -> [UInt8] { head(5, UInt64(pairs.count)) + pairs.flatMap { $0.0 + $0.1 } }
 }

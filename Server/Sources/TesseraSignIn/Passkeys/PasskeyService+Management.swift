@@ -1,0 +1,35 @@
+import TesseraCore
+import TesseraWebAuthn
+
+/// Listing and revoking passkeys (the admin API and the CLI; the user's own calls come later).
+extension PasskeyService {
+    /// The user's active passkeys at `client`, oldest first.
+    package func list(userId: String, client: Client) async throws -> PasskeyList {
+        let repository = self.repository
+        let records = try await database.read { sql in try await repository.list(userId: userId, clientId: client.id, in: sql) }
+        return PasskeyList(passkeys: records.map { $0.info(clientKey: client.clientKey) })
+    }
+
+    /// Revokes a passkey (of `userId` when given): it signs in no more. 7303 when there is no such active passkey.
+    package func revoke(id: String, userId: String?, actor: String) async throws {
+        let repository = self.repository, audit = self.audit, now = clock.now()
+        try await database.transaction { sql in
+            guard let revoked = try await repository.revoke(id: id, userId: userId, now: now, in: sql) else { throw AppError.passkeyUnknown() }
+            try await audit.append([AuditEvent(
+                "passkey.revoked", actor: actor, clientId: revoked.clientId, userId: revoked.userId, details: ["passkey": revoked.id]
+            )], in: sql)
+        }
+    }
+}
+
+extension PasskeyCredential {
+    /// The wire form.
+    func info(clientKey: String) -> PasskeyInfo {
+        PasskeyInfo(
+            id: id, clientKey: clientKey, name: name, credentialId: credentialId,
+            algorithm: COSEKey.Algorithm(rawValue: Int64(algorithm))?.name ?? "\(algorithm)", aaguid: aaguid, backupEligible: backupEligible,
+            backedUp: backedUp, attestationFormat: attestationFormat, transports: transports, createdAt: createdAt, lastUsedAt: lastUsedAt,
+            flaggedAt: flaggedAt
+        )
+    }
+}

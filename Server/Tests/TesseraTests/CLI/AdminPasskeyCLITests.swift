@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraServer
+import TesseraServerTestSupport
+
+/// `tessera admin passkey …` against a running server: a passkey registered by a software
+/// authenticator is listed, revoked (audited under `admin.passkey.revoked` and `passkey.revoked`),
+/// then signs in no more; revoking it again is refused with 7303.
+@Suite("CLI: tessera admin passkey")
+struct AdminPasskeyCLITests {
+    @Test("list shows the passkey (JSON and text), revoke ends it, a second revoke is 7303, the revoked passkey cannot sign in")
+    func listAndRevoke() async throws {
+        let tessera = try AdminCLITests.binary()
+        try await TestDeployment.serveRuntime { runtime, admin, _ in
+            let client = try await runtime.clients.create(name: "Passkeys", bundleIds: ["com.example.passkeys"]).client
+            let users = runtime.repositories.users, now = runtime.clock.now()
+            try await runtime.database.transaction { sql in
+                try await users.insert(
+                    UserRecord(id: "usr_pk_cli", clientId: client.id, userKey: "carol", name: "Carol", email: "carol@example.org",
+                               phone: "+41795550177", localAuthType: "none", createdAt: now),
+                    in: sql
+                )
+            }
+            var authenticator = SoftwareAuthenticator(origin: try #require(runtime.passkeys.settings.origins.first))
+            let options = try await runtime.passkeys.registrationOptions(client: client, userId: "usr_pk_cli", userName: "carol", displayName: "Carol", binding: "cli")
+            let created = try await runtime.passkeys.finishRegistration(
+                client: client, challengeId: options.challengeId, binding: "cli", response: authenticator.create(options.options), name: "Laptop"
+            )
+
+            let listed = try await DeviceCLITests.run(tessera, ["admin", "passkey", "list", "--client-key", client.clientKey, "--user-key", "carol", "--json"] + admin)
+            #expect(listed.status == 0, "\(listed.output)")
+            // --json prints times in ISO 8601.
+            let list = try #require((try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any])?["passkeys"] as? [[String: Any]])
+            #expect(list.map { $0["id"] as? String } == [created.id])
+            #expect(list.first?["name"] as? String == "Laptop" && list.first?["algorithm"] as? String == "ES256")
+            #expect(list.first?["clientKey"] as? String == client.clientKey)
+            #expect((list.first?["createdAt"] as? String)?.hasSuffix("Z") == true)
+            let text = try await DeviceCLITests.run(tessera, ["admin", "passkey", "list", "--client-key", client.clientKey, "--user-key", "carol"] + admin)
+            #expect(text.output.contains(created.id) && text.output.contains("device-bound"), "\(text.output)")
+
+            let revoked = try await DeviceCLITests.run(tessera, ["admin", "passkey", "revoke", created.id] + admin)
+            #expect(revoked.status == 0, "\(revoked.output)")
+            let again = try await DeviceCLITests.run(tessera, ["admin", "passkey", "revoke", created.id] + admin)
+            #expect(again.status != 0)
+            #expect(again.output.contains("7303"), "\(again.output)")
+            let empty = try await DeviceCLITests.run(tessera, ["admin", "passkey", "list", "--client-key", client.clientKey, "--user-key", "carol", "--json"] + admin)
+            #expect((try JSONSerialization.jsonObject(with: Data(empty.output.utf8)) as? [String: Any])?["passkeys"] as? [Any] != nil)
+            #expect(((try JSONSerialization.jsonObject(with: Data(empty.output.utf8)) as? [String: Any])?["passkeys"] as? [Any])?.isEmpty == true)
+
+            let signIn = try await runtime.passkeys.authenticationOptions(client: client, userId: nil, binding: "cli")
+            do {
+                _ = try await runtime.passkeys.finishAuthentication(client: client, challengeId: signIn.challengeId, binding: "cli", response: try authenticator.get(signIn.options))
+                Issue.record("a revoked passkey signed in")
+            } catch let error as AppError {
+                #expect(error.code == .passkeyUnknown)
+            }
+            let types = try await runtime.database.read { sql in
+                try await runtime.repositories.audit.entries(.init(subject: client.id, limit: 1000), in: sql)
+            }.map(\.type)
+            #expect(types.contains("passkey.revoked"))
+            let adminTypes = try await runtime.database.read { sql in try await runtime.repositories.audit.entries(.init(type: "admin.passkey.revoked"), in: sql) }
+            #expect(adminTypes.count == 1)
+        }
+    }
+}
