@@ -32,6 +32,7 @@ struct JanitorService: Service {
                 try await repositories.sessions.purge(endedBefore: now - retention.millis, in: sql)
                 try await AuthChannelRepository(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
                 try await repositories.authenticators.purgeChallenges(before: now, in: sql)
+                try await repositories.passkeys.purgeChallenges(before: now, in: sql)
             }
             try await repositories.outbox.purge(sentBefore: now - 7 * 86_400_000)
             try await repositories.push.purge(settledBefore: now - 7 * 86_400_000)

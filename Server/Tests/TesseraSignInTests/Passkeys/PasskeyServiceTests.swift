@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import Testing
 import TesseraCore
 @testable import TesseraServer
@@ -112,6 +113,12 @@ struct PasskeyServiceTests {
             await Self.expectProblem(.passkeyChallengeInvalid) {
                 _ = try await runtime.passkeys.finishRegistration(client: client, challengeId: late.challengeId, binding: "b1", response: authenticator.create(late.options), name: nil)
             }
+            // The janitor deletes expired challenges (every one here is).
+            struct Count: Decodable { var n: Int }
+            let count = { try await runtime.database.read { sql in try await sql.raw("SELECT COUNT(*) AS n FROM passkey_challenges").first(decoding: Count.self)?.n ?? -1 } }
+            #expect(try await count() == 2)
+            await runtime.janitor.sweep()
+            #expect(try await count() == 0)
         }
     }
 
