@@ -45,7 +45,7 @@ extension SignInDomain {
         AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: limit)
             .addRoutes(signed: groups.signedAuth, open: groups.router.group("v1/auth"), root: groups.router)
         RelyingPartyController(auth: auth.relyingParty, totp: totp, introspection: introspection, bodyLimit: limit).addRoutes(to: groups.relyingParty)
-        let openID = OIDCController<TesseraRequestContext>(service: oidc, random: oidc.random, bodyLimit: limit)
+        let openID = OIDCController<TesseraRequestContext>(service: oidc, passkeys: passkeys, random: oidc.random, bodyLimit: limit)
         openID.addRoutes(to: groups.router)
         openID.addAdminRoutes(to: groups.admin)
     }

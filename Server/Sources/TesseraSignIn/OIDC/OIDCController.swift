@@ -6,11 +6,14 @@ import TesseraCore
 /// The OpenID Connect endpoints, the hosted sign-in page, and the admin routes of a client's OIDC settings.
 package struct OIDCController<Context: TesseraContext> {
     package let service: OIDCService
+    /// Passkey sign-in on the page (OIDCController+Passkeys.swift).
+    package let passkeys: PasskeyService
     package let random: RandomSource
     package let bodyLimit: Int
 
-    package init(service: OIDCService, random: RandomSource, bodyLimit: Int) {
+    package init(service: OIDCService, passkeys: PasskeyService, random: RandomSource, bodyLimit: Int) {
         self.service = service
+        self.passkeys = passkeys
         self.random = random
         self.bodyLimit = bodyLimit
     }
@@ -25,6 +28,8 @@ package struct OIDCController<Context: TesseraContext> {
         router.get("oauth2/authorize/{requestId}/status", use: status)
         router.get("oauth2/authorize/{requestId}/events", use: events)
         router.get("oauth2/authorize/{requestId}/complete", use: complete)
+        router.post("oauth2/authorize/{requestId}/passkey/options", use: passkeyOptions)
+        router.post("oauth2/authorize/{requestId}/passkey", use: passkeySignIn)
         router.post("oauth2/token", use: token)
         router.post("oauth2/revoke", use: revoke)
         router.post("oauth2/introspect", use: introspect)
@@ -120,7 +125,7 @@ package struct OIDCController<Context: TesseraContext> {
     }
 
     /// The form fields of a page's own POST (`csrf`, …); 415 unless it is a form.
-    private func pageForm(_ request: Request) async throws -> [String: String] {
+    func pageForm(_ request: Request) async throws -> [String: String] {
         var request = request
         guard Self.isForm(request) else { throw AppError.unsupportedMediaType(detail: "Send application/x-www-form-urlencoded") }
         return RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))

@@ -46,16 +46,22 @@ extension OIDCService {
 
     private func issueCode(for request: OIDCPendingRequest, resultToken token: String, browser: String?) async throws -> Completion {
         let claims = try await tokens.verify(token)
+        return try await issueCode(
+            for: request, userKey: claims.sub.value, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr, browser: browser
+        )
+    }
+
+    /// The code for `userKey`, who signed in at `authTime` (seconds) by `amr`, and a session at Tessera for the browser.
+    func issueCode(for request: OIDCPendingRequest, userKey: String, authTime: Int64, amr: [String], browser: String?) async throws -> Completion {
         let code = random.token(prefix: "oc_")
         let now = clock.now()
-        let authTime = Int64(claims.iat.value.timeIntervalSince1970)
         let session = try await startSession(
-            clientId: request.clientId, clientKey: request.clientKey, userKey: claims.sub.value, authTime: authTime, amr: claims.amr, presented: browser
+            clientId: request.clientId, clientKey: request.clientKey, userKey: userKey, authTime: authTime, amr: amr, presented: browser
         )
         let record = OIDCCode(
             codeHash: hasher.hash(code, domain: Self.codeDomain), requestId: request.id, clientId: request.clientId,
             redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, nonce: request.nonce, scope: request.scope,
-            userKey: claims.sub.value, authTime: authTime, amr: claims.amr, expiresAt: now + codeLifetime.millis, sessionId: session?.sid
+            userKey: userKey, authTime: authTime, amr: amr, expiresAt: now + codeLifetime.millis, sessionId: session?.sid
         )
         guard try await repository.complete(request.id, code: record, at: now) else {
             throw AppError.oidcAuthorizationUnknown(detail: "This sign-in has already finished")
