@@ -28,9 +28,13 @@ TESSERA_DEBIAN_CHECKS=(
 TESSERA_PYPI_PACKAGES=(
   "http-message-signatures>=3,<4" requests "schemathesis==4.32.5" "pyjwt[crypto]>=2.8,<3" openapi-spec-validator
   hypercorn h2 "authlib>=1.3,<2" "selenium>=4.20,<5" "prometheus-client>=0.20,<1" "standardwebhooks>=1.0,<2"
-  "axe-selenium-python>=2.1,<3" "webauthn>=3,<4" "cbor2>=5.6,<7"
+  "webauthn>=3,<4" "cbor2>=5.6,<7"
 )
-TESSERA_PYPI_IMPORTS="http_message_signatures, requests, schemathesis, jwt, cryptography, openapi_spec_validator, hypercorn, h2, authlib, selenium, prometheus_client, standardwebhooks, axe_selenium_python, webauthn, cbor2"
+TESSERA_PYPI_IMPORTS="http_message_signatures, requests, schemathesis, jwt, cryptography, openapi_spec_validator, hypercorn, h2, authlib, selenium, prometheus_client, standardwebhooks, webauthn, cbor2"
+# axe-core 4 for the page audit: only the axe.min.js that axe-playwright-python ships is used (injected through
+# Selenium), so it is installed without its dependency on Playwright; it cannot be imported, only found.
+TESSERA_AXE_PACKAGE="axe-playwright-python==0.1.8"
+TESSERA_AXE_CHECK='import importlib.util, sys; sys.exit(importlib.util.find_spec("axe_playwright_python") is None)'
 
 tessera_debian_packages() {
   local missing=() entry package pattern
@@ -55,12 +59,14 @@ tessera_debian_packages() {
 tessera_venv() {
   VENV=${VENV:-$PWD/.venv-test}
   export VENV
-  if ! "$VENV/bin/python" -c "import $TESSERA_PYPI_IMPORTS" 2>/dev/null; then
+  if ! "$VENV/bin/python" -c "import $TESSERA_PYPI_IMPORTS" 2>/dev/null || ! "$VENV/bin/python" -c "$TESSERA_AXE_CHECK" 2>/dev/null; then
     echo "Python venv: creating $VENV with the PyPI test tools (pip, about a minute)"
     rm -rf "$VENV"
     /usr/bin/python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check "${TESSERA_PYPI_PACKAGES[@]}"
+    "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps "$TESSERA_AXE_PACKAGE"
     "$VENV/bin/python" -c "import $TESSERA_PYPI_IMPORTS"
+    "$VENV/bin/python" -c "$TESSERA_AXE_CHECK"
   else
     echo "Python venv: $VENV"
   fi

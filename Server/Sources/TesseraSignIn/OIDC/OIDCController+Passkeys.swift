@@ -16,7 +16,7 @@ extension OIDCController {
     @Sendable package func passkeyOptions(_ request: Request, context: Context) async throws -> Response {
         let id = try context.parameters.require("requestId")
         let form = try await pageForm(request)
-        let (pending, client) = try await service.pendingForPasskey(id, csrf: form["csrf"] ?? "", ip: context.remoteAddress ?? "unknown")
+        let (pending, client) = try await service.pendingForPasskey(id, csrf: form["csrf"] ?? "")
         let (challengeId, options) = try await passkeys.authenticationOptions(client: client, userId: nil, binding: pending.id)
         var response = try Response.json(PasskeyOptionsAnswer(challengeId: challengeId, publicKey: options))
         response.headers[.cacheControl] = "no-store"

@@ -5,14 +5,10 @@ import TesseraCore
 /// RFC 8176 `amr` (`hwk` or `swk`, and `user`).
 extension OIDCService {
     /// The pending authorization and its client, when a passkey may still finish it: not yet sent to a phone.
-    /// With `ip`, the attempt counts against the page's per-address limit (shared with the identifier form).
-    package func pendingForPasskey(_ id: String, csrf: String, ip: String? = nil) async throws -> (OIDCPendingRequest, Client) {
+    /// Not rate limited, as the authorization endpoint that made the request is not: an options call only
+    /// stores a challenge (purged once expired), and an assertion cannot be guessed.
+    package func pendingForPasskey(_ id: String, csrf: String) async throws -> (OIDCPendingRequest, Client) {
         let request = try await pending(id, csrf: csrf)
-        if let ip {
-            let key = "oidc-ip:\(ip)", now = clock.now(), window = rateWindow
-            let counts = try await database.withSQL { sql in try await RateCounters().increment([key], now: now, window: window, in: sql) }
-            guard (counts[key] ?? 0) <= perIPLimit else { throw AppError.oidcRateLimited(detail: "Wait a few minutes and try again") }
-        }
         guard request.channelId == nil else {
             throw AppError.oidcAuthorizationUnknown(detail: "This sign-in is waiting for the phone; use Not you? to start again")
         }

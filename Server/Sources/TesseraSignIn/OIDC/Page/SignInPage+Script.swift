@@ -7,6 +7,66 @@ extension SignInPage {
 
     private static let waitingScripts = Dictionary(uniqueKeysWithValues: SignInStrings.all.map { ($0.language, waitingScript($0)) })
 
+    /// The identifier page's script (passkeys) in the page's language, built once per catalogue.
+    var identifyScript: String { Self.identifyScripts[strings.language] ?? Self.identifyScript(strings) }
+
+    private static let identifyScripts = Dictionary(uniqueKeysWithValues: SignInStrings.all.map { ($0.language, identifyScript($0)) })
+
+    /// Passkeys on the identifier page, where the browser has WebAuthn: the button is shown, and the
+    /// identifier field offers passkeys as autofill (conditional mediation). Either way the page asks for
+    /// options bound to this sign-in, lets the browser get an assertion, posts its JSON and goes where the
+    /// answer says (the app, with the code). A click replaces a waiting autofill request. A failure after a
+    /// click is said in the status line; a failed autofill request stays silent.
+    static func identifyScript(_ strings: SignInStrings) -> String {
+        let texts: [String: String] = ["cancelled": strings.passkeyCancelled, "unknown": strings.passkeyUnknown, "failed": strings.passkeyFailed]
+        let data = (try? JSONSerialization.data(withJSONObject: texts, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let json = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+        return """
+        (function () {
+          var button = document.getElementById("passkey");
+          var status = document.getElementById("status");
+          var texts = \(json);
+          if (!button || !window.PublicKeyCredential || !PublicKeyCredential.parseRequestOptionsFromJSON) return;
+          button.hidden = false;
+          var current = null;
+          function form(fields) {
+            var body = new URLSearchParams();
+            for (var key in fields) body.append(key, fields[key]);
+            return body;
+          }
+          function post(url, fields) {
+            return fetch(url, { method: "POST", body: form(fields), credentials: "same-origin" }).then(function (r) {
+              return r.json().then(function (body) { if (!r.ok) { var e = new Error("refused"); e.code = body.code; throw e; } return body; });
+            });
+          }
+          function signIn(conditional) {
+            if (current) current.abort();
+            var controller = new AbortController();
+            current = controller;
+            var csrf = button.dataset.csrf;
+            return post(button.dataset.optionsUrl, { csrf: csrf }).then(function (answer) {
+              var request = { publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(answer.publicKey), signal: controller.signal };
+              if (conditional) request.mediation = "conditional";
+              return navigator.credentials.get(request).then(function (credential) {
+                return post(button.dataset.url, { csrf: csrf, challengeId: answer.challengeId, credential: JSON.stringify(credential.toJSON()) });
+              });
+            }).then(function (body) {
+              status.dataset.status = "passkey-signed-in";
+              window.location.assign(body.location);
+            }).catch(function (error) {
+              if (controller.signal.aborted || conditional) return;
+              status.dataset.status = "passkey-failed";
+              status.textContent = error.name === "NotAllowedError" ? texts.cancelled : (error.code === 7303 ? texts.unknown : texts.failed);
+            });
+          }
+          button.addEventListener("click", function () { signIn(false); });
+          if (PublicKeyCredential.isConditionalMediationAvailable) {
+            PublicKeyCredential.isConditionalMediationAvailable().then(function (available) { if (available) signIn(true); });
+          }
+        })();
+        """
+    }
+
     /// The texts the waiting page's script shows, by status and by quorum step, as a JSON object that is
     /// safe inside a `<script>` element (`<` is escaped).
     static func scriptTexts(_ strings: SignInStrings) -> String {

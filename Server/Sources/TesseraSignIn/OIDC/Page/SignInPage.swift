@@ -81,12 +81,15 @@ package struct SignInPage: Sendable {
                 <form method="post" action="\(base)/identify">
                 <input type="hidden" name="csrf" value="\(escape(csrf))">
                 <label for="identifier">\(escape(strings.identifierLabel))</label>
-                <input id="identifier" name="identifier" type="text" autocomplete="username" required maxlength="254" autofocus\(value)>
+                <input id="identifier" name="identifier" type="text" autocomplete="username webauthn" required maxlength="254" autofocus\(value)>
                 <button id="submit" type="submit" class="primary">\(escape(strings.continueButton))</button>
                 </form>
-                <div class="actions">\(Self.actionForm(base + "/cancel", csrf: csrf, id: "cancel", label: strings.cancel))</div>
+                <div class="actions"><button id="passkey" type="button" class="link" hidden data-options-url="\(base)/passkey/options" \
+                data-url="\(base)/passkey" data-csrf="\(escape(csrf))">\(escape(strings.passkeyButton))</button>\
+                \(Self.actionForm(base + "/cancel", csrf: csrf, id: "cancel", label: strings.cancel))</div>
                 <p id="status" data-status="identify" role="status" aria-live="polite"></p>
                 """
+            script = identifyScript
         case .waiting(let requestId, let csrf, let branding, let matchNumber):
             let query = "csrf=" + escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
             let base = "/oauth2/authorize/" + escape(requestId)

@@ -13,6 +13,12 @@ package struct SignInStrings: Sendable {
     package let continueButton: String
     package let cancel: String
     package let notYou: String
+    /// The passkey button, and what the page says when a passkey sign-in did not work: cancelled or
+    /// timed out (`NotAllowedError`), a passkey Tessera does not know, anything else.
+    package let passkeyButton: String
+    package let passkeyCancelled: String
+    package let passkeyUnknown: String
+    package let passkeyFailed: String
     /// The status line, by `OIDCService.Progress` value.
     package let waiting: String
     package let verifying: String

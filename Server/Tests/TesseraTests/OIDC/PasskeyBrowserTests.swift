@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraTestSupport
+@testable import TesseraServer
+import TesseraServerTestSupport
+
+/// Passkey sign-in on the hosted page in a real browser: headless Chromium with its virtual
+/// authenticator (Tests/Fixtures/oidc_passkey_browser.py) holds a passkey the test registered at
+/// Tessera; the page's button gets an assertion from it, the app receives the code, and Authlib
+/// verifies the ID token through the JWKS. The RP ID is `localhost` (WebAuthn refuses IP addresses),
+/// so Tessera's issuer is `http://localhost:port`.
+@Suite("Passkeys: sign-in in Chromium with its virtual authenticator", .serialized)
+struct PasskeyBrowserTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/oidc_passkey_browser.py").standardized.path
+
+    static func run(_ mode: String) async throws -> [String: Any] {
+        let python = try TestRequirements.browser(importing: ["authlib", "cryptography"], for: "the passkey browser test")
+        let port = try NodeQuorumEndToEndTests.freePort()
+        let output = OIDCBrowserTests.Shared<String>("")
+        try await OIDCBrowserTests.withCallback { redirect in
+            try await LiveServer.run(bundleId: "com.example.passkey", port: port, configure: { $0.issuer = "http://localhost:\(port)" }) { runtime, client, _ in
+                let users = runtime.repositories.users, now = runtime.clock.now()
+                try await runtime.database.transaction { sql in
+                    try await users.insert(
+                        UserRecord(id: "usr_pk_browser", clientId: client.id, userKey: "dana", name: "Dana", email: "dana@example.org",
+                                   phone: "+41795550123", localAuthType: "none", createdAt: now),
+                        in: sql
+                    )
+                }
+                _ = try await runtime.oidc.setSettings(.init(redirectUris: [redirect]), clientKey: client.clientKey)
+                let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+                #expect(runtime.passkeys.settings.rpId == "localhost")
+                var authenticator = SoftwareAuthenticator(origin: "http://localhost:\(port)")
+                let options = try await runtime.passkeys.registrationOptions(
+                    client: client, userId: "usr_pk_browser", userName: "dana@example.org", displayName: "Dana", binding: "test")
+                let created = try await runtime.passkeys.finishRegistration(
+                    client: client, challengeId: options.challengeId, binding: "test", response: authenticator.create(options.options), name: nil)
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-\(UUID().uuidString).json")
+                defer { try? FileManager.default.removeItem(at: file) }
+                let credential: [String: String] = [
+                    "credentialId": created.credentialId, "privateKeyPem": authenticator.key.pemRepresentation, "userHandle": created.userHandle, "rpId": "localhost",
+                ]
+                try JSONSerialization.data(withJSONObject: credential).write(to: file)
+                let run = try await DeviceCLITests.run(
+                    URL(fileURLWithPath: python), [script, mode, "http://localhost:\(port)", client.clientKey, secret, redirect, file.path], timeout: 900
+                )
+                #expect(run.status == 0, "\(run.output)")
+                output.value.withLock { $0 = run.output }
+                if mode == "autofill" {
+                    let stored = try await runtime.database.read { sql in try await runtime.repositories.passkeys.list(userId: "usr_pk_browser", clientId: client.id, in: sql) }
+                    #expect(stored.first?.lastUsedAt != nil)
+                    #expect(stored.first?.signCount ?? 0 >= 1, "Chromium's authenticator counts its signatures")
+                }
+            }
+        }
+        let text = output.current
+        let line = try #require(text.split(separator: "\n").last, "\(text)")
+        var result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(text)")
+        result["log"] = text
+        return result
+    }
+
+    @Test("autofill (conditional mediation): Chromium's authenticator answers as the page loads, the app gets the code with its state, Authlib verifies the ID token: sub and amr [hwk, user]")
+    func autofill() async throws {
+        let result = try await Self.run("autofill")
+        let log = result["log"] as? String ?? ""
+        #expect(result["state_matches"] as? Bool == true, "\(log)")
+        #expect(result["sub"] as? String == "dana", "\(log)")
+        #expect(result["amr"] as? [String] == ["hwk", "user"], "\(log)")
+    }
+
+    @Test("the button with a passkey Tessera never registered: the assertion reaches Tessera, which refuses it (7303); the page says it is not registered here")
+    func unknown() async throws {
+        let result = try await Self.run("unknown")
+        #expect(result["button"] as? String == "Sign in with a passkey")
+        #expect(result["text"] as? String == SignInStrings.english.passkeyUnknown, "\(result["log"] as? String ?? "")")
+    }
+
+    @Test("the button with user verification off on the authenticator while the page requires it: no sign-in, the page says so")
+    func noUserVerification() async throws {
+        let result = try await Self.run("no-uv")
+        let text = result["text"] as? String
+        #expect(text == SignInStrings.english.passkeyCancelled || text == SignInStrings.english.passkeyFailed, "\(result["log"] as? String ?? "")")
+        #expect((result["url"] as? String)?.contains("/oauth2/authorize") == true)
+    }
+}
