@@ -232,6 +232,7 @@ struct OIDCFlowTests {
     /// The page's answers with what differs per request (IDs, form tokens, CSP nonces) blanked out.
     static func normalized(_ html: String) -> String {
         html.replacing(/oar_[A-Za-z0-9_-]+/, with: "ID").replacing(/csrf=[^"&]+/, with: "csrf=T").replacing(/name="csrf" value="[^"]+"/, with: "name=csrf value=T").replacing(/nonce="[^"]+"/, with: "nonce=N")
+            .replacing(/data-csrf="[^"]+"/, with: "data-csrf=T")
     }
 
     @Test("foreign redirect URI or unknown client: an error page, never a redirect; missing PKCE and other errors redirect with state")
