@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import SwiftASN1
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Verifies the attestation statements Tessera supports (W3C WebAuthn Level 3, §8): `none`,
 /// `packed` (§8.2, self and x5c) and `fido-u2f` (§8.6). A certificate chain is checked against
@@ -111,7 +111,7 @@ struct AttestationVerifier: Sendable {
     /// Whether the chain leads to a trust anchor (RFC 5280 at `time`); false when there are none to check against.
     private func validate(_ chain: [Certificate]) async throws(WebAuthnError) -> Bool {
         guard !trustAnchors.isEmpty else { return false }
-        var verifier = Verifier(rootCertificates: CertificateStore(trustAnchors)) { RFC5280Policy(validationTime: time) }
+        var verifier = Verifier(rootCertificates: CertificateStore(trustAnchors)) { RFC5280Policy(fixedExpiryValidationTime: time) }
         let result = await verifier.validate(leaf: chain[0], intermediates: CertificateStore(chain.dropFirst()))
         guard case .validCertificate = result else { throw .untrustedAttestation("the x5c chain does not lead to a trusted root") }
         return true
