@@ -61,22 +61,29 @@ def main():
     result = {"mode": mode}
     driver = browser()
     try:
-        driver.execute_cdp_cmd("WebAuthn.enable", {})
-        authenticator = driver.execute_cdp_cmd("WebAuthn.addVirtualAuthenticator", {"options": {
-            "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
-            "isUserVerified": mode != "no-uv", "automaticPresenceSimulation": True}})["authenticatorId"]
-        driver.execute_cdp_cmd("WebAuthn.addCredential", {"authenticatorId": authenticator, "credential": {
-            "credentialId": b64(credential_id), "isResidentCredential": True, "rpId": credential["rpId"],
-            "privateKey": b64(pkcs8), "userHandle": b64(b64url_decode(credential["userHandle"])), "signCount": 0}})
+        def add_authenticator():
+            driver.execute_cdp_cmd("WebAuthn.enable", {})
+            authenticator = driver.execute_cdp_cmd("WebAuthn.addVirtualAuthenticator", {"options": {
+                "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
+                "isUserVerified": mode != "no-uv", "automaticPresenceSimulation": True}})["authenticatorId"]
+            driver.execute_cdp_cmd("WebAuthn.addCredential", {"authenticatorId": authenticator, "credential": {
+                "credentialId": b64(credential_id), "isResidentCredential": True, "rpId": credential["rpId"],
+                "privateKey": b64(pkcs8), "userHandle": b64(b64url_decode(credential["userHandle"])), "signCount": 0}})
+            return authenticator
+
         wait = WebDriverWait(driver, TIMEOUT)
+        # In button mode the authenticator comes after the page asked for autofill, which then has nothing to offer.
+        authenticator = add_authenticator() if mode != "button" else None
         driver.get(url)
         if mode != "autofill":
             wait.until(lambda d: page_status(d) == "identify")
             button = driver.find_element(By.ID, "passkey")
             wait.until(lambda d: button.is_displayed())
             result["button"] = button.text
+            if mode == "button":
+                authenticator = add_authenticator()
             button.click()
-        if mode == "autofill":
+        if mode in ("autofill", "button"):
             wait.until(lambda d: d.current_url.startswith(redirect_uri + "?"))
             callback = driver.current_url
             query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(callback).query))

@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import Testing
 import TesseraCore
 import TesseraTestSupport
@@ -47,10 +48,22 @@ struct PasskeyBrowserTests {
                 )
                 #expect(run.status == 0, "\(run.output)")
                 output.value.withLock { $0 = run.output }
-                if mode == "autofill" {
+                if mode == "autofill" || mode == "button" {
                     let stored = try await runtime.database.read { sql in try await runtime.repositories.passkeys.list(userId: "usr_pk_browser", clientId: client.id, in: sql) }
                     #expect(stored.first?.lastUsedAt != nil)
                     #expect(stored.first?.signCount ?? 0 >= 1, "Chromium's authenticator counts its signatures")
+                    // Which request signed in: the page's first challenge is the autofill one, a later one the button's.
+                    struct Challenge: Decodable { var created_at: Int64; var used_at: Int64? }
+                    let challenges = try await runtime.database.read { sql in
+                        try await sql.raw("SELECT created_at, used_at FROM passkey_challenges WHERE binding <> 'test' ORDER BY created_at, id").all(decoding: Challenge.self)
+                    }
+                    let used = challenges.filter { $0.used_at != nil }
+                    #expect(used.count == 1, "\(challenges)")
+                    if mode == "button" {
+                        #expect(challenges.count == 2 && challenges.last?.used_at != nil, "the button's challenge signed in: \(challenges)")
+                    } else {
+                        #expect(challenges.first?.used_at != nil, "the autofill challenge signed in: \(challenges)")
+                    }
                 }
             }
         }
@@ -65,6 +78,16 @@ struct PasskeyBrowserTests {
     func autofill() async throws {
         let result = try await Self.run("autofill")
         let log = result["log"] as? String ?? ""
+        #expect(result["state_matches"] as? Bool == true, "\(log)")
+        #expect(result["sub"] as? String == "dana", "\(log)")
+        #expect(result["amr"] as? [String] == ["hwk", "user"], "\(log)")
+    }
+
+    @Test("the button: with the authenticator added after the page asked for autofill, the click's own request signs in; Authlib verifies the ID token")
+    func button() async throws {
+        let result = try await Self.run("button")
+        let log = result["log"] as? String ?? ""
+        #expect(result["button"] as? String == "Sign in with a passkey", "\(log)")
         #expect(result["state_matches"] as? Bool == true, "\(log)")
         #expect(result["sub"] as? String == "dana", "\(log)")
         #expect(result["amr"] as? [String] == ["hwk", "user"], "\(log)")
