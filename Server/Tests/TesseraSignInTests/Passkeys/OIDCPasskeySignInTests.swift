@@ -5,6 +5,7 @@ import Testing
 import TesseraCore
 @testable import TesseraServer
 import TesseraServerTestSupport
+import TesseraWebAuthn
 
 /// Passkey sign-in on the hosted page over HTTP (the page's script's two calls), on SQLite and
 /// PostgreSQL: options bound to the pending authorization, the assertion of a software authenticator,
@@ -25,7 +26,7 @@ struct OIDCPasskeySignInTests {
     /// The JSON payload of a JWT, without checking it (the test reads claims the token endpoint just made).
     static func payload(_ jwt: String) throws -> [String: Any] {
         let part = String(jwt.split(separator: ".")[1])
-        let bytes = try #require(Base64URLTestDecode.decode(part))
+        let bytes = try #require(Base64URL.decode(part))
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
@@ -96,11 +97,3 @@ struct OIDCPasskeySignInTests {
     }
 }
 
-/// base64url for the test's JWT reading.
-enum Base64URLTestDecode {
-    static func decode(_ text: String) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map { [UInt8]($0) }
-    }
-}
