@@ -246,6 +246,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let passkeyExists = ErrorCode(rawValue: 7304)
     /// The passkey's signature counter went back (a possible clone); the passkey is flagged.
     public static let passkeyCounterRegression = ErrorCode(rawValue: 7305)
+    /// Passkeys cannot run at this server: WebAuthn needs its issuer on a domain name over https (or `localhost`).
+    public static let passkeysUnavailable = ErrorCode(rawValue: 7306)
     /// 8101: the hosted sign-in page's pending authorization is unknown, ended, or its form token is wrong.
     public static let oidcAuthorizationUnknown = ErrorCode(rawValue: 8101)
     /// 8201: no webhook endpoint with this ID.
@@ -325,6 +327,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7210: "authenticator-signature-invalid",
         7301: "passkey-challenge-invalid", 7302: "passkey-invalid", 7303: "passkey-unknown", 7304: "passkey-exists",
         7305: "passkey-counter-regression",
+        7306: "passkeys-unavailable",
         8001: "push-settings-invalid", 8002: "push-settings-unknown", 8003: "push-endpoint-not-allowed",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         8201: "webhook-endpoint-unknown", 8202: "webhook-url-invalid", 8203: "webhook-event-type-unknown",

@@ -18,6 +18,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
         let logoutURIs = settings.postLogoutRedirectUris
         print("after sign-out: \(logoutURIs.isEmpty ? "(none: the sign-out page stays at Tessera)" : logoutURIs.joined(separator: " "))")
         print("back-channel logout: \(settings.backchannelLogoutUri ?? "(none)")")
+        print("passkeys:      \(settings.offerPasskeys ? "offered after a phone-approved sign-in" : "not offered after a sign-in")")
         print("page:          \(settings.displayName.map { "\"\($0)\"" } ?? "(the client's name)"), accent \(settings.accentColor ?? "(Tessera blue)")")
     }
 
@@ -35,7 +36,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
 
     struct SetRedirects: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly), number matching, ID token algorithm, logout URIs."
+            commandName: "set", abstract: "Replace a client's OpenID Connect settings: redirect URIs (matched exactly), number matching, ID token algorithm, logout URIs, page, passkey offer."
         )
         @Argument(help: "Client key.") var clientKey: String
         @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several; none removes them all).")
@@ -61,6 +62,8 @@ struct ClientOIDCCommand: AsyncParsableCommand {
             help: "The sign-in page's accent colour as #rrggbb, with at least 4.5:1 contrast against white (WCAG AA); Tessera blue unless given."
         )
         var accentColor: String?
+        @Flag(help: "Offer to add a passkey on the sign-in page after a phone-approved sign-in (off unless given).")
+        var offerPasskeys = false
         @Flag(help: "Print JSON.") var json = false
         @OptionGroup var options: AdminOptions
 
@@ -74,7 +77,7 @@ struct ClientOIDCCommand: AsyncParsableCommand {
                 body: OIDCClientSettings(
                     redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenAlg,
                     postLogoutRedirectUris: postLogoutRedirectUris, backchannelLogoutUri: backchannelLogoutUri, displayName: displayName,
-                    accentColor: accentColor
+                    accentColor: accentColor, offerPasskeys: offerPasskeys
                 ),
                 as: OIDCClientSettings.self
             )

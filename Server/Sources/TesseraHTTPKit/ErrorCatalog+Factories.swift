@@ -270,6 +270,10 @@ extension AppError {
     public static func passkeyCounterRegression() -> AppError {
         AppError(.passkeyCounterRegression, detail: "The passkey's signature counter did not grow; it is flagged for the administrator")
     }
+    /// 409, 7306: `rpId` is the host WebAuthn would not accept as an RP ID.
+    public static func passkeysUnavailable(rpId: String) -> AppError {
+        AppError(.passkeysUnavailable, detail: "Passkeys need the issuer on a domain name over https (or localhost); \(rpId) cannot be a WebAuthn RP ID here")
+    }
 
     // MARK: Push (8000–8099)
 

@@ -131,6 +131,7 @@ public enum ErrorCatalog {
         Entry(code: .passkeyUnknown, status: .notFound, title: "No such passkey"),
         Entry(code: .passkeyExists, status: .conflict, title: "This passkey is registered already"),
         Entry(code: .passkeyCounterRegression, status: .unauthorized, title: "The passkey's signature counter went back"),
+        Entry(code: .passkeysUnavailable, status: .conflict, title: "Passkeys are not available at this server"),
         // Push
         Entry(code: .pushSettingsInvalid, status: .badRequest, title: "Invalid push settings"),
         Entry(code: .pushEndpointNotAllowed, status: .badRequest, title: "The push endpoint is not under one of the client's allowed UnifiedPush prefixes"),

@@ -112,6 +112,10 @@ enum Migrator {
             PasskeysMigrations.credentials,
             PasskeysMigrations.challenges,
         ]),
+        // Passkeys on the hosted page (OIDC/, issue 38): the per-client offer to add one after a phone-approved sign-in.
+        Migration(version: 17, name: "oidc-offer-passkeys", parts: [
+            OIDCMigrations.offerPasskeys,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

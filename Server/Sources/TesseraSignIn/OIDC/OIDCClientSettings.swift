@@ -21,12 +21,15 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
     /// The hosted page's accent colour (buttons, links, progress) as `#rrggbb`, with a contrast of at
     /// least 4.5:1 against white (WCAG AA); nil: Tessera's blue.
     public var accentColor: String?
+    /// Whether the hosted page offers to add a passkey after a phone-approved sign-in (W3C WebAuthn
+    /// registration, the user's passkeys excluded). Missing means false.
+    public var offerPasskeys: Bool
     /// The SHA-256 of the client's logo, if it has one (set through the logo endpoint; not part of the JSON).
     package var logoDigest: String?
 
     public init(
         redirectUris: [String], numberMatching: Bool = false, idTokenSignedResponseAlg: String = "ES256", postLogoutRedirectUris: [String] = [],
-        backchannelLogoutUri: String? = nil, displayName: String? = nil, accentColor: String? = nil
+        backchannelLogoutUri: String? = nil, displayName: String? = nil, accentColor: String? = nil, offerPasskeys: Bool = false
     ) {
         self.redirectUris = redirectUris
         self.numberMatching = numberMatching
@@ -35,22 +38,23 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
         self.backchannelLogoutUri = backchannelLogoutUri
         self.displayName = displayName
         self.accentColor = accentColor
+        self.offerPasskeys = offerPasskeys
     }
 
     package init(
         redirectUris: [String], numberMatching: Bool, idTokenSignedResponseAlg: String, postLogoutRedirectUris: [String],
-        backchannelLogoutUri: String?, displayName: String?, accentColor: String?, logoDigest: String?
+        backchannelLogoutUri: String?, displayName: String?, accentColor: String?, logoDigest: String?, offerPasskeys: Bool
     ) {
         self.init(
             redirectUris: redirectUris, numberMatching: numberMatching, idTokenSignedResponseAlg: idTokenSignedResponseAlg,
             postLogoutRedirectUris: postLogoutRedirectUris, backchannelLogoutUri: backchannelLogoutUri, displayName: displayName,
-            accentColor: accentColor
+            accentColor: accentColor, offerPasskeys: offerPasskeys
         )
         self.logoDigest = logoDigest
     }
 
     enum CodingKeys: String, CodingKey {
-        case redirectUris, numberMatching, idTokenSignedResponseAlg, postLogoutRedirectUris, backchannelLogoutUri, displayName, accentColor
+        case redirectUris, numberMatching, idTokenSignedResponseAlg, postLogoutRedirectUris, backchannelLogoutUri, displayName, accentColor, offerPasskeys
     }
 
     public init(from decoder: any Decoder) throws {
@@ -66,5 +70,6 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
         backchannelLogoutUri = try optional(.backchannelLogoutUri, String.self)
         displayName = try optional(.displayName, String.self)
         accentColor = try optional(.accentColor, String.self)
+        offerPasskeys = try optional(.offerPasskeys, Bool.self) ?? false
     }
 }

@@ -29,9 +29,7 @@ extension OIDCController {
         let id = try context.parameters.require("requestId")
         let form = try await pageForm(request)
         let (pending, client) = try await service.pendingForPasskey(id, csrf: form["csrf"] ?? "")
-        guard let challengeId = form["challengeId"], !challengeId.isEmpty, challengeId.count <= 100 else {
-            throw AppError.fieldMissing("challengeId", "challengeId is required: the one the options call gave")
-        }
+        let challengeId = try Self.challengeId(form)
         guard let text = form["credential"], !text.isEmpty else { throw AppError.fieldMissing("credential", "credential is required: the assertion's JSON") }
         guard text.utf8.count <= 16_384, let credential = try? JSONDecoder().decode(PasskeyJSON.AuthenticationResponse.self, from: Data(text.utf8)) else {
             throw AppError.invalidField("credential", "credential must be the JSON of a PublicKeyCredential (AuthenticationResponseJSON)")
@@ -42,5 +40,54 @@ extension OIDCController {
         response.headers[.cacheControl] = "no-store"
         if let browser = completion.browser { response.setCookie(browserCookie(browser)) }
         return response
+    }
+
+    /// The answer to the registration options call.
+    struct PasskeyCreationAnswer: Encodable {
+        var challengeId: String
+        var publicKey: PasskeyJSON.CreationOptions
+    }
+
+    /// `POST …/passkey/registration/options` (form `csrf`), once the phone approved: options for
+    /// `navigator.credentials.create` for the approved user, their passkeys at this client excluded.
+    @Sendable package func passkeyRegistrationOptions(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let form = try await pageForm(request)
+        let approved = try await service.approvedSignIn(id, csrf: form["csrf"] ?? "")
+        let user = approved.user
+        let (challengeId, options) = try await passkeys.registrationOptions(
+            client: approved.client, userId: user.id, userName: user.email.isEmpty ? user.userKey : user.email,
+            displayName: user.name.isEmpty ? user.userKey : user.name, binding: approved.request.id
+        )
+        var response = try Response.json(PasskeyCreationAnswer(challengeId: challengeId, publicKey: options))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// `POST …/passkey/registration` (form `csrf`, `challengeId`, `credential`: the JSON of the created
+    /// credential, `name` optional): the passkey is stored for the approved user; `{"passkey": …}`.
+    @Sendable package func passkeyRegistration(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("requestId")
+        let form = try await pageForm(request)
+        let approved = try await service.approvedSignIn(id, csrf: form["csrf"] ?? "")
+        let challengeId = try Self.challengeId(form)
+        guard let text = form["credential"], !text.isEmpty else { throw AppError.fieldMissing("credential", "credential is required: the created credential's JSON") }
+        guard text.utf8.count <= 65_536, let credential = try? JSONDecoder().decode(PasskeyJSON.RegistrationResponse.self, from: Data(text.utf8)) else {
+            throw AppError.invalidField("credential", "credential must be the JSON of a PublicKeyCredential (RegistrationResponseJSON)")
+        }
+        let created = try await passkeys.finishRegistration(
+            client: approved.client, challengeId: challengeId, binding: approved.request.id, response: credential, name: form["name"]
+        )
+        var response = try Response.json(["passkey": created.info(clientKey: approved.client.clientKey)], status: .created)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// The form's `challengeId`: the one the options call gave.
+    static func challengeId(_ form: [String: String]) throws -> String {
+        guard let challengeId = form["challengeId"], !challengeId.isEmpty, challengeId.count <= 100 else {
+            throw AppError.fieldMissing("challengeId", "challengeId is required: the one the options call gave")
+        }
+        return challengeId
     }
 }

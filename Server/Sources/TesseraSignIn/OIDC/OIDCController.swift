@@ -30,6 +30,8 @@ package struct OIDCController<Context: TesseraContext> {
         router.get("oauth2/authorize/{requestId}/complete", use: complete)
         router.post("oauth2/authorize/{requestId}/passkey/options", use: passkeyOptions)
         router.post("oauth2/authorize/{requestId}/passkey", use: passkeySignIn)
+        router.post("oauth2/authorize/{requestId}/passkey/registration/options", use: passkeyRegistrationOptions)
+        router.post("oauth2/authorize/{requestId}/passkey/registration", use: passkeyRegistration)
         router.post("oauth2/token", use: token)
         router.post("oauth2/revoke", use: revoke)
         router.post("oauth2/introspect", use: introspect)
@@ -112,7 +114,10 @@ package struct OIDCController<Context: TesseraContext> {
         switch answer {
         case .page(let pending, let csrf, let branding, let loginHint):
             let strings = pending.locale.flatMap(SignInStrings.catalogue) ?? strings
-            return page(.identify(requestId: pending.id, csrf: csrf, branding: branding, loginHint: loginHint), strings, leadsTo: pending.redirectUri)
+            return page(
+                .identify(requestId: pending.id, csrf: csrf, branding: branding, loginHint: loginHint, passkeys: passkeys.settings.isAvailable),
+                strings, leadsTo: pending.redirectUri
+            )
         case .redirect(let location):
             return Self.redirect(location)
         case .errorPage(let problem):
@@ -194,10 +199,14 @@ package struct OIDCController<Context: TesseraContext> {
 
     /// `GET …/complete`: to the client's redirect URI with the code once approved, or with the OAuth
     /// error once the sign-in ended otherwise (OIDC Core §3.1.2.6); while it is under way, a page that says so.
+    /// Once approved, for a client that offers passkeys, first the page with the offer (unless `passkey=offered`).
     @Sendable package func complete(_ request: Request, context: Context) async throws -> Response {
         let id = try context.parameters.require("requestId")
-        let csrf = Self.query(request)["csrf"] ?? ""
+        let query = Self.query(request), csrf = query["csrf"] ?? ""
         do {
+            if query["passkey"] != "offered", passkeys.settings.isAvailable, let offer = try await service.passkeyOffer(id, csrf: csrf) {
+                return page(.passkeyOffer(requestId: id, csrf: csrf, branding: offer.branding), Self.strings(request, locale: offer.locale))
+            }
             let completion = try await service.complete(id, csrf: csrf, browser: Self.browser(request))
             var response = Self.redirect(completion.location)
             if let browser = completion.browser { response.setCookie(browserCookie(browser)) }

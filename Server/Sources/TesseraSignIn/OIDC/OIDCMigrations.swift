@@ -170,4 +170,9 @@ extension OIDCMigrations {
         "ALTER TABLE oidc_clients ADD COLUMN logo_digest TEXT",
         "ALTER TABLE oidc_requests ADD COLUMN locale TEXT",
     ])
+
+    /// Version 17: whether the hosted page offers a passkey after a phone-approved sign-in (issue 38).
+    package static let offerPasskeys = MigrationPart(version: 17, statements: [
+        "ALTER TABLE oidc_clients ADD COLUMN offer_passkeys INTEGER NOT NULL DEFAULT 0",
+    ])
 }

@@ -61,7 +61,7 @@ package struct SQLOIDCRepository: OIDCRepository {
             guard let row = try await sql.raw(
                 """
                 SELECT redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri, display_name, accent_color,
-                       logo_digest
+                       logo_digest, offer_passkeys
                 FROM oidc_clients WHERE client_id = \(bind: clientId)
                 """
             ).first() else { return nil }
@@ -75,7 +75,8 @@ package struct SQLOIDCRepository: OIDCRepository {
                 backchannelLogoutUri: try row.decode(column: "backchannel_logout_uri", as: String?.self),
                 displayName: try row.decode(column: "display_name", as: String?.self),
                 accentColor: try row.decode(column: "accent_color", as: String?.self),
-                logoDigest: try row.decode(column: "logo_digest", as: String?.self)
+                logoDigest: try row.decode(column: "logo_digest", as: String?.self),
+                offerPasskeys: try row.decode(column: "offer_passkeys", as: Int.self) != 0
             )
         }
     }
@@ -85,17 +86,18 @@ package struct SQLOIDCRepository: OIDCRepository {
         let matching = settings.numberMatching ? 1 : 0
         let logoutUris = String(decoding: try JSONEncoder().encode(settings.postLogoutRedirectUris), as: UTF8.self)
         let backchannel = settings.backchannelLogoutUri
+        let offer = settings.offerPasskeys ? 1 : 0
         try await database.withSQL { sql in
             try await sql.raw(
                 """
                 INSERT INTO oidc_clients (client_id, redirect_uris, number_matching, id_token_alg, post_logout_redirect_uris, backchannel_logout_uri,
-                                          display_name, accent_color, updated_at)
+                                          display_name, accent_color, offer_passkeys, updated_at)
                 VALUES (\(bind: clientId), \(bind: uris), \(bind: matching), \(bind: settings.idTokenSignedResponseAlg), \(bind: logoutUris),
-                        \(bind: backchannel), \(bind: settings.displayName), \(bind: settings.accentColor), \(bind: time))
+                        \(bind: backchannel), \(bind: settings.displayName), \(bind: settings.accentColor), \(bind: offer), \(bind: time))
                 ON CONFLICT (client_id) DO UPDATE SET redirect_uris = \(bind: uris), number_matching = \(bind: matching),
                     id_token_alg = \(bind: settings.idTokenSignedResponseAlg), post_logout_redirect_uris = \(bind: logoutUris),
                     backchannel_logout_uri = \(bind: backchannel), display_name = \(bind: settings.displayName),
-                    accent_color = \(bind: settings.accentColor), updated_at = \(bind: time)
+                    accent_color = \(bind: settings.accentColor), offer_passkeys = \(bind: offer), updated_at = \(bind: time)
                 """
             ).run()
         }

@@ -49,6 +49,7 @@ package struct PasskeyService: Sendable {
     package func registrationOptions(
         client: Client, userId: String, userName: String, displayName: String, binding: String
     ) async throws -> (challengeId: String, options: PasskeyJSON.CreationOptions) {
+        try requireAvailable()
         let now = clock.now(), challenge = Base64URL.encode(random.bytes(32)), candidate = Base64URL.encode(random.bytes(32))
         let record = PasskeyChallenge(
             id: random.identifier(prefix: "pkc_"), clientId: client.id, ceremony: .registration, userId: userId, binding: binding,
@@ -123,6 +124,7 @@ package struct PasskeyService: Sendable {
     /// Options to sign in with a passkey: usernameless (`userId` nil, any discoverable passkey of the
     /// client) or for a known user (its passkeys in `allowCredentials`).
     package func authenticationOptions(client: Client, userId: String?, binding: String) async throws -> (challengeId: String, options: PasskeyJSON.RequestOptions) {
+        try requireAvailable()
         let now = clock.now(), challenge = Base64URL.encode(random.bytes(32))
         let record = PasskeyChallenge(
             id: random.identifier(prefix: "pkc_"), clientId: client.id, ceremony: .authentication, userId: userId, binding: binding,
@@ -195,6 +197,11 @@ package struct PasskeyService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// 7306 where browsers could not run a ceremony (an IP address or plain http as the issuer).
+    private func requireAvailable() throws {
+        guard settings.isAvailable else { throw AppError.passkeysUnavailable(rpId: settings.rpId) }
+    }
 
     private func consume(_ id: String, client: Client, binding: String, ceremony: PasskeyChallenge.Ceremony) async throws -> PasskeyChallenge {
         let repository = self.repository, now = clock.now()

@@ -10,6 +10,21 @@ package struct PasskeySettings: Sendable {
     package var challengeLifetime: Int64
     /// Whether user verification is required (passwordless: yes).
     package var requireUserVerification: Bool
+    /// Whether browsers can run ceremonies here: the RP ID is a domain name (WebAuthn refuses IP addresses)
+    /// and every origin is https or on `localhost` (a secure context). When not, the page offers no passkeys
+    /// and the ceremonies answer 7306.
+    package var isAvailable: Bool {
+        !Self.isIPAddress(rpId) && !rpId.isEmpty && origins.allSatisfy { origin in
+            origin.hasPrefix("https://") || rpId == "localhost" || rpId.hasSuffix(".localhost")
+        }
+    }
+
+    /// An IPv4 dotted quad or an IPv6 literal (any colon).
+    static func isIPAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+    }
 
     package init(rpId: String, rpName: String, origins: Set<String>, challengeLifetime: Int64 = 300_000, requireUserVerification: Bool = true) {
         self.rpId = rpId

@@ -12,7 +12,7 @@ struct AdminPasskeyCLITests {
     @Test("list shows the passkey (JSON and text), revoke ends it, a second revoke is 7303, the revoked passkey cannot sign in")
     func listAndRevoke() async throws {
         let tessera = try AdminCLITests.binary()
-        try await TestDeployment.serveRuntime { runtime, admin, _ in
+        try await TestDeployment.serveRuntime(issuer: "https://login.example.com") { runtime, admin, _ in
             let client = try await runtime.clients.create(name: "Passkeys", bundleIds: ["com.example.passkeys"]).client
             let users = runtime.repositories.users, now = runtime.clock.now()
             try await runtime.database.transaction { sql in

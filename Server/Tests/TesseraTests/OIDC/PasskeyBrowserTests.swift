@@ -107,4 +107,62 @@ struct PasskeyBrowserTests {
         #expect(text == SignInStrings.english.passkeyCancelled || text == SignInStrings.english.passkeyFailed, "\(result["log"] as? String ?? "")")
         #expect((result["url"] as? String)?.contains("/oauth2/authorize") == true)
     }
+
+    @Test("the whole journey (issue 38's Done when): a phone-approved sign-in, the page offers a passkey, Chromium's authenticator creates it; sign-out; autofill and then the button sign in with it; a second authenticator holding it gets InvalidStateError when offered again; Authlib verifies every ID token")
+    func journey() async throws {
+        let python = try TestRequirements.browser(importing: ["authlib", "cryptography"], for: "the passkey browser test")
+        let port = try NodeQuorumEndToEndTests.freePort()
+        let bundle = "com.example.passkey"
+        let output = OIDCBrowserTests.Shared<String>("")
+        try await OIDCBrowserTests.withCallback { redirect in
+            try await LiveServer.run(bundleId: bundle, port: port, configure: { $0.issuer = "http://localhost:\(port)" }) { runtime, client, url in
+                let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "dana", bundleId: bundle)
+                _ = try await runtime.oidc.setSettings(.init(redirectUris: [redirect], offerPasskeys: true), clientKey: client.clientKey)
+                let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+                // The phone: approves each sign-in the page sends it, until the script has ended.
+                let finished = OIDCBrowserTests.Shared(false)
+                let phone = Task {
+                    var approved = 0
+                    while !finished.current {
+                        if let pending = try await tessera.pendingAuthRequests().first {
+                            _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
+                            approved += 1
+                        } else {
+                            try await Task.sleep(for: .milliseconds(200))
+                        }
+                    }
+                    return approved
+                }
+                let run = try await DeviceCLITests.run(
+                    URL(fileURLWithPath: python), [Self.script, "journey", "http://localhost:\(port)", client.clientKey, secret, redirect, "dana@example.com"],
+                    timeout: 900
+                )
+                finished.value.withLock { $0 = true }
+                #expect(try await phone.value == 2, "two sign-ins went to the phone: the first and the one that offered a passkey again")
+                #expect(run.status == 0, "\(run.output)")
+                output.value.withLock { $0 = run.output }
+                let userId = try #require(try await runtime.database.read { sql in
+                    try await runtime.repositories.users.find(clientId: client.id, userKey: "dana", in: sql)
+                }?.id)
+                let stored = try await runtime.database.read { sql in try await runtime.repositories.passkeys.list(userId: userId, clientId: client.id, in: sql) }
+                #expect(stored.count == 1, "one passkey: the excluded authenticator added none")
+                #expect(stored.first?.signCount ?? 0 >= 2, "two sign-ins counted")
+                #expect(stored.first?.userHandle.isEmpty == false && stored.first?.userHandle.contains("dana") == false)
+            }
+        }
+        let text = output.current
+        let line = try #require(text.split(separator: "\n").last, "\(text)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(text)")
+        #expect(result["offer_title"] as? String == SignInStrings.english.offerTitle, "\(text)")
+        #expect((result["created"] as? [[String: Any]])?.first?["resident"] as? Bool == true, "\(text)")
+        for (step, amr) in [("phone", ["hwk", "pin"]), ("autofill", ["hwk", "user"]), ("button", ["hwk", "user"]), ("without", ["hwk", "pin"])] {
+            let signedIn = result[step] as? [String: Any]
+            #expect(signedIn?["sub"] as? String == "dana", "\(step): \(text)")
+            #expect(signedIn?["amr"] as? [String] == amr, "\(step): \(text)")
+        }
+        #expect(result["excluded_status"] as? String == "passkey-exists", "\(text)")
+        #expect(result["excluded_text"] as? String == SignInStrings.english.offerExists, "\(text)")
+        #expect(result["excluded_count"] as? Int == 1, "the second authenticator still holds only the passkey it was given")
+        #expect(result["skip_text"] as? String == SignInStrings.english.continueButton, "\(text)")
+    }
 }

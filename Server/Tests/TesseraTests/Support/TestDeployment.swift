@@ -32,12 +32,13 @@ enum TestDeployment {
     /// ``serve(dataDirectory:adminToken:_:)`` handing `body` the running server's runtime; with
     /// `databaseURL`, the deployment is on that PostgreSQL database.
     static func serveRuntime(
-        dataDirectory: String? = nil, adminToken: String? = nil, databaseURL: String? = nil,
+        dataDirectory: String? = nil, adminToken: String? = nil, databaseURL: String? = nil, issuer: String? = nil,
         _ body: @escaping @Sendable (_ runtime: TesseraRuntime, _ admin: [String], _ url: URL) async throws -> Void
     ) async throws {
         var configuration = Self.configuration()
         if let dataDirectory { configuration.dataDirectory = dataDirectory }
         configuration.databaseURL = databaseURL
+        if let issuer { configuration.issuer = issuer }
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: LiveServer.logger, runsNodes: false)
         let token = adminToken ?? runtime.firstStart?.adminToken ?? ""
         let app = Application(

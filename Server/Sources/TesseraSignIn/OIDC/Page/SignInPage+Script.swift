@@ -67,6 +67,60 @@ extension SignInPage {
         """
     }
 
+    /// The offer page's script in the page's language, built once per catalogue.
+    var offerScript: String { Self.offerScripts[strings.language] ?? Self.offerScript(strings) }
+
+    private static let offerScripts = Dictionary(uniqueKeysWithValues: SignInStrings.all.map { ($0.language, offerScript($0)) })
+
+    /// The offer to add a passkey: without WebAuthn in the browser the page goes straight on to the app.
+    /// The button asks for creation options (the user's passkeys excluded), lets the browser create the
+    /// passkey, posts its JSON, and goes on to the app. An authenticator that holds one of the user's
+    /// passkeys already (`InvalidStateError`, or 7304 from the server), a cancel (`NotAllowedError`) or any
+    /// other failure is said in the status line, and the way on is still there.
+    static func offerScript(_ strings: SignInStrings) -> String {
+        let texts: [String: String] = [
+            "added": strings.offerAdded, "exists": strings.offerExists, "cancelled": strings.offerCancelled, "failed": strings.offerFailed,
+            "continue": strings.continueButton,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: texts, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let json = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+        return """
+        (function () {
+          var button = document.getElementById("add-passkey");
+          var skip = document.getElementById("skip-passkey");
+          var status = document.getElementById("status");
+          var texts = \(json);
+          if (!window.PublicKeyCredential || !PublicKeyCredential.parseCreationOptionsFromJSON) { window.location.replace(skip.href); return; }
+          function post(url, fields) {
+            var body = new URLSearchParams();
+            for (var key in fields) body.append(key, fields[key]);
+            return fetch(url, { method: "POST", body: body, credentials: "same-origin" }).then(function (r) {
+              return r.json().then(function (answer) { if (!r.ok) { var e = new Error("refused"); e.code = answer.code; throw e; } return answer; });
+            });
+          }
+          button.addEventListener("click", function () {
+            button.disabled = true;
+            var csrf = button.dataset.csrf;
+            post(button.dataset.optionsUrl, { csrf: csrf }).then(function (answer) {
+              return navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(answer.publicKey) }).then(function (credential) {
+                return post(button.dataset.url, { csrf: csrf, challengeId: answer.challengeId, credential: JSON.stringify(credential.toJSON()) });
+              });
+            }).then(function () {
+              status.dataset.status = "passkey-added";
+              status.textContent = texts.added;
+              window.location.assign(skip.href);
+            }).catch(function (error) {
+              var exists = error.name === "InvalidStateError" || error.code === 7304;
+              status.dataset.status = exists ? "passkey-exists" : "passkey-failed";
+              status.textContent = exists ? texts.exists : (error.name === "NotAllowedError" ? texts.cancelled : texts.failed);
+              button.disabled = false;
+              if (exists) { button.hidden = true; skip.textContent = texts.continue; }
+            });
+          });
+        })();
+        """
+    }
+
     /// The texts the waiting page's script shows, by status and by quorum step, as a JSON object that is
     /// safe inside a `<script>` element (`<` is escaped).
     static func scriptTexts(_ strings: SignInStrings) -> String {

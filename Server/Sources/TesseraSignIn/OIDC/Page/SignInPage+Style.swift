@@ -26,6 +26,7 @@ extension SignInPage {
             button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
             button.link { background: none; color: var(--accent); border: none; padding: .6rem 0; margin-right: 1.5rem; text-decoration: underline;
               min-height: 44px; }
+            a.link { display: inline-block; padding: .6rem 0; min-height: 44px; }
             .actions { margin-top: 1rem; } .actions form, form.inline { display: inline; }
             #status { min-height: 1.45em; margin: 1rem 0 0; color: var(--text); }
             #status[data-status="declined"], #status[data-status="expired"], #status[data-status="cancelled"], #status[data-status="failed"],

@@ -11,11 +11,15 @@ import Hummingbird
 package struct SignInPage: Sendable {
     /// What the page shows.
     package enum Content: Sendable {
-        /// The identifier form of a new pending authorization, filled in with `loginHint` if there is one.
-        case identify(requestId: String, csrf: String, branding: ClientBranding, loginHint: String? = nil)
+        /// The identifier form of a new pending authorization, filled in with `loginHint` if there is one;
+        /// with `passkeys`, the passkey button and autofill (where the browser has WebAuthn).
+        case identify(requestId: String, csrf: String, branding: ClientBranding, loginHint: String? = nil, passkeys: Bool = false)
         /// Waiting for the device: progress follows from the events stream, then the completion URL.
         /// With number matching, `matchNumber` is shown for the user to pick on the phone.
         case waiting(requestId: String, csrf: String, branding: ClientBranding, matchNumber: String? = nil)
+        /// After the phone approved: the offer to add a passkey (`#add-passkey`), or to go on without one
+        /// (`#skip-passkey`, also where the page goes after the ceremony).
+        case passkeyOffer(requestId: String, csrf: String, branding: ClientBranding)
         /// An ending or an error, with no way on.
         case message(title: String, text: String, status: String, branding: ClientBranding? = nil)
         /// The question before a sign-out that no ID token of this browser's session asked for
@@ -63,7 +67,7 @@ package struct SignInPage: Sendable {
 
     private var branding: ClientBranding? {
         switch content {
-        case .identify(_, _, let branding, _), .waiting(_, _, let branding, _): branding
+        case .identify(_, _, let branding, _, _), .waiting(_, _, let branding, _), .passkeyOffer(_, _, let branding): branding
         case .message(_, _, _, let branding), .logout(_, let branding, _): branding
         }
     }
@@ -73,7 +77,7 @@ package struct SignInPage: Sendable {
         var body = ""
         var script = ""
         switch content {
-        case .identify(let requestId, let csrf, let branding, let loginHint):
+        case .identify(let requestId, let csrf, let branding, let loginHint, let passkeys):
             let base = "/oauth2/authorize/" + escape(requestId)
             let value = loginHint.map { " value=\"\(escape($0))\"" } ?? ""
             body = """
@@ -81,15 +85,26 @@ package struct SignInPage: Sendable {
                 <form method="post" action="\(base)/identify">
                 <input type="hidden" name="csrf" value="\(escape(csrf))">
                 <label for="identifier">\(escape(strings.identifierLabel))</label>
-                <input id="identifier" name="identifier" type="text" autocomplete="username webauthn" required maxlength="254" autofocus\(value)>
+                <input id="identifier" name="identifier" type="text" autocomplete="\(passkeys ? "username webauthn" : "username")" required maxlength="254" autofocus\(value)>
                 <button id="submit" type="submit" class="primary">\(escape(strings.continueButton))</button>
                 </form>
-                <div class="actions"><button id="passkey" type="button" class="link" hidden data-options-url="\(base)/passkey/options" \
-                data-url="\(base)/passkey" data-csrf="\(escape(csrf))">\(escape(strings.passkeyButton))</button>\
+                <div class="actions">\(passkeys ? passkeyButtonHTML(base: base, csrf: csrf) : "")\
                 \(Self.actionForm(base + "/cancel", csrf: csrf, id: "cancel", label: strings.cancel))</div>
                 <p id="status" data-status="identify" role="status" aria-live="polite"></p>
                 """
-            script = identifyScript
+            script = passkeys ? identifyScript : ""
+        case .passkeyOffer(let requestId, let csrf, let branding):
+            let base = "/oauth2/authorize/" + escape(requestId)
+            let next = base + "/complete?passkey=offered&csrf=" + escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
+            body = """
+                <h1>\(escape(strings.offerTitle))</h1>
+                <p>\(escape(SignInStrings.fill(strings.offerText, name: branding.name)))</p>
+                <button id="add-passkey" type="button" class="primary" data-options-url="\(base)/passkey/registration/options" \
+                data-url="\(base)/passkey/registration" data-csrf="\(escape(csrf))">\(escape(strings.offerAdd))</button>
+                <div class="actions"><a id="skip-passkey" class="link" href="\(next)">\(escape(strings.offerSkip))</a></div>
+                <p id="status" data-status="passkey-offer" role="status" aria-live="polite"></p>
+                """
+            script = offerScript
         case .waiting(let requestId, let csrf, let branding, let matchNumber):
             let query = "csrf=" + escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
             let base = "/oauth2/authorize/" + escape(requestId)
@@ -157,6 +172,14 @@ package struct SignInPage: Sendable {
         """
         <form class="inline" method="post" action="\(action)"><input type="hidden" name="csrf" value="\(escape(csrf))">\
         <button id="\(id)" type="submit" class="link">\(escape(label))</button></form>
+        """
+    }
+
+    /// The passkey button of the identifier form, hidden until the script finds WebAuthn in the browser.
+    func passkeyButtonHTML(base: String, csrf: String) -> String {
+        """
+        <button id="passkey" type="button" class="link" hidden data-options-url="\(base)/passkey/options" \
+        data-url="\(base)/passkey" data-csrf="\(Self.escape(csrf))">\(Self.escape(strings.passkeyButton))</button>
         """
     }
 

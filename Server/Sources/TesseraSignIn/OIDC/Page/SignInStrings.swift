@@ -19,6 +19,17 @@ package struct SignInStrings: Sendable {
     package let passkeyCancelled: String
     package let passkeyUnknown: String
     package let passkeyFailed: String
+    /// The offer after a phone-approved sign-in: its title and text (`{name}`: the app), its buttons, and
+    /// what the page says after the attempt: added, this device holds one already (`InvalidStateError`),
+    /// cancelled (`NotAllowedError`), anything else.
+    package let offerTitle: String
+    package let offerText: String
+    package let offerAdd: String
+    package let offerSkip: String
+    package let offerAdded: String
+    package let offerExists: String
+    package let offerCancelled: String
+    package let offerFailed: String
     /// The status line, by `OIDCService.Progress` value.
     package let waiting: String
     package let verifying: String
