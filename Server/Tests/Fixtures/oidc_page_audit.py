@@ -177,6 +177,11 @@ def main():
                         screenshot(driver, shots, "approved-%d" % width)
                     driver.set_window_size(*WIDTHS[0])
                 driver.get(base + complete)
+                # The client offers passkeys: the offer comes between the approval and the app; the user goes on without.
+                wait.until(lambda d: page_status(d) == "passkey-offer")
+                if index == 0:
+                    result["audits"] += audit(driver, axe, lang, "passkey-offer", shots, shoot)
+                driver.find_element(By.ID, "skip-passkey").click()
             else:
                 result["audits"] += audit(driver, axe, lang, final, shots, shoot)
                 driver.find_element(By.CSS_SELECTOR, "#back a").click()

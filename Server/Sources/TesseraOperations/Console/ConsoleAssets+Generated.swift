@@ -406,6 +406,7 @@ async function settings(detail, clientKey) {
   const redirectOut = el("div");
   const redirects = el("textarea", { id: "client-redirects", "aria-label": "Redirect URIs, one a line" });
   const numberMatching = el("input", { type: "checkbox", id: "client-number-matching" });
+  const offerPasskeys = el("input", { type: "checkbox", id: "client-offer-passkeys" });
   const logoutRedirects = el("textarea", { id: "client-logout-redirects", "aria-label": "Post-logout redirect URIs, one a line" });
   const backchannel = el("input", { type: "url", id: "client-backchannel", "aria-label": "Back-channel logout URI" });
   const displayName = el("input", { id: "client-display-name", maxlength: 60, placeholder: "the client's name" });
@@ -425,6 +426,7 @@ async function settings(detail, clientKey) {
     el("h2", {}, "OpenID Connect"),
     el("label", { for: "client-redirects" }, "Redirect URIs (one a line, matched exactly)"), redirects,
     el("label", { for: "client-number-matching" }, numberMatching, " Number matching on the hosted sign-in page"),
+    el("label", { for: "client-offer-passkeys" }, offerPasskeys, " Offer to add a passkey after a phone-approved sign-in"),
     el("label", { for: "client-logout-redirects" }, "After sign-out, back to (post-logout redirect URIs, one a line)"), logoutRedirects,
     el("label", { for: "client-backchannel" }, "Back-channel logout URI (a signed logout token is POSTed here when a session ends)"), backchannel,
     el("label", { for: "client-display-name" }, "Name on the sign-in page (empty: the client's name)"), displayName,
@@ -442,6 +444,7 @@ async function settings(detail, clientKey) {
   const oidc = await attempt(redirectOut, () => admin("GET", base + "/oidc"));
   if (oidc) {
     redirects.value = (oidc.redirectUris || []).join("\n"); numberMatching.checked = !!oidc.numberMatching;
+    offerPasskeys.checked = !!oidc.offerPasskeys;
     logoutRedirects.value = (oidc.postLogoutRedirectUris || []).join("\n"); backchannel.value = oidc.backchannelLogoutUri || "";
     displayName.value = oidc.displayName || ""; accent.value = oidc.accentColor || "";
   }
@@ -459,7 +462,7 @@ async function settings(detail, clientKey) {
     const lines = (text) => text.split("\n").map((s) => s.trim()).filter(Boolean);
     // The settings this form does not show (the ID token algorithm) are kept as loaded.
     const body = Object.assign({}, oidc || {}, {
-      redirectUris: lines(redirects.value), numberMatching: numberMatching.checked, postLogoutRedirectUris: lines(logoutRedirects.value),
+      redirectUris: lines(redirects.value), numberMatching: numberMatching.checked, offerPasskeys: offerPasskeys.checked, postLogoutRedirectUris: lines(logoutRedirects.value),
     });
     if (backchannel.value.trim()) body.backchannelLogoutUri = backchannel.value.trim(); else delete body.backchannelLogoutUri;
     if (displayName.value.trim()) body.displayName = displayName.value.trim(); else delete body.displayName;

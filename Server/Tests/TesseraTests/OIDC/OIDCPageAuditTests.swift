@@ -32,12 +32,16 @@ struct OIDCPageAuditTests {
         try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
         let output = OIDCBrowserTests.Shared<String?>(nil)
         try await OIDCBrowserTests.withCallback { redirect in
+            // On localhost (a WebAuthn RP ID, unlike 127.0.0.1): the page offers passkeys, and a passkey after an approval.
+            let port = try NodeQuorumEndToEndTests.freePort()
             try await LiveServer.run(
-                bundleId: Self.bundle, clock: manualClock ? manual.clock : .system, configure: { $0.channelLifetime = .seconds(60) }
+                bundleId: Self.bundle, clock: manualClock ? manual.clock : .system, port: port,
+                configure: { $0.channelLifetime = .seconds(60); $0.issuer = "http://localhost:\(port)" }
             ) { runtime, client, url in
                 let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "ivy", bundleId: Self.bundle)
                 _ = try await runtime.oidc.setSettings(
-                    .init(redirectUris: [redirect], numberMatching: true, displayName: "Acme Books", accentColor: "#6b21a8"), clientKey: client.clientKey
+                    .init(redirectUris: [redirect], numberMatching: true, displayName: "Acme Books", accentColor: "#6b21a8", offerPasskeys: true),
+                    clientKey: client.clientKey
                 )
                 let logo = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/acme-logo.png"))
                 try await runtime.oidc.setLogo(try ClientLogo(logo, contentType: "image/png"), clientKey: client.clientKey)
@@ -47,7 +51,7 @@ struct OIDCPageAuditTests {
                     defer { finished.value.withLock { $0 = true } }
                     return try await DeviceCLITests.run(
                         URL(fileURLWithPath: python),
-                        [Self.fixtures + "/oidc_page_audit.py", url.absoluteString, client.clientKey, secret, redirect, "ivy@example.com", signals,
+                        [Self.fixtures + "/oidc_page_audit.py", "http://localhost:\(port)", client.clientKey, secret, redirect, "ivy@example.com", signals,
                          Self.screenshots, steps.joined(separator: ",")],
                         timeout: 1200
                     )
@@ -94,9 +98,9 @@ struct OIDCPageAuditTests {
             audits += result["audits"] as? [[String: Any]] ?? []
             endings += result["endings"] as? [[String: Any]] ?? []
         }
-        // English: identify, waiting, declined, then again identify, waiting and expired on the second server;
-        // German and Korean: identify, waiting, declined; each at two widths.
-        let expectedAudits: Int = 24
+        // English: identify, waiting, the passkey offer after the approval, declined, then again identify, waiting and
+        // expired on the second server; German and Korean: identify, waiting, declined; each at two widths.
+        let expectedAudits: Int = 26
         #expect(audits.count == expectedAudits, "\(audits)")
         for lang in ["en", "de", "ko"] {
             for width in [390, 1280] {

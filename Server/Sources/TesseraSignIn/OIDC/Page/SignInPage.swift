@@ -95,7 +95,7 @@ package struct SignInPage: Sendable {
             script = passkeys ? identifyScript : ""
         case .passkeyOffer(let requestId, let csrf, let branding):
             let base = "/oauth2/authorize/" + escape(requestId)
-            let next = base + "/complete?passkey=offered&csrf=" + escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
+            let next = base + "/complete?passkey=offered&amp;csrf=" + escape(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? csrf)
             body = """
                 <h1>\(escape(strings.offerTitle))</h1>
                 <p>\(escape(SignInStrings.fill(strings.offerText, name: branding.name)))</p>
