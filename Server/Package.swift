@@ -84,6 +84,7 @@ let package = Package(
             name: "TesseraNode",
             dependencies: [
                 "TesseraHTTPKit",
+                "TesseraWebAuthn",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

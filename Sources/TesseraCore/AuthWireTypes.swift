@@ -384,6 +384,16 @@ public enum AuthStatement {
         Data("tessera-attest-v1\n\(nodeId)\n\(channelId)\n\(deviceId)\n\(challenge)\n\(signedAt)".utf8)
     }
 
+    /// Signed (Ed25519) by a node that verified a passkey assertion over `challenge` (base64url).
+    public static func passkeyAttestation(nodeId: String, passkeyId: String, challenge: String, signCount: Int64, signedAt: Int64) -> Data {
+        Data("tessera-passkey-attest-v1\n\(nodeId)\n\(passkeyId)\n\(challenge)\n\(signCount)\n\(signedAt)".utf8)
+    }
+
+    /// Signed (Ed25519) by a node that stored a passkey's public key or revocation.
+    public static func passkeyReceipt(nodeId: String, passkeyId: String, status: String, keysDigest: String, signedAt: Int64) -> Data {
+        Data("tessera-passkey-receipt-v1\n\(nodeId)\n\(passkeyId)\n\(status)\n\(keysDigest)\n\(signedAt)".utf8)
+    }
+
     /// Signed (Ed25519) by a node that stored a device's keys or revocation.
     public static func receipt(nodeId: String, deviceId: String, status: String, keysDigest: String, signedAt: Int64) -> Data {
         Data("tessera-receipt-v1\n\(nodeId)\n\(deviceId)\n\(status)\n\(keysDigest)\n\(signedAt)".utf8)

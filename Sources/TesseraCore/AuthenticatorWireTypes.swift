@@ -142,17 +142,22 @@ public struct ClientPolicy: Codable, Sendable, Equatable {
     public var devicesPerUser: Int
     /// Whether biometric authenticators may fall back to the device passcode (default yes).
     public var allowDevicePasscodeFallback: Bool
+    /// Whether each passkey sign-in needs a quorum of verifier nodes to verify the assertion on their own
+    /// (default no: the server verifies it alone).
+    public var passkeyNodeVerification: Bool
 
     /// Creates a policy.
     public init(
         allowedAuthenticators: [AuthenticatorType] = AuthenticatorType.allCases, pin: PINRules = PINRules(),
-        password: PasswordRules = PasswordRules(), devicesPerUser: Int = 1, allowDevicePasscodeFallback: Bool = true
+        password: PasswordRules = PasswordRules(), devicesPerUser: Int = 1, allowDevicePasscodeFallback: Bool = true,
+        passkeyNodeVerification: Bool = false
     ) {
         self.allowedAuthenticators = allowedAuthenticators
         self.pin = pin
         self.password = password
         self.devicesPerUser = devicesPerUser
         self.allowDevicePasscodeFallback = allowDevicePasscodeFallback
+        self.passkeyNodeVerification = passkeyNodeVerification
     }
 
     /// Decodes a policy; a missing member takes its default.
@@ -164,6 +169,7 @@ public struct ClientPolicy: Codable, Sendable, Equatable {
         password = try c.decodeIfPresent(PasswordRules.self, forKey: .password) ?? d.password
         devicesPerUser = try c.decodeIfPresent(Int.self, forKey: .devicesPerUser) ?? d.devicesPerUser
         allowDevicePasscodeFallback = try c.decodeIfPresent(Bool.self, forKey: .allowDevicePasscodeFallback) ?? d.allowDevicePasscodeFallback
+        passkeyNodeVerification = try c.decodeIfPresent(Bool.self, forKey: .passkeyNodeVerification) ?? d.passkeyNodeVerification
     }
 
     /// Why the policy itself is unusable (for the admin), or nil.

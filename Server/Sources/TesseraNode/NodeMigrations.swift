@@ -18,5 +18,27 @@ enum NodeMigrations {
             )
             """,
         ]),
+        // Passkeys (issue 38): the credentials' public keys, RP IDs and origins, the node's own signature
+        // counter, and the challenges of the assertions it attested (a replay is refused).
+        Migration(version: 101, name: "node-passkeys", statements: [
+            """
+            CREATE TABLE node_passkeys (
+                passkey_id TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                credential_id TEXT NOT NULL,
+                public_key TEXT NOT NULL,
+                user_handle TEXT NOT NULL,
+                rp_id TEXT NOT NULL,
+                origins TEXT NOT NULL,
+                keys_digest TEXT NOT NULL,
+                status TEXT NOT NULL,
+                sign_count BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE TABLE node_passkey_challenges (challenge TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX node_passkey_challenges_expiry ON node_passkey_challenges (expires_at)",
+        ]),
     ]
 }

@@ -65,7 +65,8 @@ public struct NodeServer: Sendable {
     /// The node's Ed25519 public key (raw, base64).
     public var publicKey: String { service.identity.publicKeyBase64 }
 
-    /// The node's routes: `GET /healthz`, and the signed `PUT /v1/node/devices/{deviceId}`, `POST /v1/node/devices` (a batch) and `POST /v1/node/attest`.
+    /// The node's routes: `GET /healthz`, and the signed `PUT /v1/node/devices/{deviceId}`, `POST /v1/node/devices` (a batch),
+    /// `POST /v1/node/attest`, `POST /v1/node/passkeys` (a batch) and `POST /v1/node/passkeys/attest`.
     func makeRouter() -> Router<NodeRequestContext> {
         let router = Router(context: NodeRequestContext.self, options: .autoGenerateHeadEndpoints)   // HEAD as GET, RFC 9110 §9.3.2
         let routes = RouteTable()
@@ -100,6 +101,24 @@ public struct NodeServer: Sendable {
                 }
             }
             return try Response.json(NodeStoreBatchResult(outcomes: outcomes))
+        }
+        signed.post("passkeys") { request, _ in
+            var request = request
+            let batch = try await request.decodeJSON(NodePasskeyBatch.self, limit: limit)
+            guard batch.records.count <= NodeDeviceBatch.maxRecords else {
+                throw AppError.invalidField("records", "at most \(NodeDeviceBatch.maxRecords) records per call")
+            }
+            let results = try await service.storeAllPasskeys(batch.records)
+            return try Response.json(NodeStoreBatchResult(outcomes: zip(batch.records, results).map { record, result in
+                switch result {
+                case .success(let receipt): NodeStoreOutcome(deviceId: record.passkeyId, receipt: receipt)
+                case .failure(let error): NodeStoreOutcome(deviceId: record.passkeyId, code: error.code.rawValue, title: error.title)
+                }
+            }))
+        }
+        signed.post("passkeys/attest") { request, _ in
+            var request = request
+            return try Response.json(try await service.attestPasskey(try await request.decodeJSON(NodePasskeyAttestRequest.self, limit: limit)))
         }
         signed.post("attest") { request, _ in
             var request = request

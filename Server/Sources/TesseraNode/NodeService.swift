@@ -17,6 +17,8 @@ struct NodeService: Sendable {
     let clock: WallClock
     /// The registry's storage (`node_devices`).
     var registry: any NodeRegistryRepository = SQLNodeRegistryRepository()
+    /// The passkeys' storage (`node_passkeys`, `node_passkey_challenges`).
+    var passkeys: any NodePasskeyRepository = SQLNodePasskeyRepository()
 
     /// Opens the node's registry in `directory` (`registry.sqlite`; in memory when `nil`).
     static func open(directory: String, inMemory: Bool = false, clock: WallClock = .system, logger: Logger) async throws -> NodeService {

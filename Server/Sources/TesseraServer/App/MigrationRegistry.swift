@@ -112,9 +112,11 @@ enum Migrator {
             PasskeysMigrations.credentials,
             PasskeysMigrations.challenges,
         ]),
-        // Passkeys on the hosted page (OIDC/, issue 38): the per-client offer to add one after a phone-approved sign-in.
-        Migration(version: 17, name: "oidc-offer-passkeys", parts: [
+        // Passkeys on the hosted page and at the nodes (OIDC/, Passkeys/, issue 38): the per-client offer to add one
+        // after a phone-approved sign-in; the nodes' receipts for each passkey.
+        Migration(version: 17, name: "passkeys-offer-node-receipts", parts: [
             OIDCMigrations.offerPasskeys,
+            PasskeysMigrations.nodeReceipts,
         ]),
     ]
 

@@ -17,6 +17,8 @@ struct SignInDomain: Sendable {
     let oidc: OIDCService
     /// Passkeys: WebAuthn registration and sign-in for Tessera's own origin.
     let passkeys: PasskeyService
+    /// Passkeys at the verifier nodes: their sync, and the quorum that verifies sign-ins where a client requires it.
+    let passkeyNodes: PasskeyNodes
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
     let logouts: BackchannelLogoutService
 
@@ -80,10 +82,18 @@ struct SignInDomain: Sendable {
             pollInterval: configuration.webhooksPollInterval, timeout: configuration.webhooksTimeout
         )
         self.logouts = logouts
+        let passkeySettings = PasskeySettings(issuer: issuer) ?? PasskeySettings(rpId: configuration.host, rpName: "Tessera", origins: [issuer])
+        passkeyNodes = PasskeyNodes(
+            database: database, repository: SQLPasskeyNodeRepository(), directory: self.nodes,
+            quorum: NodeQuorum(
+                nodes: self.nodes, quorum: configuration.nodeQuorum, timeout: configuration.nodeTimeout, clock: clock, metrics: metrics,
+                spareAfter: configuration.nodeSpareAfter
+            ),
+            perSignIn: configuration.nodesPerAuthentication, settings: passkeySettings, clock: clock, logger: logger
+        )
         passkeys = PasskeyService(
-            database: database, repository: stores.passkeys, audit: stores.audit,
-            settings: PasskeySettings(issuer: issuer) ?? PasskeySettings(rpId: configuration.host, rpName: "Tessera", origins: [issuer]),
-            random: random, clock: clock
+            database: database, repository: stores.passkeys, audit: stores.audit, settings: passkeySettings, random: random, clock: clock,
+            nodes: passkeyNodes, policies: accounts.policies
         )
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,

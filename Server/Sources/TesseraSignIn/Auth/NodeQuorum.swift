@@ -90,6 +90,22 @@ package struct NodeQuorum: Sendable {
     package func attest(
         _ request: NodeAttestRequest, nodes selected: [NodeDirectory.Node], requestsSent: @Sendable () async throws -> Void
     ) async throws -> Outcome {
+        let question = NodeQuestion<NodeAttestation>(call: { node in try await node.client.attest(request) }) { node, attestation in
+            let statement = AuthStatement.attestation(
+                nodeId: node.entry.nodeId, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge,
+                signedAt: attestation.signedAt
+            )
+            return attestation.nodeId == node.entry.nodeId
+                && Data(base64Encoded: attestation.signature).map { node.publicKey.isValidSignature($0, for: statement) } == true
+        }
+        return try await ask(question, nodes: selected, requestsSent: requestsSent)
+    }
+
+    /// Asks `selected` the `question` (an attestation of a device's challenge, of a passkey assertion) as
+    /// ``attest(_:nodes:requestsSent:)`` describes, and waits for a quorum of answers that verify.
+    package func ask<Answer: Sendable>(
+        _ question: NodeQuestion<Answer>, nodes selected: [NodeDirectory.Node], requestsSent: @Sendable () async throws -> Void
+    ) async throws -> Outcome {
         let (progress, report) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
         defer { report.finish() }
         let round = QuorumRound(quorum: quorum)
@@ -97,7 +113,7 @@ package struct NodeQuorum: Sendable {
         let firstRound = spareAfter == nil ? selected.count : min(quorum, selected.count)
         var spares = selected.dropFirst(firstRound)
         func ask(_ node: NodeDirectory.Node) {
-            calls.add(Task { report.yield(.answered(await self.ask(node, request, round: round, sent: { report.yield(.sent) }))) })
+            calls.add(Task { report.yield(.answered(await self.ask(node, question, round: round, sent: { report.yield(.sent) }))) })
         }
         func askSpare(_ node: NodeDirectory.Node) {
             metrics?.spareNodeAsked()
@@ -156,34 +172,31 @@ package struct NodeQuorum: Sendable {
     /// One node's attestation, checked against its key; `sent` is called as its call starts. An
     /// answer that arrives after the round was settled is dropped: neither checked, nor a failure,
     /// nor a latency.
-    private func ask(
-        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, round: QuorumRound, sent: @escaping @Sendable () -> Void
+    private func ask<Answer: Sendable>(
+        _ node: NodeDirectory.Node, _ question: NodeQuestion<Answer>, round: QuorumRound, sent: @escaping @Sendable () -> Void
     ) async -> Result<String, NodeCallError> {
         let id = node.entry.nodeId
         let start = ContinuousClock.now
-        let result = await verifiedAttestation(node, request, round: round, sent: sent)
+        let result = await verifiedAnswer(node, question, round: round, sent: sent)
         if round.isSettled || Task.isCancelled { return result }
         metrics?.nodeAttestation(nodeId: id, duration: start.duration(to: .now), failed: (try? result.get()) == nil)
         return result
     }
 
-    /// The call and the check of ``ask(_:_:round:sent:)``.
-    private func verifiedAttestation(
-        _ node: NodeDirectory.Node, _ request: NodeAttestRequest, round: QuorumRound, sent: @escaping @Sendable () -> Void
+    /// The call and the check of one node's answer.
+    private func verifiedAnswer<Answer: Sendable>(
+        _ node: NodeDirectory.Node, _ question: NodeQuestion<Answer>, round: QuorumRound, sent: @escaping @Sendable () -> Void
     ) async -> Result<String, NodeCallError> {
         let id = node.entry.nodeId, timeout = self.timeout
         do {
-            let attestation = try await clock.withTimeout(
+            let answer = try await clock.withTimeout(
                 timeout, failure: { NodeCallError(nodeId: id, code: nil, message: "timed out after \(timeout)") }
             ) {
                 sent()
-                return try await node.client.attest(request)
+                return try await question.call(node)
             }
             guard await round.admit() else { return .failure(NodeCallError(nodeId: id, code: nil, message: "answered after the quorum")) }
-            let statement = AuthStatement.attestation(
-                nodeId: id, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge, signedAt: attestation.signedAt
-            )
-            let verifies = attestation.nodeId == id && Data(base64Encoded: attestation.signature).map { node.publicKey.isValidSignature($0, for: statement) } == true
+            let verifies = question.verifies(node, answer)
             round.finished(verified: verifies)
             guard verifies else { return .failure(NodeCallError(nodeId: id, code: nil, message: "attestation does not verify")) }
             nodes.markHealthy(id)
@@ -194,5 +207,16 @@ package struct NodeQuorum: Sendable {
         } catch {
             return .failure(NodeCallError(nodeId: id, code: nil, message: String(describing: error)))
         }
+    }
+}
+
+/// What the quorum asks each node: the call, and the check of its answer against the node's key.
+package struct NodeQuestion<Answer: Sendable>: Sendable {
+    package var call: @Sendable (NodeDirectory.Node) async throws -> Answer
+    package var verifies: @Sendable (NodeDirectory.Node, Answer) -> Bool
+
+    package init(call: @escaping @Sendable (NodeDirectory.Node) async throws -> Answer, verifies: @escaping @Sendable (NodeDirectory.Node, Answer) -> Bool) {
+        self.call = call
+        self.verifies = verifies
     }
 }

@@ -12,6 +12,21 @@ package protocol NodeClient: Sendable {
     /// Several records in one call (at most ``NodeDeviceBatch/maxRecords``), one outcome per record.
     func storeAll(_ records: [NodeDeviceRecord]) async throws -> [NodeStoreOutcome]
     func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation
+    /// Several passkey records in one call (at most ``NodeDeviceBatch/maxRecords``), one outcome per record.
+    func storePasskeys(_ records: [NodePasskeyRecord]) async throws -> [NodeStoreOutcome]
+    /// A passkey assertion for the node to verify and attest.
+    func attestPasskey(_ request: NodePasskeyAttestRequest) async throws -> NodePasskeyAttestation
+}
+
+extension NodeClient {
+    /// A node without passkeys (a test double of the device flow) refuses them.
+    package func storePasskeys(_ records: [NodePasskeyRecord]) async throws -> [NodeStoreOutcome] {
+        throw NodeCallError(nodeId: nodeId, code: nil, message: "this node client has no passkeys")
+    }
+
+    package func attestPasskey(_ request: NodePasskeyAttestRequest) async throws -> NodePasskeyAttestation {
+        throw NodeCallError(nodeId: nodeId, code: nil, message: "this node client has no passkeys")
+    }
 }
 
 /// A node's refusal or failure, as the server sees it.
@@ -96,6 +111,20 @@ package struct HTTPNodeClient: NodeClient {
 
     package func attest(_ request: NodeAttestRequest) async throws -> NodeAttestation {
         try await call("POST", "/v1/node/attest", body: request)
+    }
+
+    /// `POST /v1/node/passkeys`.
+    package func storePasskeys(_ records: [NodePasskeyRecord]) async throws -> [NodeStoreOutcome] {
+        let answer: NodeStoreBatchResult = try await call("POST", "/v1/node/passkeys", body: NodePasskeyBatch(records: records))
+        guard answer.outcomes.map(\.deviceId) == records.map(\.passkeyId) else {
+            throw NodeCallError(nodeId: nodeId, code: nil, message: "batch answer does not match the records sent")
+        }
+        return answer.outcomes
+    }
+
+    /// `POST /v1/node/passkeys/attest`.
+    package func attestPasskey(_ request: NodePasskeyAttestRequest) async throws -> NodePasskeyAttestation {
+        try await call("POST", "/v1/node/passkeys/attest", body: request)
     }
 
     private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body) async throws -> Answer {

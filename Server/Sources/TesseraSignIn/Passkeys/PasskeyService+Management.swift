@@ -19,6 +19,7 @@ extension PasskeyService {
                 "passkey.revoked", actor: actor, clientId: revoked.clientId, userId: revoked.userId, details: ["passkey": revoked.id]
             )], in: sql)
         }
+        await syncNodes()
     }
 }
 

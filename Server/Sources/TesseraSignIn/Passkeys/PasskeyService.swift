@@ -15,9 +15,15 @@ package struct PasskeyService: Sendable {
     package let settings: PasskeySettings
     package let random: RandomSource
     package let clock: WallClock
+    /// The verifier nodes: told about every passkey, and asked to verify the sign-ins of clients whose
+    /// policy says `passkeyNodeVerification` (nil: no nodes, such a client cannot sign in by passkey).
+    package let nodes: PasskeyNodes?
+    /// The clients' policies (whether a client requires node verification).
+    package let policies: ClientPolicyRepository?
 
     package init(
-        database: any Database, repository: any PasskeyRepository, audit: any AuditLog, settings: PasskeySettings, random: RandomSource, clock: WallClock
+        database: any Database, repository: any PasskeyRepository, audit: any AuditLog, settings: PasskeySettings, random: RandomSource, clock: WallClock,
+        nodes: PasskeyNodes? = nil, policies: ClientPolicyRepository? = nil
     ) {
         self.database = database
         self.repository = repository
@@ -25,6 +31,8 @@ package struct PasskeyService: Sendable {
         self.settings = settings
         self.random = random
         self.clock = clock
+        self.nodes = nodes
+        self.policies = policies
     }
 
     /// What a passkey sign-in established.
@@ -34,6 +42,8 @@ package struct PasskeyService: Sendable {
         package var userVerified: Bool
         /// RFC 8176: `swk` for a synced (backup-eligible) passkey, `hwk` for a device-bound one; `user` for presence.
         package var amr: [String]
+        /// The nodes that verified the assertion on their own (empty when the client does not require them).
+        package var nodes: [String] = []
     }
 
     var verifier: WebAuthnVerifier {
@@ -116,6 +126,7 @@ package struct PasskeyService: Sendable {
             try await failed("credential_exists", client: client, userId: userId, ceremony: .registration)
             throw AppError.passkeyExists()
         }
+        await syncNodes()
         return credential
     }
 
@@ -125,7 +136,7 @@ package struct PasskeyService: Sendable {
     /// client) or for a known user (its passkeys in `allowCredentials`).
     package func authenticationOptions(client: Client, userId: String?, binding: String) async throws -> (challengeId: String, options: PasskeyJSON.RequestOptions) {
         try requireAvailable()
-        let now = clock.now(), challenge = Base64URL.encode(random.bytes(32))
+        let now = clock.now(), challenge = Base64URL.encode(Self.timed(now) + random.bytes(24))
         let record = PasskeyChallenge(
             id: random.identifier(prefix: "pkc_"), clientId: client.id, ceremony: .authentication, userId: userId, binding: binding,
             challenge: challenge, createdAt: now, expiresAt: now + settings.challengeLifetime
@@ -181,19 +192,23 @@ package struct PasskeyService: Sendable {
             try await failed(error, client: client, userId: credential.userId, ceremony: .authentication)
             throw AppError.passkeyInvalid(detail: "\(error.code): \(error)")
         }
+        let attested = try await nodeVerification(client: client, credential: credential, challenge: challenge.challenge, response: response)
         let now = clock.now(), audit = self.audit
         try await database.transaction { sql in
             try await repository.recordUse(id: credential.id, signCount: Int64(verified.signCount), backedUp: verified.backedUp, now: now, in: sql)
             try await audit.append([AuditEvent(
                 "passkey.signed_in", actor: "client:\(client.clientKey)", clientId: client.id, userId: credential.userId,
-                details: ["passkey": credential.id, "userVerified": "\(verified.userVerified)"]
+                details: ["passkey": credential.id, "userVerified": "\(verified.userVerified)", "nodes": attested.joined(separator: ",")]
             )], in: sql)
         }
         var used = credential
         used.signCount = Int64(verified.signCount)
         used.backedUp = verified.backedUp
         used.lastUsedAt = now
-        return SignIn(userId: credential.userId, credential: used, userVerified: verified.userVerified, amr: [credential.backupEligible ? "swk" : "hwk", "user"])
+        return SignIn(
+            userId: credential.userId, credential: used, userVerified: verified.userVerified, amr: [credential.backupEligible ? "swk" : "hwk", "user"],
+            nodes: attested
+        )
     }
 
     // MARK: Helpers
@@ -216,7 +231,7 @@ package struct PasskeyService: Sendable {
     }
 
     /// Appends `passkey.failed` with the refusal's stable code.
-    private func failed(_ code: String, client: Client, userId: String?, ceremony: PasskeyChallenge.Ceremony) async throws {
+    func failed(_ code: String, client: Client, userId: String?, ceremony: PasskeyChallenge.Ceremony) async throws {
         let audit = self.audit
         try await database.transaction { sql in
             try await audit.append([AuditEvent(

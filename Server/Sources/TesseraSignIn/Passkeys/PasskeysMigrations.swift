@@ -66,4 +66,21 @@ package enum PasskeysMigrations {
         """,
         "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
     ])
+
+    /// Version 17: each node's signed receipt for the state of each passkey it was sent (`passkey_node_receipts`):
+    /// what is missing is what the sync sends (issue 38, quorum-verified passkeys).
+    package static let nodeReceipts = MigrationPart(version: 17, statements: [
+        """
+        CREATE TABLE passkey_node_receipts (
+            node_id TEXT NOT NULL,
+            passkey_id TEXT NOT NULL REFERENCES passkey_credentials(id),
+            status TEXT NOT NULL,
+            keys_digest TEXT NOT NULL,
+            signed_at BIGINT NOT NULL,
+            signature TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (node_id, passkey_id)
+        )
+        """,
+    ])
 }
