@@ -9,6 +9,15 @@ package struct PasskeyNodeReceipt: Sendable, Equatable {
     package var keysDigest: String
     package var signedAt: Int64
     package var signature: String
+
+    package init(nodeId: String, passkeyId: String, status: String, keysDigest: String, signedAt: Int64, signature: String) {
+        self.nodeId = nodeId
+        self.passkeyId = passkeyId
+        self.status = status
+        self.keysDigest = keysDigest
+        self.signedAt = signedAt
+        self.signature = signature
+    }
 }
 
 /// What a node is sent about a passkey (the relying party's RP ID and origins are added from the settings).

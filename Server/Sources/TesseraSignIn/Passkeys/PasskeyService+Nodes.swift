@@ -8,7 +8,7 @@ import TesseraWebAuthn
 extension PasskeyService {
     /// An authentication challenge's first 8 bytes: the time it was made (ms, big-endian), so that a node can
     /// refuse a stale one without asking the server.
-    static func timed(_ now: Int64) -> [UInt8] {
+    package static func timed(_ now: Int64) -> [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: now) >> (56 - 8 * UInt64($0))) }
     }
 
