@@ -205,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "TesseraBench",
             dependencies: [
-                "TesseraServer",
+                "TesseraServer", "TesseraSignIn", "TesseraSoftwareAuthenticator",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "TesseraCore", package: "Tessera"),
@@ -216,6 +216,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
+        ),
+        // A WebAuthn authenticator in software (a test double): for the tests and the benchmark's load generator.
+        .target(
+            name: "TesseraSoftwareAuthenticator",
+            dependencies: ["TesseraSignIn", "TesseraWebAuthn", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // What both test targets share: waiting for events without timing assertions, and running
         // verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``).
@@ -232,7 +237,7 @@ let package = Package(
         .target(
             name: "TesseraServerTestSupport",
             dependencies: [
-                "TesseraServer", "TesseraTestSupport", "TesseraNode", "TesseraWebAuthn",
+                "TesseraServer", "TesseraTestSupport", "TesseraNode", "TesseraWebAuthn", "TesseraSoftwareAuthenticator",
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

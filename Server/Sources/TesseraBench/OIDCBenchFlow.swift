@@ -51,14 +51,27 @@ struct OIDCBenchFlow: Sendable {
         try await send(base + page.action, form: ["csrf": page.csrf, "identifier": identifier], from: address)
     }
 
-    /// One whole sign-in; with `offline: true` it asks for `offline_access` and answers the refresh token.
-    @discardableResult
-    func signIn(email: String, device: TesseraClient, from address: String, offline: Bool = false) async throws -> String? {
+    /// A sign-in under way: what the relying party keeps, and the page's ID and form token.
+    struct Started: Sendable {
+        var verifier: String
+        var state: String
+        var nonce: String
+        /// `/oauth2/authorize/{id}`.
+        var requestPath: String
+        var csrf: String
+    }
+
+    /// Opens the hosted page of a new authorization (PKCE S256, state, nonce).
+    func start(scope: String = "openid email", from address: String) async throws -> Started {
         let verifier = PKCE.randomToken(), state = PKCE.randomToken(byteCount: 16), nonce = PKCE.randomToken(byteCount: 16)
-        let page = try await openPage(
-            challenge: PKCE.challenge(of: verifier), state: state, nonce: nonce, scope: offline ? "openid email offline_access" : "openid email", from: address
-        )
-        let waiting = try await identify(page, identifier: email, from: address)
+        let page = try await openPage(challenge: PKCE.challenge(of: verifier), state: state, nonce: nonce, scope: scope, from: address)
+        guard page.action.hasSuffix("/identify") else { throw Failure(description: "the page's form goes to \(page.action)") }
+        return Started(verifier: verifier, state: state, nonce: nonce, requestPath: String(page.action.dropLast("/identify".count)), csrf: page.csrf)
+    }
+
+    /// The user types `email` and the device approves at once; answers the page's completion URL once the page says approved.
+    func approve(_ started: Started, email: String, device: TesseraClient, from address: String) async throws -> String {
+        let waiting = try await identify((started.requestPath + "/identify", started.csrf), identifier: email, from: address)
         guard waiting.status == 200 else { throw Failure(description: "identify: HTTP \(waiting.status)") }
         let statusURL = try Self.match(waiting.body, /data-status-url="([^"]+)"/)
         let completeURL = try Self.match(waiting.body, /data-complete-url="([^"]+)"/)
@@ -78,19 +91,37 @@ struct OIDCBenchFlow: Sendable {
             status = (try? JSONDecoder().decode([String: String].self, from: Data(answer.body.utf8)))?["status"] ?? "unreadable"
         }
         guard status == "approved" else { throw Failure(description: "the page ended \(status)") }
-        let complete = try await send(base + completeURL, from: address)
-        guard complete.status == 302, let location = complete.location, let callback = URLComponents(string: location),
-              callback.queryItems?.first(where: { $0.name == "state" })?.value == state,
-              let code = callback.queryItems?.first(where: { $0.name == "code" })?.value
-        else { throw Failure(description: "complete: HTTP \(complete.status) \(complete.location ?? "")") }
+        return completeURL
+    }
 
-        let tokens = try await token(["grant_type": "authorization_code", "code": code, "redirect_uri": redirectUri, "code_verifier": verifier])
+    /// One whole sign-in; with `offline: true` it asks for `offline_access` and answers the refresh token.
+    @discardableResult
+    func signIn(email: String, device: TesseraClient, from address: String, offline: Bool = false) async throws -> String? {
+        let started = try await start(scope: offline ? "openid email offline_access" : "openid email", from: address)
+        let completeURL = try await approve(started, email: email, device: device, from: address)
+        let complete = try await send(base + completeURL, from: address)
+        guard complete.status == 302, let location = complete.location else {
+            throw Failure(description: "complete: HTTP \(complete.status) \(complete.location ?? "")")
+        }
+        return try await exchange(started, location: location)["refresh_token"] as? String
+    }
+
+    /// The relying party's side once the browser is back with `location`: the state, the code exchanged, the ID
+    /// token checked (signature through the JWKS, iss, aud, nonce). Answers the token endpoint's JSON.
+    @discardableResult
+    func exchange(_ started: Started, location: String) async throws -> [String: Any] {
+        guard let callback = URLComponents(string: location), callback.queryItems?.first(where: { $0.name == "state" })?.value == started.state,
+              let code = callback.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw Failure(description: "the callback has no code or another state: \(location)") }
+        let tokens = try await token([
+            "grant_type": "authorization_code", "code": code, "redirect_uri": redirectUri, "code_verifier": started.verifier,
+        ])
         guard let idToken = tokens["id_token"] as? String else { throw Failure(description: "token: no id_token") }
         let claims = try await keys.verify(idToken, as: Claims.self)
-        guard claims.iss.value == issuer, claims.aud.value.contains(clientId), claims.nonce == nonce else {
+        guard claims.iss.value == issuer, claims.aud.value.contains(clientId), claims.nonce == started.nonce else {
             throw Failure(description: "the ID token's iss, aud or nonce is wrong")
         }
-        return tokens["refresh_token"] as? String
+        return tokens
     }
 
     /// One refresh-token grant (RFC 6749 §6): the next refresh token of the family (rotation), its ID token checked.
@@ -124,7 +155,7 @@ struct OIDCBenchFlow: Sendable {
         var location: String?
     }
 
-    private func send(_ url: String, form: [String: String]? = nil, from address: String) async throws -> Answer {
+    func send(_ url: String, form: [String: String]? = nil, from address: String) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "X-Forwarded-For", value: address)
         if let form {

@@ -24,6 +24,7 @@ struct ClientPolicyCommand: AsyncParsableCommand {
     @Option(help: "Require a digit in passwords (true/false).") var passwordRequireDigit: Bool?
     @Option(help: "Active devices per user; one more revokes the oldest.") var devicesPerUser: Int?
     @Option(help: "Allow the device passcode as biometric fallback (true/false).") var passcodeFallback: Bool?
+    @Option(help: "Require a quorum of verifier nodes to verify each passkey sign-in (true/false).") var passkeyNodeVerification: Bool?
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var options: AdminOptions
 
@@ -43,6 +44,7 @@ struct ClientPolicyCommand: AsyncParsableCommand {
         if let passwordRequireDigit { policy.password.requireDigit = passwordRequireDigit }
         if let devicesPerUser { policy.devicesPerUser = devicesPerUser }
         if let passcodeFallback { policy.allowDevicePasscodeFallback = passcodeFallback }
+        if let passkeyNodeVerification { policy.passkeyNodeVerification = passkeyNodeVerification }
         if policy != before {
             if let problem = policy.problem { throw ValidationError(problem) }
             policy = try await api.send(.PUT, path, body: policy, as: ClientPolicy.self)
@@ -53,6 +55,7 @@ struct ClientPolicyCommand: AsyncParsableCommand {
         print("password:         \(policy.password.minLength)–\(policy.password.maxLength) characters\(policy.password.requireLetter ? ", a letter" : "")\(policy.password.requireDigit ? ", a digit" : "")")
         print("devices per user: \(policy.devicesPerUser)")
         print("passcode fallback: \(policy.allowDevicePasscodeFallback ? "allowed" : "refused")")
+        print("passkeys:         \(policy.passkeyNodeVerification ? "verified by a quorum of verifier nodes" : "verified by the server")")
     }
 }
 

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-@testable import TesseraServer
+import TesseraSignIn
 import TesseraWebAuthn
 
-/// A WebAuthn authenticator in software for the tests (a test double of a real one, named so): a P-256 (ES256) credential, `none`
+/// A WebAuthn authenticator in software for the tests and the benchmark's load generator (a test double of a
+/// real one, named so; never part of the server): a P-256 (ES256) credential, `none`
 /// attestation, canonical CBOR; it answers the options the server gives as a browser's `toJSON()` would.
 package struct SoftwareAuthenticator: Sendable {
     package var origin: String
