@@ -74,3 +74,22 @@ start_nodes() {
   done
   sleep 6   # the server re-reads its node list every 5 s
 }
+
+# run_json NAME -- tessera-bench arguments…: runs BENCH with them and the CPU_PIDS (--cpu-pid …) for at most
+# DURATION + 900 s, its output in OUT/NAME.out and .err, and appends its RESULT line (with its CPU line) as one
+# JSON row to OUT/results.jsonl (a row with "missing" when it printed none).
+run_json() {
+  local name=$1; shift 2
+  timeout $((DURATION + 900)) "$BENCH" "$@" "${CPU_PIDS[@]}" 2>> "$OUT/$name.err" > "$OUT/$name.out" || true
+  python3 - "$name" "$OUT/$name.out" <<'PY' | tee -a "$OUT/results.jsonl"
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+row = {"bench": name}
+for line in open(path):
+    if line.startswith("RESULT "):
+        row.update(json.loads(line[7:]))
+    elif line.startswith("CPU "):
+        row.update(json.loads(line[4:]))
+print(json.dumps(row) if "rate" in row else json.dumps({"bench": name, "missing": True}))
+PY
+}

@@ -56,22 +56,6 @@ SECRET=$("$BIN" admin client rotate-secret "$KEY" "${ADMIN[@]}" | awk '/client s
 # The server's CPU during each measured phase: its own and its embedded nodes' (child processes).
 CPU_PIDS=()
 for p in $PID $(pgrep -P "$PID" || true); do CPU_PIDS+=(--cpu-pid "$p"); done
-# run_json NAME -- tessera-bench arguments…: one RESULT line (and its CPU line) as a JSON row of results.jsonl.
-run_json() {
-  local name=$1; shift 2
-  timeout $((DURATION + 900)) "$BENCH" "$@" "${CPU_PIDS[@]}" 2>> "$OUT/$name.err" > "$OUT/$name.out" || true
-  python3 - "$name" "$OUT/$name.out" <<'PY' | tee -a "$OUT/results.jsonl"
-import json, sys
-name, path = sys.argv[1], sys.argv[2]
-row = {"bench": name}
-for line in open(path):
-    if line.startswith("RESULT "):
-        row.update(json.loads(line[7:]))
-    elif line.startswith("CPU "):
-        row.update(json.loads(line[4:]))
-print(json.dumps(row) if "rate" in row else json.dumps({"bench": name, "missing": True}))
-PY
-}
 COMMON=(--server "http://127.0.0.1:$PORT" --client-key "$KEY" --client-secret "$SECRET" --outbox "$OUT/data" --duration "$DURATION")
 run_json oidc-16 -- oidc "${COMMON[@]}" --concurrency 16 --users "$USERS" --prefix o1 --run-number 1
 run_json oidc-64 -- oidc "${COMMON[@]}" --concurrency 64 --users "$USERS" --prefix o2 --run-number 3

@@ -33,21 +33,6 @@ SECRET=$("$BIN" admin client rotate-secret "$KEY" "${ADMIN[@]}" | awk '/client s
 : > "$OUT/results.jsonl"
 CPU_PIDS=()
 for p in $PID $(pgrep -P "$PID" || true); do CPU_PIDS+=(--cpu-pid "$p"); done
-run_json() {
-  local name=$1; shift 2
-  timeout $((DURATION + 900)) "$BENCH" "$@" "${CPU_PIDS[@]}" 2>> "$OUT/$name.err" > "$OUT/$name.out" || true
-  python3 - "$name" "$OUT/$name.out" <<'PY' | tee -a "$OUT/results.jsonl"
-import json, sys
-name, path = sys.argv[1], sys.argv[2]
-row = {"bench": name}
-for line in open(path):
-    if line.startswith("RESULT "):
-        row.update(json.loads(line[7:]))
-    elif line.startswith("CPU "):
-        row.update(json.loads(line[4:]))
-print(json.dumps(row) if "rate" in row else json.dumps({"bench": name, "missing": True}))
-PY
-}
 COMMON=(--server "http://127.0.0.1:$PORT" --client-key "$KEY" --client-secret "$SECRET" --outbox "$OUT/data" --duration "$DURATION"
         --concurrency "$CONC")
 run_json passkeys-server -- passkeys "${COMMON[@]}" --prefix k1 --run-number 1

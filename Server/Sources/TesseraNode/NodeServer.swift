@@ -93,14 +93,7 @@ public struct NodeServer: Sendable {
             guard batch.records.count <= NodeDeviceBatch.maxRecords else {
                 throw AppError.invalidField("records", "at most \(NodeDeviceBatch.maxRecords) records per call")
             }
-            let results = try await service.storeAll(batch.records)
-            let outcomes = zip(batch.records, results).map { record, result in
-                switch result {
-                case .success(let receipt): NodeStoreOutcome(deviceId: record.deviceId, receipt: receipt)
-                case .failure(let error): NodeStoreOutcome(deviceId: record.deviceId, code: error.code.rawValue, title: error.title)
-                }
-            }
-            return try Response.json(NodeStoreBatchResult(outcomes: outcomes))
+            return try Response.json(Self.outcomes(batch.records.map(\.deviceId), try await service.storeAll(batch.records)))
         }
         signed.post("passkeys") { request, _ in
             var request = request
@@ -108,13 +101,7 @@ public struct NodeServer: Sendable {
             guard batch.records.count <= NodeDeviceBatch.maxRecords else {
                 throw AppError.invalidField("records", "at most \(NodeDeviceBatch.maxRecords) records per call")
             }
-            let results = try await service.storeAllPasskeys(batch.records)
-            return try Response.json(NodeStoreBatchResult(outcomes: zip(batch.records, results).map { record, result in
-                switch result {
-                case .success(let receipt): NodeStoreOutcome(deviceId: record.passkeyId, receipt: receipt)
-                case .failure(let error): NodeStoreOutcome(deviceId: record.passkeyId, code: error.code.rawValue, title: error.title)
-                }
-            }))
+            return try Response.json(Self.outcomes(batch.records.map(\.passkeyId), try await service.storeAllPasskeys(batch.records)))
         }
         signed.post("passkeys/attest") { request, _ in
             var request = request
@@ -126,6 +113,16 @@ public struct NodeServer: Sendable {
         }
         routes.fill(from: router.routes)
         return router
+    }
+
+    /// A batch's answer: per record (its ID), the receipt or the refusal's code and title.
+    static func outcomes(_ ids: [String], _ results: [Result<NodeReceipt, AppError>]) -> NodeStoreBatchResult {
+        NodeStoreBatchResult(outcomes: zip(ids, results).map { id, result in
+            switch result {
+            case .success(let receipt): NodeStoreOutcome(deviceId: id, receipt: receipt)
+            case .failure(let error): NodeStoreOutcome(deviceId: id, code: error.code.rawValue, title: error.title)
+            }
+        })
     }
 
     /// The node's HTTP(S) application; `onListening` gets the URL it listens on (the bound port when

@@ -16,30 +16,9 @@ extension NodeService {
     /// Stores passkey records in one transaction, a receipt or a refusal per record (a revocation is
     /// permanent; another key for a known passkey is refused with 5105).
     func storeAllPasskeys(_ records: [NodePasskeyRecord]) async throws -> [Result<NodeReceipt, AppError>] {
-        let now = clock.now(), passkeys = self.passkeys
-        let stored: [Result<(id: String, status: String, digest: String), AppError>] = try await database.transaction { sql in
-            var results: [Result<(id: String, status: String, digest: String), AppError>] = []
-            for record in records {
-                do {
-                    results.append(.success(try await Self.store(record, now: now, passkeys: passkeys, in: sql)))
-                } catch let error as AppError {
-                    results.append(.failure(error))
-                }
-            }
-            return results
-        }
-        return try stored.map { result in
-            switch result {
-            case .failure(let error): return .failure(error)
-            case .success(let stored):
-                let statement = AuthStatement.passkeyReceipt(
-                    nodeId: identity.nodeId, passkeyId: stored.id, status: stored.status, keysDigest: stored.digest, signedAt: now
-                )
-                return .success(NodeReceipt(
-                    nodeId: identity.nodeId, deviceId: stored.id, status: stored.status, keysDigest: stored.digest, signedAt: now,
-                    signature: try identity.sign(statement)
-                ))
-            }
+        let passkeys = self.passkeys
+        return try await storeBatch(records, statement: AuthStatement.passkeyReceipt) { record, now, sql in
+            try await Self.store(record, now: now, passkeys: passkeys, in: sql)
         }
     }
 

@@ -50,12 +50,25 @@ struct NodeService: Sendable {
     /// Stores several records in one transaction (``store(_:)`` for each), with a result per record:
     /// a record that is refused does not keep the others from being stored.
     func storeAll(_ records: [NodeDeviceRecord]) async throws -> [Result<NodeReceipt, AppError>] {
-        let now = clock.now(), registry = self.registry
-        let stored: [Result<(deviceId: String, status: String, digest: String), AppError>] = try await database.transaction { sql in
-            var results: [Result<(deviceId: String, status: String, digest: String), AppError>] = []
+        let registry = self.registry
+        return try await storeBatch(records, statement: AuthStatement.receipt) { record, now, sql in
+            try await Self.store(record, now: now, registry: registry, in: sql)
+        }
+    }
+
+    /// Stores a batch in one transaction with `store` (what the record is for, the status now held, the digest
+    /// vouched for) and signs a receipt (`statement`: node, ID, status, digest, time) for each record stored; a
+    /// refused record does not keep the others from being stored.
+    func storeBatch<Record: Sendable>(
+        _ records: [Record], statement: @escaping @Sendable (_ nodeId: String, _ id: String, _ status: String, _ digest: String, _ at: Int64) -> Data,
+        store: @escaping @Sendable (Record, Int64, any SQLDatabase) async throws -> (id: String, status: String, digest: String)
+    ) async throws -> [Result<NodeReceipt, AppError>] {
+        let now = clock.now()
+        let stored: [Result<(id: String, status: String, digest: String), AppError>] = try await database.transaction { sql in
+            var results: [Result<(id: String, status: String, digest: String), AppError>] = []
             for record in records {
                 do {
-                    results.append(.success(try await Self.store(record, now: now, registry: registry, in: sql)))
+                    results.append(.success(try await store(record, now, sql)))
                 } catch let error as AppError {
                     results.append(.failure(error))
                 }
@@ -66,15 +79,11 @@ struct NodeService: Sendable {
             switch result {
             case .failure(let error): return .failure(error)
             case .success(let stored):
-                let statement = AuthStatement.receipt(
-                    nodeId: identity.nodeId, deviceId: stored.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now
-                )
-                return .success(
-                    NodeReceipt(
-                        nodeId: identity.nodeId, deviceId: stored.deviceId, status: stored.status, keysDigest: stored.digest, signedAt: now,
-                        signature: try identity.sign(statement)
-                    )
-                )
+                let signed = statement(identity.nodeId, stored.id, stored.status, stored.digest, now)
+                return .success(NodeReceipt(
+                    nodeId: identity.nodeId, deviceId: stored.id, status: stored.status, keysDigest: stored.digest, signedAt: now,
+                    signature: try identity.sign(signed)
+                ))
             }
         }
     }
@@ -83,7 +92,7 @@ struct NodeService: Sendable {
     /// refused record leaves the registry as it was.
     private static func store(
         _ record: NodeDeviceRecord, now: Int64, registry: any NodeRegistryRepository, in sql: any SQLDatabase
-    ) async throws -> (deviceId: String, status: String, digest: String) {
+    ) async throws -> (id: String, status: String, digest: String) {
         guard record.status == "active" || record.status == "revoked" else {
             throw AppError.invalidField("status", "status must be active or revoked")
         }

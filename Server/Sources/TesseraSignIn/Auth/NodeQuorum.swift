@@ -95,8 +95,7 @@ package struct NodeQuorum: Sendable {
                 nodeId: node.entry.nodeId, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge,
                 signedAt: attestation.signedAt
             )
-            return attestation.nodeId == node.entry.nodeId
-                && Data(base64Encoded: attestation.signature).map { node.publicKey.isValidSignature($0, for: statement) } == true
+            return node.signed(attestation.signature, as: attestation.nodeId, over: statement)
         }
         return try await ask(question, nodes: selected, requestsSent: requestsSent)
     }

@@ -56,6 +56,12 @@ package final class NodeDirectory: Sendable {
             self.publicKey = publicKey
             self.client = client
         }
+
+        /// Whether `signature` (base64, as a node sends it) is this node's Ed25519 signature over `statement`,
+        /// from a node that names itself `claimedId`.
+        package func signed(_ signature: String, as claimedId: String, over statement: Data) -> Bool {
+            claimedId == entry.nodeId && Data(base64Encoded: signature).map { publicKey.isValidSignature($0, for: statement) } == true
+        }
     }
 
     package let repository: any NodeRepository

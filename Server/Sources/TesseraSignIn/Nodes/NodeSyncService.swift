@@ -128,8 +128,7 @@ package struct NodeSyncService: Service, DeviceChangeFeed {
                     nodeId: receipt.nodeId, deviceId: receipt.deviceId, status: receipt.status, keysDigest: receipt.keysDigest,
                     signedAt: receipt.signedAt
                 )
-                guard receipt.nodeId == nodeId, receipt.deviceId == item.deviceId, receipt.keysDigest == record.keysDigest,
-                      let signature = Data(base64Encoded: receipt.signature), node.publicKey.isValidSignature(signature, for: statement)
+                guard receipt.deviceId == item.deviceId, receipt.keysDigest == record.keysDigest, node.signed(receipt.signature, as: receipt.nodeId, over: statement)
                 else {
                     failed.append((item, "node \(nodeId): receipt does not verify"))
                     continue

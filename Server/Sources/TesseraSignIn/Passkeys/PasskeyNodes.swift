@@ -84,9 +84,8 @@ package struct PasskeyNodes: Service {
                 let outcomes = try await node.client.storePasskeys(records)
                 var receipts: [PasskeyNodeReceipt] = []
                 for (record, outcome) in zip(records, outcomes) {
-                    guard let receipt = outcome.receipt, receipt.nodeId == id, receipt.deviceId == record.passkeyId, receipt.keysDigest == record.keysDigest,
-                          let signature = Data(base64Encoded: receipt.signature),
-                          node.publicKey.isValidSignature(signature, for: AuthStatement.passkeyReceipt(
+                    guard let receipt = outcome.receipt, receipt.deviceId == record.passkeyId, receipt.keysDigest == record.keysDigest,
+                          node.signed(receipt.signature, as: receipt.nodeId, over: AuthStatement.passkeyReceipt(
                             nodeId: id, passkeyId: record.passkeyId, status: receipt.status, keysDigest: receipt.keysDigest, signedAt: receipt.signedAt))
                     else { continue }
                     receipts.append(PasskeyNodeReceipt(
@@ -123,8 +122,7 @@ package struct PasskeyNodes: Service {
                 nodeId: node.entry.nodeId, passkeyId: request.passkeyId, challenge: request.challenge, signCount: attestation.signCount,
                 signedAt: attestation.signedAt
             )
-            return attestation.nodeId == node.entry.nodeId
-                && Data(base64Encoded: attestation.signature).map { node.publicKey.isValidSignature($0, for: statement) } == true
+            return node.signed(attestation.signature, as: attestation.nodeId, over: statement)
         }
         return try await quorum.ask(question, nodes: selected, requestsSent: {})
     }
