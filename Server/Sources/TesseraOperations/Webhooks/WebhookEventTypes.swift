@@ -13,7 +13,7 @@ package enum WebhookEventTypes {
         "login.started", "login.attested", "login.completed", "login.failed",
         "device.enrolled", "device.revoked", "session.created", "session.revoked",
         "password.locked", "totp.failed", "totp.locked",
-        "passkey.registered", "passkey.signed_in", "passkey.failed", "passkey.flagged", "passkey.revoked", test, endpointDisabled,
+        "passkey.registered", "passkey.signed_in", "passkey.failed", "passkey.flagged", "passkey.renamed", "passkey.revoked", test, endpointDisabled,
     ]
 
     /// Whether `pattern` is `*`, a known type, or `family.*` of a known family.

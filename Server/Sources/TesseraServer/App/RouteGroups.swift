@@ -41,6 +41,7 @@ extension SignInDomain {
         let limit = groups.bodyLimit
         AuthenticatorController(authenticators: authenticators, login: authenticatorLogin, bodyLimit: limit)
             .addRoutes(app: groups.app, signed: groups.signedDevices)
+        PasskeyController(passkeys: passkeys, bodyLimit: limit).addRoutes(signed: groups.signedDevices)
         PushDeviceController(devices: push.queue.devices, push: push.queue.repository, bodyLimit: limit, clock: oidc.clock).addRoutes(signed: groups.signedDevices)
         AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: limit)
             .addRoutes(signed: groups.signedAuth, open: groups.router.group("v1/auth"), root: groups.router)
