@@ -63,7 +63,7 @@ def click_twice(driver, element):
 
 
 def main():
-    base, token, client_key, device_id, shots, ready_file = sys.argv[1:7]
+    base, token, client_key, device_id, shots, ready_file, passkey_user, passkey_id = sys.argv[1:9]
     os.makedirs(shots, exist_ok=True)
     result = {"screenshots": []}
     driver = browser()
@@ -96,6 +96,16 @@ def main():
         result["device_status"] = driver.find_element(By.CSS_SELECTOR, device + " .device-status").text
         result["device_revoke_buttons"] = len(css(driver, device + " button.revoke"))
         result["screenshots"].append(screenshot(driver, shots, "console-users-1280"))
+
+        # A user's passkeys, shown when asked for; revoke one and see none left.
+        user_row = f'[data-user-key="{passkey_user}"]'
+        passkey = f'[data-passkey-id="{passkey_id}"]'
+        driver.find_element(By.CSS_SELECTOR, user_row + " button.show-passkeys").click()
+        wait.until(lambda d: css(d, passkey + " button.revoke-passkey"))
+        result["passkey_text"] = driver.find_element(By.CSS_SELECTOR, passkey).text
+        click_twice(driver, driver.find_element(By.CSS_SELECTOR, passkey + " button.revoke-passkey"))
+        wait.until(lambda d: css(d, user_row + " .passkeys-none"))
+        result["passkeys_after_revoke"] = len(css(driver, user_row + " [data-passkey-id]"))
 
         # Rotate the signing key: the new key signs and is listed first.
         go(driver, wait, "#/keys", "keys", "#keys-list li[data-kid]")

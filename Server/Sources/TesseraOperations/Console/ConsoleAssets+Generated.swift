@@ -636,7 +636,7 @@ export async function render(view, params) {
         "page-users.js": Asset(
             contentType: "text/javascript; charset=utf-8",
             body: #"""
-// Users of a client with their devices: search (user key, name, e-mail, phone) and device revocation.
+// Users of a client with their devices and passkeys: search (user key, name, e-mail, phone), device and passkey revocation.
 import { admin, q } from "./api.js";
 import { attempt, badge, dangerButton, el, heading, table, time } from "./ui.js";
 import { clientPicker } from "./picker.js";
@@ -648,7 +648,7 @@ export async function render(view, params) {
   const picker = await clientPicker("users-client", params.get("client"), out);
   if (!picker) { view.append(...heading("Users & devices"), out); return; }
   let users = [];
-  view.append(...heading("Users & devices", "A client's users, each with their devices. Revoking a device ends its sessions and tells every verifier node."),
+  view.append(...heading("Users & devices", "A client's users, each with their devices and passkeys. Revoking a device ends its sessions and tells every verifier node; a revoked passkey signs in no more."),
     el("div", { class: "card row" }, el("div", { class: "grow" }, picker.label, picker.select), el("div", { class: "grow" }, el("label", { for: "users-search" }, "Search"), search)),
     out, el("div", { class: "card" }, list));
 
@@ -659,6 +659,7 @@ export async function render(view, params) {
       { title: "User", cell: (u) => [el("strong", {}, u.userKey), el("div", { class: "muted" }, u.name)] },
       { title: "Contact", cell: (u) => [u.email, el("div", { class: "muted" }, u.phone)], wide: true },
       { title: "Devices", cell: (u) => devices(u) },
+      { title: "Passkeys", cell: (u) => passkeys(u) },
       { title: "", cell: (u) => el("button", { type: "button", class: "quiet", onclick: () => { location.hash = "#/sessions?client=" + q(picker.select.value) + "&user=" + q(u.userKey); } }, "Sessions") },
     ], shown, users.length ? "No user matches “" + search.value + "”." : "No users yet — they appear when an app signs them up.", (u) => ({ "data-user-key": u.userKey })));
   }
@@ -674,6 +675,24 @@ export async function render(view, params) {
       d.status === "active" ? dangerButton("Revoke", async () => {
         if (await attempt(out, () => admin("POST", "devices/" + q(d.deviceId) + "/revoke").then(() => true))) await load();
       }, { class: "danger revoke" }) : null)));
+  }
+
+  // A user's passkeys, loaded when asked for (one call per user, not one per row of the list).
+  function passkeys(user) {
+    const box = el("div", { class: "passkeys" });
+    async function fill() {
+      const list = await attempt(out, () => admin("GET", "users/" + q(user.userKey) + "/passkeys?clientKey=" + q(picker.select.value)));
+      if (!list) return;
+      box.replaceChildren(list.passkeys.length ? el("div", {}, list.passkeys.map((k) => el("div", { class: "passkey row", "data-passkey-id": k.id },
+        el("strong", {}, k.name),
+        k.flaggedAt ? badge("flagged", "bad") : badge(k.backupEligible ? "synced" : "device-bound", "ok"),
+        el("span", { class: "muted" }, k.algorithm + " · " + time(k.createdAt) + (k.lastUsedAt ? " · used " + time(k.lastUsedAt) : "")),
+        dangerButton("Revoke", async () => {
+          if (await attempt(out, () => admin("DELETE", "passkeys/" + q(k.id)).then(() => true))) await fill();
+        }, { class: "danger revoke-passkey" })))) : el("span", { class: "muted passkeys-none" }, "none"));
+    }
+    box.append(el("button", { type: "button", class: "quiet show-passkeys", onclick: fill }, "Show"));
+    return box;
   }
 
   async function load() {

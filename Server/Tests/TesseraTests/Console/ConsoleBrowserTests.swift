@@ -22,11 +22,13 @@ struct ConsoleBrowserTests {
     func console() async throws {
         let python = try TestRequirements.browser(for: "the console browser test")
         try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
-        try await LiveServer.run(bundleId: Self.bundle) { runtime, client, url in
+        // An issuer on a domain name: passkeys are available (a user's passkey is listed and revoked below).
+        try await LiveServer.run(bundleId: Self.bundle, configure: { $0.issuer = "https://login.example.com" }) { runtime, client, url in
             let token = try #require(runtime.firstStart?.adminToken)
             let revoked = try await LiveServer.enrol(runtime, client, url, userKey: "vera", bundleId: Self.bundle)
             let deviceId = try #require(try revoked.loadDeviceID())
             let user = try await LiveServer.enrol(runtime, client, url, userKey: "liam", bundleId: Self.bundle)
+            let passkey = try await TesseraClientPasskeyTests.register(runtime, client, userKey: "liam").0
             let ready = FileManager.default.temporaryDirectory.appendingPathComponent("console-ready-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: ready) }
 
@@ -34,7 +36,7 @@ struct ConsoleBrowserTests {
             let browser = Task {
                 defer { finished.withLock { $0 = true } }
                 return try await DeviceCLITests.run(
-                    URL(fileURLWithPath: python), [Self.script, url.absoluteString, token, client.clientKey, deviceId, Self.screenshots, ready],
+                    URL(fileURLWithPath: python), [Self.script, url.absoluteString, token, client.clientKey, deviceId, Self.screenshots, ready, "liam", passkey.id],
                     timeout: 900
                 )
             }
@@ -60,6 +62,9 @@ struct ConsoleBrowserTests {
             #expect(result["device_revoke_buttons"] as? Int == 0)
             let listed = try await runtime.userAdmin.list(clientKey: client.clientKey)
             #expect(listed.users.first { $0.userKey == "vera" }?.devices.first?.status == "revoked")
+            #expect((result["passkey_text"] as? String)?.contains("Laptop") == true, "\(result["passkey_text"] ?? "")")
+            #expect(result["passkeys_after_revoke"] as? Int == 0)
+            #expect(try await runtime.passkeys.list(userId: passkey.userId, client: client).passkeys.isEmpty, "revoked from the console")
 
             let rotated = try #require(result["rotated_kid"] as? String)
             // Published before it signed (the upcoming key), and not the one that signed before the rotation.
