@@ -69,10 +69,10 @@ public struct PINRules: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = PINRules()
-        minLength = try c.decodeIfPresent(Int.self, forKey: .minLength) ?? d.minLength
-        maxLength = try c.decodeIfPresent(Int.self, forKey: .maxLength) ?? d.maxLength
-        allowRepeated = try c.decodeIfPresent(Bool.self, forKey: .allowRepeated) ?? d.allowRepeated
-        allowSequential = try c.decodeIfPresent(Bool.self, forKey: .allowSequential) ?? d.allowSequential
+        minLength = try c.member(.minLength, default: d.minLength)
+        maxLength = try c.member(.maxLength, default: d.maxLength)
+        allowRepeated = try c.member(.allowRepeated, default: d.allowRepeated)
+        allowSequential = try c.member(.allowSequential, default: d.allowSequential)
     }
 
     /// Why `pin` breaks the rules, or nil when it keeps them.
@@ -112,10 +112,10 @@ public struct PasswordRules: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = PasswordRules()
-        minLength = try c.decodeIfPresent(Int.self, forKey: .minLength) ?? d.minLength
-        maxLength = try c.decodeIfPresent(Int.self, forKey: .maxLength) ?? d.maxLength
-        requireLetter = try c.decodeIfPresent(Bool.self, forKey: .requireLetter) ?? d.requireLetter
-        requireDigit = try c.decodeIfPresent(Bool.self, forKey: .requireDigit) ?? d.requireDigit
+        minLength = try c.member(.minLength, default: d.minLength)
+        maxLength = try c.member(.maxLength, default: d.maxLength)
+        requireLetter = try c.member(.requireLetter, default: d.requireLetter)
+        requireDigit = try c.member(.requireDigit, default: d.requireDigit)
     }
 
     /// Why `password` breaks the rules, or nil when it keeps them.
@@ -160,16 +160,16 @@ public struct ClientPolicy: Codable, Sendable, Equatable {
         self.passkeyNodeVerification = passkeyNodeVerification
     }
 
-    /// Decodes a policy; a missing member takes its default.
+    /// Decodes a policy; a missing member takes its default, and an explicit `null` is a wrong type (as the schema says).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = ClientPolicy()
-        allowedAuthenticators = try c.decodeIfPresent([AuthenticatorType].self, forKey: .allowedAuthenticators) ?? d.allowedAuthenticators
-        pin = try c.decodeIfPresent(PINRules.self, forKey: .pin) ?? d.pin
-        password = try c.decodeIfPresent(PasswordRules.self, forKey: .password) ?? d.password
-        devicesPerUser = try c.decodeIfPresent(Int.self, forKey: .devicesPerUser) ?? d.devicesPerUser
-        allowDevicePasscodeFallback = try c.decodeIfPresent(Bool.self, forKey: .allowDevicePasscodeFallback) ?? d.allowDevicePasscodeFallback
-        passkeyNodeVerification = try c.decodeIfPresent(Bool.self, forKey: .passkeyNodeVerification) ?? d.passkeyNodeVerification
+        allowedAuthenticators = try c.member(.allowedAuthenticators, default: d.allowedAuthenticators)
+        pin = try c.member(.pin, default: d.pin)
+        password = try c.member(.password, default: d.password)
+        devicesPerUser = try c.member(.devicesPerUser, default: d.devicesPerUser)
+        allowDevicePasscodeFallback = try c.member(.allowDevicePasscodeFallback, default: d.allowDevicePasscodeFallback)
+        passkeyNodeVerification = try c.member(.passkeyNodeVerification, default: d.passkeyNodeVerification)
     }
 
     /// Why the policy itself is unusable (for the admin), or nil.
@@ -279,4 +279,11 @@ public struct AuthenticatorList: Codable, Sendable, Equatable {
     public var authenticators: [AuthenticatorInfo]
     /// Creates a list.
     public init(authenticators: [AuthenticatorInfo]) { self.authenticators = authenticators }
+}
+
+extension KeyedDecodingContainer {
+    /// A member that may be missing (then `fallback`); an explicit `null` is a wrong type, as the OpenAPI schema says.
+    func member<T: Decodable>(_ key: Key, default fallback: T) throws -> T {
+        contains(key) ? try decode(T.self, forKey: key) : fallback
+    }
 }
