@@ -26,8 +26,10 @@ curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "fuzz: the server
 echo "fuzz: server on port $PORT"
 KEY=$(awk '/client key:/{print $3}' "$DIR/serve.log")
 TOKEN=$(awk '/admin token:/{print $3}' "$DIR/serve.log")
+# ensure_resource_availability is excluded here, not only in the toml: `--checks all` on the command line
+# turns back on what the config file turned off (a client's logo answers 404 until uploaded, by design).
 timeout 600 "$VENV/bin/st" --config-file .ci/schemathesis.toml run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
-  --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 \
+  --checks all --exclude-checks positive_data_acceptance,ensure_resource_availability --max-examples 50 --seed 1 \
   -H "X-Tessera-Client-Key: $KEY" -H "X-Tessera-Bundle-Id: dev.tessera.demo" -H "Authorization: Bearer $TOKEN"
 # The relying-party operations again, with client credentials (HTTP Basic) of a fresh client: the
 # run above may have rotated or disabled the demo client.
@@ -36,5 +38,5 @@ CREATED=$(curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: a
 KEY=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client"]["clientKey"])')
 SECRET=$(printf '%s' "$CREATED" | python3 -c 'import json,sys;print(json.load(sys.stdin)["clientSecret"])')
 timeout 600 "$VENV/bin/st" --config-file .ci/schemathesis.toml run Server/Sources/TesseraServer/OpenAPI/openapi.json --url "http://127.0.0.1:$PORT" \
-  --checks all --exclude-checks positive_data_acceptance --max-examples 50 --seed 1 --include-path-regex '^/v1/rp/' \
+  --checks all --exclude-checks positive_data_acceptance,ensure_resource_availability --max-examples 50 --seed 1 --include-path-regex '^/v1/rp/' \
   --auth "$KEY:$SECRET"
