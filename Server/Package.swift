@@ -220,7 +220,9 @@ let package = Package(
         // A WebAuthn authenticator in software (a test double): for the tests and the benchmark's load generator.
         .target(
             name: "TesseraSoftwareAuthenticator",
-            dependencies: ["TesseraSignIn", "TesseraWebAuthn", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "TesseraSignIn", "TesseraWebAuthn", .product(name: "TesseraCore", package: "Tessera"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // What both test targets share: waiting for events without timing assertions, and running
         // verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``).

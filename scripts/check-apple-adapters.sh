@@ -48,9 +48,10 @@ shim LocalAuthentication
 shim Security
 shim CryptoKit
 shim URLSessionShims
+shim AuthenticationServices
 
 mapfile -t sources < <(find Sources/Tessera -name '*.swift' | sort)
-echo "type-checking ${#sources[@]} files of Tessera with LocalAuthentication, Security and CryptoKit shims"
+echo "type-checking ${#sources[@]} files of Tessera with LocalAuthentication, Security, CryptoKit and AuthenticationServices shims"
 "$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -typecheck "${sources[@]}"
 # The sample's model against the same SDK (its SwiftUI view needs a Mac).
 "$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -enable-testing -emit-module \

@@ -288,6 +288,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// `onFailed` that has no other failure callback (the GCCS-shaped `TesseraGuardian` calls): the key
     /// store could not sign (no keys, or the PIN or password did not unlock the user-verification key).
     public static let localFailure = ErrorCode(rawValue: 9104)
+    /// The user closed the system's passkey sheet, or no passkey of this app's server was on the device
+    /// (`ASAuthorizationError.canceled`, a browser's `NotAllowedError`).
+    public static let passkeyCanceled = ErrorCode(rawValue: 9105)
 
     /// Every known code with its name; the source of the documented table.
     public static let names: [Int: String] = [
@@ -334,6 +337,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         8204: "webhook-delivery-unknown",
         9001: "internal-error", 9002: "storage-unavailable",
         9101: "network-error", 9102: "invalid-response", 9103: "local-auth-required",
-        9104: "local-failure",
+        9104: "local-failure", 9105: "passkey-canceled",
     ]
 }

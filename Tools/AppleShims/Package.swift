@@ -10,12 +10,14 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "URLSessionShims", targets: ["URLSessionShims"]),
+        .library(name: "AuthenticationServices", targets: ["AuthenticationServices"]),
     ],
     dependencies: [.package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0")],
     targets: [
         .target(name: "LocalAuthentication"),
         .target(name: "Security"),
         .target(name: "URLSessionShims"),
+        .target(name: "AuthenticationServices"),
         .target(
             name: "CryptoKit",
             dependencies: ["LocalAuthentication", "Security", .product(name: "Crypto", package: "swift-crypto")]

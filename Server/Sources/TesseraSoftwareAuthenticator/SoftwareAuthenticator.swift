@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TesseraCore
 import TesseraSignIn
 import TesseraWebAuthn
 

@@ -29,6 +29,7 @@ package struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             "DELETE sessions/{sessionId}": "admin.session.revoked",
             "DELETE authenticators/{authenticatorId}": "admin.authenticator.deleted",
             "DELETE passkeys/{passkeyId}": "admin.passkey.revoked",
+            "PUT clients/{clientKey}/passkeys/app-links": "admin.client.passkey_app_links_set",
             "POST keys/rotate": "admin.key.rotated",
             "POST totp/reset": "admin.totp.reset",
             "PUT clients/{clientKey}/push": "admin.client.push_set",

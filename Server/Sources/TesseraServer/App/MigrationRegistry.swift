@@ -118,6 +118,11 @@ enum Migrator {
             OIDCMigrations.offerPasskeys,
             PasskeysMigrations.nodeReceipts,
         ]),
+        // Passkeys in the clients' apps (Passkeys/, issue 38): the apps each client associates with the server's
+        // domain (apple-app-site-association, assetlinks.json).
+        Migration(version: 18, name: "passkey-app-links", parts: [
+            PasskeysMigrations.appLinks,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -41,13 +41,14 @@ extension SignInDomain {
         let limit = groups.bodyLimit
         AuthenticatorController(authenticators: authenticators, login: authenticatorLogin, bodyLimit: limit)
             .addRoutes(app: groups.app, signed: groups.signedDevices)
-        PasskeyController(passkeys: passkeys, bodyLimit: limit).addRoutes(signed: groups.signedDevices)
+        PasskeyController(passkeys: passkeys, apps: passkeyApps, bodyLimit: limit).addRoutes(app: groups.app, signed: groups.signedDevices)
         PushDeviceController(devices: push.queue.devices, push: push.queue.repository, bodyLimit: limit, clock: oidc.clock).addRoutes(signed: groups.signedDevices)
         AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: limit)
             .addRoutes(signed: groups.signedAuth, open: groups.router.group("v1/auth"), root: groups.router)
         RelyingPartyController(auth: auth.relyingParty, totp: totp, introspection: introspection, bodyLimit: limit).addRoutes(to: groups.relyingParty)
         let openID = OIDCController<TesseraRequestContext>(service: oidc, passkeys: passkeys, random: oidc.random, bodyLimit: limit)
         openID.addRoutes(to: groups.router)
+        PasskeyAppLinksController<TesseraRequestContext>(links: passkeyAppLinks).addRoutes(to: groups.router)
         openID.addAdminRoutes(to: groups.admin)
     }
 }
@@ -61,7 +62,9 @@ extension OperationsDomain {
             sessions: runtime.sessions, authenticators: runtime.authenticators, bodyLimit: limit
         ).addRoutes(to: groups.admin)
         PushAdminController(push: runtime.pushAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
-        PasskeyAdminController<TesseraRequestContext>(passkeys: runtime.passkeys, clients: runtime.clients, users: userAdmin).addRoutes(to: groups.admin)
+        PasskeyAdminController<TesseraRequestContext>(
+            passkeys: runtime.passkeys, appLinks: runtime.signIn.passkeyAppLinks, clients: runtime.clients, users: userAdmin, bodyLimit: limit
+        ).addRoutes(to: groups.admin)
         WebhookAdminController<TesseraRequestContext>(webhooks: runtime.webhookAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
         AuditController<TesseraRequestContext>(database: database, audit: audit, publicKey: runtime.keys.auditKey.publicKey).addRoutes(to: groups.admin)
         let console = ConsoleController<TesseraRequestContext>(

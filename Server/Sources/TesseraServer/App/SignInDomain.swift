@@ -17,6 +17,10 @@ struct SignInDomain: Sendable {
     let oidc: OIDCService
     /// Passkeys: WebAuthn registration and sign-in for Tessera's own origin.
     let passkeys: PasskeyService
+    /// The apps each client associates with the server's passkeys (the well-known association files).
+    let passkeyAppLinks: PasskeyAppLinksService
+    /// Passkeys made and used in the clients' apps.
+    let passkeyApps: PasskeyAppCeremonies
     /// Passkeys at the verifier nodes: their sync, and the quorum that verifies sign-ins where a client requires it.
     let passkeyNodes: PasskeyNodes
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
@@ -75,7 +79,7 @@ struct SignInDomain: Sendable {
         )
         introspection = Introspection(
             database: database, devices: stores.devices, sessions: stores.sessions, tokens: tokens, hasher: keys.hasher, clock: clock,
-            sessionIdleTimeout: configuration.sessionIdleTimeout
+            sessionIdleTimeout: configuration.sessionIdleTimeout, passkeys: stores.passkeys
         )
         let logouts = BackchannelLogoutService(
             repository: stores.oidcSessions, settings: stores.oidc, tokens: tokens, httpClient: logoutHTTPClient, clock: clock, logger: logger,
@@ -91,10 +95,13 @@ struct SignInDomain: Sendable {
             ),
             perSignIn: configuration.nodesPerAuthentication, settings: passkeySettings, clock: clock, logger: logger
         )
+        let passkeyAppLinks = PasskeyAppLinksService(database: database, clock: clock)
+        self.passkeyAppLinks = passkeyAppLinks
         passkeys = PasskeyService(
             database: database, repository: stores.passkeys, audit: stores.audit, settings: passkeySettings, random: random, clock: clock,
-            nodes: passkeyNodes, policies: accounts.policies
+            nodes: passkeyNodes, policies: accounts.policies, appLinks: passkeyAppLinks
         )
+        passkeyApps = PasskeyAppCeremonies(passkeys: passkeys, users: stores.users, tokens: tokens)
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
             relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime

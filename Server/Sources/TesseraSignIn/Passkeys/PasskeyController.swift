@@ -1,16 +1,22 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import TesseraCore
 
 /// The user's own passkeys, from their registered device (calls signed by the device key, RFC 9421):
 /// `GET /v1/devices/passkeys`, `PATCH /v1/devices/passkeys/{passkeyId}` (`{"name": …}`) and
 /// `DELETE /v1/devices/passkeys/{passkeyId}`. Only the passkeys of the device's user at its client.
+/// Passkeys made in the app, for the device's user: `POST /v1/devices/passkeys/registration/options` and
+/// `POST /v1/devices/passkeys/registration` (signed). A sign-in with one in the app:
+/// `POST /v1/passkeys/authentication/options` and `POST /v1/passkeys/authentication` (client key and bundle ID).
 package struct PasskeyController<Context: TesseraContext> {
     package let passkeys: PasskeyService
+    package let apps: PasskeyAppCeremonies
     package let bodyLimit: Int
 
-    package init(passkeys: PasskeyService, bodyLimit: Int) {
+    package init(passkeys: PasskeyService, apps: PasskeyAppCeremonies, bodyLimit: Int) {
         self.passkeys = passkeys
+        self.apps = apps
         self.bodyLimit = bodyLimit
     }
 
@@ -19,7 +25,27 @@ package struct PasskeyController<Context: TesseraContext> {
         var name: String
     }
 
-    package func addRoutes(signed: RouterGroup<Context>) {
+    package func addRoutes(app: RouterGroup<Context>, signed: RouterGroup<Context>) {
+        signed.post("passkeys/registration/options") { _, context in
+            let (device, client) = try Self.owner(context)
+            return Self.noStore(try Response.json(try await apps.registrationOptions(device: device, client: client)))
+        }
+        signed.post("passkeys/registration") { request, context in
+            var request = request
+            let (device, client) = try Self.owner(context)
+            let body = try await request.decodeJSON(PasskeyRegistrationBody.self, limit: bodyLimit)
+            return try Response.json(try await apps.finishRegistration(device: device, client: client, body: body), status: .created)
+        }
+        app.post("passkeys/authentication/options") { request, context in
+            let client = try context.requireClient()
+            return Self.noStore(try Response.json(try await apps.authenticationOptions(client: client, bundleId: Self.bundleId(request))))
+        }
+        app.post("passkeys/authentication") { request, context in
+            var request = request
+            let client = try context.requireClient()
+            let body = try await request.decodeJSON(PasskeyAuthenticationBody.self, limit: bodyLimit)
+            return Self.noStore(try Response.json(try await apps.signIn(client: client, bundleId: Self.bundleId(request), body: body)))
+        }
         signed.get("passkeys") { _, context in
             let (device, client) = try Self.owner(context)
             return try Response.json(try await passkeys.list(userId: device.userId, client: client))
@@ -36,6 +62,17 @@ package struct PasskeyController<Context: TesseraContext> {
             try await passkeys.revoke(id: try context.parameters.require("passkeyId"), userId: device.userId, actor: "device:\(device.deviceId)")
             return Response(status: .noContent)
         }
+    }
+
+    /// The bundle ID the client middleware checked against the client's.
+    static func bundleId(_ request: Request) -> String {
+        HTTPField.Name(TesseraHeader.bundleId).flatMap { request.headers[$0] } ?? ""
+    }
+
+    static func noStore(_ response: Response) -> Response {
+        var response = response
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     /// The signing device (with its user) and its client.

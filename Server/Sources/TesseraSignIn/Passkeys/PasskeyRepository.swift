@@ -14,6 +14,8 @@ package protocol PasskeyRepository: Sendable {
     func list(userId: String, clientId: String?, in sql: any SQLDatabase) async throws -> [PasskeyCredential]
     /// Records a sign-in: the new counter and backup state, the time of use.
     func recordUse(id: String, signCount: Int64, backedUp: Bool, now: Int64, in sql: any SQLDatabase) async throws
+    /// Whether the passkey with this ID is active (not revoked): a result token it signed in is live only then.
+    func isActive(id: String, in sql: any SQLDatabase) async throws -> Bool
     /// Flags a passkey whose counter went back (kept active: the admin decides).
     func flag(id: String, now: Int64, in sql: any SQLDatabase) async throws
     /// Renames an active passkey (of `userId` when given); false when there is none.
@@ -127,6 +129,10 @@ package struct SQLPasskeyRepository: PasskeyRepository {
             WHERE id = \(bind: id)
             """
         ).run()
+    }
+
+    package func isActive(id: String, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT id FROM passkey_credentials WHERE id = \(bind: id) AND status = 'active'").first() != nil
     }
 
     package func flag(id: String, now: Int64, in sql: any SQLDatabase) async throws {

@@ -20,10 +20,12 @@ package struct PasskeyService: Sendable {
     package let nodes: PasskeyNodes?
     /// The clients' policies (whether a client requires node verification).
     package let policies: ClientPolicyRepository?
+    /// The clients' Android apps, whose origins (`android:apk-key-hash:…`) a ceremony may carry.
+    package let appLinks: PasskeyAppLinksService?
 
     package init(
         database: any Database, repository: any PasskeyRepository, audit: any AuditLog, settings: PasskeySettings, random: RandomSource, clock: WallClock,
-        nodes: PasskeyNodes? = nil, policies: ClientPolicyRepository? = nil
+        nodes: PasskeyNodes? = nil, policies: ClientPolicyRepository? = nil, appLinks: PasskeyAppLinksService? = nil
     ) {
         self.database = database
         self.repository = repository
@@ -33,6 +35,7 @@ package struct PasskeyService: Sendable {
         self.clock = clock
         self.nodes = nodes
         self.policies = policies
+        self.appLinks = appLinks
     }
 
     /// What a passkey sign-in established.
@@ -46,8 +49,23 @@ package struct PasskeyService: Sendable {
         package var nodes: [String] = []
     }
 
-    var verifier: WebAuthnVerifier {
-        WebAuthnVerifier(policy: RelyingPartyPolicy(rpId: settings.rpId, origins: settings.origins, requireUserVerification: settings.requireUserVerification))
+    var verifier: WebAuthnVerifier { verifier(adding: []) }
+
+    func verifier(adding origins: Set<String>) -> WebAuthnVerifier {
+        WebAuthnVerifier(policy: RelyingPartyPolicy(
+            rpId: settings.rpId, origins: settings.origins.union(origins), requireUserVerification: settings.requireUserVerification
+        ))
+    }
+
+    /// Runs a verification with the server's origins, and once more with an Android app's origin when the response
+    /// came from one of the client's Android apps (their origins are read only then).
+    func verifying<T>(client: Client, _ body: (WebAuthnVerifier) async throws -> T) async throws -> T {
+        do {
+            return try await body(verifier)
+        } catch WebAuthnError.wrongOrigin(let origin) where origin.hasPrefix("android:apk-key-hash:") {
+            guard let appLinks, try await appLinks.androidOrigins(clientId: client.id).contains(origin) else { throw WebAuthnError.wrongOrigin(origin) }
+            return try await body(verifier(adding: [origin]))
+        }
     }
 
     private var userVerification: String { settings.requireUserVerification ? "required" : "preferred" }
@@ -90,12 +108,12 @@ package struct PasskeyService: Sendable {
         let verified: VerifiedRegistration
         do {
             guard response.type == "public-key" else { throw WebAuthnError.malformed("type is not public-key") }
-            verified = try await verifier.verifyRegistration(
-                clientDataJSON: try Self.bytes(response.response.clientDataJSON, "response.clientDataJSON"),
-                attestationObject: try Self.bytes(response.response.attestationObject, "response.attestationObject"),
-                challenge: try Self.bytes(challenge.challenge, "challenge"),
-                time: Date(timeIntervalSince1970: Double(clock.now()) / 1000)
-            )
+            let clientData = try Self.bytes(response.response.clientDataJSON, "response.clientDataJSON")
+            let attestation = try Self.bytes(response.response.attestationObject, "response.attestationObject")
+            let expected = try Self.bytes(challenge.challenge, "challenge"), time = Date(timeIntervalSince1970: Double(clock.now()) / 1000)
+            verified = try await verifying(client: client) { verifier in
+                try await verifier.verifyRegistration(clientDataJSON: clientData, attestationObject: attestation, challenge: expected, time: time)
+            }
             guard Base64URL.decode(response.rawId) == verified.credentialId else { throw WebAuthnError.malformed("rawId is not the attested credential ID") }
         } catch let error as WebAuthnError {
             try await failed(error, client: client, userId: userId, ceremony: .registration)
@@ -172,18 +190,22 @@ package struct PasskeyService: Sendable {
         let verified: VerifiedAssertion
         do {
             guard response.type == "public-key" else { throw WebAuthnError.malformed("type is not public-key") }
-            verified = try verifier.verifyAssertion(
-                credentialId: try Self.bytes(response.rawId, "rawId"), clientDataJSON: try Self.bytes(response.response.clientDataJSON, "response.clientDataJSON"),
-                authenticatorData: try Self.bytes(response.response.authenticatorData, "response.authenticatorData"),
-                signature: try Self.bytes(response.response.signature, "response.signature"),
-                userHandle: try response.response.userHandle.map { try Self.bytes($0, "response.userHandle") },
-                challenge: try Self.bytes(challenge.challenge, "challenge"),
-                credential: CredentialRecord(
-                    credentialId: try Self.bytes(credential.credentialId, "credentialId"), publicKeyBytes: try Self.bytes(credential.publicKey, "publicKey"),
-                    signCount: UInt32(clamping: credential.signCount), userHandle: try Self.bytes(credential.userHandle, "userHandle")
-                ),
-                allowCredentials: try found.1.map { try $0.map { try Self.bytes($0.credentialId, "credentialId") } }
+            let rawId = try Self.bytes(response.rawId, "rawId"), clientData = try Self.bytes(response.response.clientDataJSON, "response.clientDataJSON")
+            let authenticatorData = try Self.bytes(response.response.authenticatorData, "response.authenticatorData")
+            let signature = try Self.bytes(response.response.signature, "response.signature")
+            let userHandle = try response.response.userHandle.map { try Self.bytes($0, "response.userHandle") }
+            let expected = try Self.bytes(challenge.challenge, "challenge")
+            let record = CredentialRecord(
+                credentialId: try Self.bytes(credential.credentialId, "credentialId"), publicKeyBytes: try Self.bytes(credential.publicKey, "publicKey"),
+                signCount: UInt32(clamping: credential.signCount), userHandle: try Self.bytes(credential.userHandle, "userHandle")
             )
+            let allowed = try found.1.map { try $0.map { try Self.bytes($0.credentialId, "credentialId") } }
+            verified = try await verifying(client: client) { verifier in
+                try verifier.verifyAssertion(
+                    credentialId: rawId, clientDataJSON: clientData, authenticatorData: authenticatorData, signature: signature, userHandle: userHandle,
+                    challenge: expected, credential: record, allowCredentials: allowed
+                )
+            }
         } catch let error as WebAuthnError {
             if case .counterRegression = error {
                 try await flag(credential, client: client)

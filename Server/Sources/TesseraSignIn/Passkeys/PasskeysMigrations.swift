@@ -83,4 +83,18 @@ package enum PasskeysMigrations {
         )
         """,
     ])
+
+    /// Version 18: per client, the apps that may use the server's passkeys (`passkey_app_links`): Apple app IDs
+    /// and Android packages with their certificate fingerprints, as JSON arrays; served in
+    /// `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json`.
+    package static let appLinks = MigrationPart(version: 18, statements: [
+        """
+        CREATE TABLE passkey_app_links (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            apple_app_ids TEXT NOT NULL,
+            android_apps TEXT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+    ])
 }

@@ -72,7 +72,7 @@ extension IntrospectionResponse: JSONObjectWritable {
 }
 
 /// Introspection of result tokens (JWT) and session tokens for the client they were issued to. A
-/// token of a revoked device, an expired or revoked session, or another client's token is inactive.
+/// token of a revoked device or passkey, an expired or revoked session, or another client's token is inactive.
 package struct Introspection: Sendable {
     package let database: any Database
     package let devices: any DeviceRepository
@@ -81,40 +81,27 @@ package struct Introspection: Sendable {
     package let hasher: SecretHasher
     package let clock: WallClock
     package var sessionIdleTimeout: Duration = .seconds(7 * 86400)
-
+    /// The passkeys: a result token of a passkey sign-in in an app (`device_id` `pk_…`) is live while its passkey is.
+    package let passkeys: any PasskeyRepository
 
     package init(
-
         database: any Database,
-
         devices: any DeviceRepository,
-
         sessions: any SessionRepository,
-
         tokens: ResultTokens,
-
         hasher: SecretHasher,
-
         clock: WallClock,
-
-        sessionIdleTimeout: Duration = .seconds(7 * 86400)
-
+        sessionIdleTimeout: Duration = .seconds(7 * 86400),
+        passkeys: any PasskeyRepository = SQLPasskeyRepository()
     ) {
-
         self.database = database
-
         self.devices = devices
-
         self.sessions = sessions
-
         self.tokens = tokens
-
         self.hasher = hasher
-
         self.clock = clock
-
         self.sessionIdleTimeout = sessionIdleTimeout
-
+        self.passkeys = passkeys
     }
 
     package func introspect(token: String, client: Client) async throws -> IntrospectionResponse {
@@ -131,7 +118,8 @@ package struct Introspection: Sendable {
     }
 
     private func deviceActive(_ deviceId: String) async throws -> Bool {
-        let devices = self.devices
+        let devices = self.devices, passkeys = self.passkeys
+        if deviceId.hasPrefix("pk_") { return try await database.read { try await passkeys.isActive(id: deviceId, in: $0) } }
         return try await database.read { try await devices.isActive(deviceId: deviceId, in: $0) }
     }
 
