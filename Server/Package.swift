@@ -286,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: [
-                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+                "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode", "TesseraWebAuthn",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraTesting", package: "Tessera"),
                 .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),

@@ -72,11 +72,11 @@ final class PasskeySheet: NSObject, ASAuthorizationControllerDelegate, ASAuthori
         let controller = ASAuthorizationController(authorizationRequests: [request])
         controller.delegate = sheet
         controller.presentationContextProvider = sheet
-        return try await withExtendedLifetime((sheet, controller)) {
-            try await withCheckedThrowingContinuation { continuation in
-                sheet.lock.withLock { sheet.continuation = continuation }
-                controller.performRequests()
-            }
+        // The controller holds its delegate weakly: both live until the sheet answered.
+        defer { withExtendedLifetime((sheet, controller)) {} }
+        return try await withCheckedThrowingContinuation { continuation in
+            sheet.lock.withLock { sheet.continuation = continuation }
+            controller.performRequests()
         }
     }
 
