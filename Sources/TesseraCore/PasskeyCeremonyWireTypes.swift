@@ -27,7 +27,7 @@ public struct PasskeyRequestChallenge: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/devices/passkeys/registration`: the passkey the platform made, for the device's user.
+/// `POST /v1/devices/passkeys/registration/verify`: the passkey the platform made, for the device's user.
 public struct PasskeyRegistrationBody: Codable, Sendable {
     /// The challenge's ID, from the options.
     public var challengeId: String
@@ -43,7 +43,7 @@ public struct PasskeyRegistrationBody: Codable, Sendable {
     }
 }
 
-/// `POST /v1/passkeys/authentication`: an assertion over the challenge of the options.
+/// `POST /v1/passkeys/authentication/verify`: an assertion over the challenge of the options.
 public struct PasskeyAuthenticationBody: Codable, Sendable {
     /// The challenge's ID, from the options.
     public var challengeId: String

@@ -39,7 +39,7 @@ extension TesseraClient {
 
 extension TesseraClient {
     /// Creates a passkey for this device's user with the platform's passkey API and registers it
-    /// (`POST /v1/devices/passkeys/registration/options`, then `…/registration`, both signed by the device key).
+    /// (`POST /v1/devices/passkeys/registration/options`, then `…/registration/verify`, both signed by the device key).
     /// The user's passkeys already registered are excluded. The passkey then signs in on the hosted sign-in
     /// page and with ``signInWithPasskey(using:)``, on this device and, when it syncs, on the user's others.
     /// - Parameters:
@@ -57,12 +57,12 @@ extension TesseraClient {
         )
         let created = try await provider.createPasskey(try PasskeyCeremony.creationRequest(options.publicKey))
         let body = PasskeyRegistrationBody(challengeId: options.challengeId, credential: PasskeyCeremony.registrationResponse(created), name: name)
-        return try await call("POST", "/v1/devices/passkeys/registration", body: body, signedBy: deviceId)
+        return try await call("POST", "/v1/devices/passkeys/registration/verify", body: body, signedBy: deviceId)
     }
 
     /// Signs a user in with one of their passkeys, no registered device needed (a new phone, a reinstalled
     /// app): usernameless, the system offers the passkeys it holds for the server's domain
-    /// (`POST /v1/passkeys/authentication/options`, then `…/authentication`).
+    /// (`POST /v1/passkeys/authentication/options`, then `…/authentication/verify`).
     /// - Parameter provider: The platform's passkey API: ``ApplePasskeyProvider`` on Apple platforms.
     /// - Returns: Who signed in, and a result token for the app's backend (its `device_id` is the passkey's ID).
     /// - Throws: ``TesseraError``: ``ErrorCode/passkeyCanceled``, ``ErrorCode/passkeyUnknown`` (a passkey the
@@ -71,6 +71,6 @@ extension TesseraClient {
         let options: PasskeyRequestChallenge = try await call("POST", "/v1/passkeys/authentication/options", body: [String: String]())
         let assertion = try await provider.assertPasskey(try PasskeyCeremony.assertionRequest(options.publicKey))
         let body = PasskeyAuthenticationBody(challengeId: options.challengeId, credential: PasskeyCeremony.authenticationResponse(assertion))
-        return try await call("POST", "/v1/passkeys/authentication", body: body)
+        return try await call("POST", "/v1/passkeys/authentication/verify", body: body)
     }
 }

@@ -7,8 +7,8 @@ import TesseraCore
 /// `GET /v1/devices/passkeys`, `PATCH /v1/devices/passkeys/{passkeyId}` (`{"name": …}`) and
 /// `DELETE /v1/devices/passkeys/{passkeyId}`. Only the passkeys of the device's user at its client.
 /// Passkeys made in the app, for the device's user: `POST /v1/devices/passkeys/registration/options` and
-/// `POST /v1/devices/passkeys/registration` (signed). A sign-in with one in the app:
-/// `POST /v1/passkeys/authentication/options` and `POST /v1/passkeys/authentication` (client key and bundle ID).
+/// `POST /v1/devices/passkeys/registration/verify` (signed). A sign-in with one in the app:
+/// `POST /v1/passkeys/authentication/options` and `POST /v1/passkeys/authentication/verify` (client key and bundle ID).
 package struct PasskeyController<Context: TesseraContext> {
     package let passkeys: PasskeyService
     package let apps: PasskeyAppCeremonies
@@ -30,7 +30,7 @@ package struct PasskeyController<Context: TesseraContext> {
             let (device, client) = try Self.owner(context)
             return Self.noStore(try Response.json(try await apps.registrationOptions(device: device, client: client)))
         }
-        signed.post("passkeys/registration") { request, context in
+        signed.post("passkeys/registration/verify") { request, context in
             var request = request
             let (device, client) = try Self.owner(context)
             let body = try await request.decodeJSON(PasskeyRegistrationBody.self, limit: bodyLimit)
@@ -40,7 +40,7 @@ package struct PasskeyController<Context: TesseraContext> {
             let client = try context.requireClient()
             return Self.noStore(try Response.json(try await apps.authenticationOptions(client: client, bundleId: Self.bundleId(request))))
         }
-        app.post("passkeys/authentication") { request, context in
+        app.post("passkeys/authentication/verify") { request, context in
             var request = request
             let client = try context.requireClient()
             let body = try await request.decodeJSON(PasskeyAuthenticationBody.self, limit: bodyLimit)

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Testing
 import TesseraCore
 @testable import TesseraServer
@@ -61,6 +63,34 @@ struct AdminPasskeyCLITests {
             #expect(types.contains("passkey.revoked"))
             let adminTypes = try await runtime.database.read { sql in try await runtime.repositories.audit.entries(.init(type: "admin.passkey.revoked"), in: sql) }
             #expect(adminTypes.count == 1)
+        }
+    }
+
+    @Test("app-links: empty at first; replaced by --apple-app-id and --android-app (fingerprints upper-cased), served in the association files; a malformed --android-app stops before any call, a wrong team ID is 1005 naming the member; --clear empties")
+    func appLinks() async throws {
+        let tessera = try AdminCLITests.binary()
+        try await TestDeployment.serveRuntime(issuer: "https://login.example.com") { runtime, admin, url in
+            let client = try await runtime.clients.create(name: "Apps", bundleIds: ["com.example.apps"]).client
+            let base = ["admin", "passkey", "app-links", "--client-key", client.clientKey]
+            let empty = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(empty.status == 0 && empty.output.contains("no app links"), "\(empty.output)")
+            let fingerprint = (0..<32).map { String(format: "%02x", $0) }.joined(separator: ":")
+            let set = try await DeviceCLITests.run(
+                tessera, base + ["--apple-app-id", "ABCDE12345.com.example.apps", "--android-app", "com.example.apps=\(fingerprint)", "--json"] + admin
+            )
+            #expect(set.status == 0, "\(set.output)")
+            let links = try JSONDecoder().decode(PasskeyAppLinks.self, from: Data(set.output.utf8))
+            #expect(links.appleAppIds == ["ABCDE12345.com.example.apps"] && links.androidApps.first?.sha256CertFingerprints == [fingerprint.uppercased()])
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url.absoluteString + "/.well-known/apple-app-site-association"), timeout: .seconds(30))
+            let body = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
+            #expect(String(decoding: body, as: UTF8.self) == #"{"webcredentials":{"apps":["ABCDE12345.com.example.apps"]}}"#)
+
+            let malformed = try await DeviceCLITests.run(tessera, base + ["--android-app", "com.example.apps"] + admin)
+            #expect(malformed.status != 0 && malformed.output.contains("--android-app com.example.apps"), "\(malformed.output)")
+            let wrong = try await DeviceCLITests.run(tessera, base + ["--apple-app-id", "team.com.example.apps"] + admin)
+            #expect(wrong.status != 0 && wrong.output.contains("1005") && wrong.output.contains("appleAppIds[0]"), "\(wrong.output)")
+            let cleared = try await DeviceCLITests.run(tessera, base + ["--clear"] + admin)
+            #expect(cleared.status == 0 && cleared.output.contains("no app links"), "\(cleared.output)")
         }
     }
 }
