@@ -92,7 +92,7 @@ public struct PasskeyAssertion: Sendable, Equatable {
     }
 }
 
-/// The seam between the SDK and the platform's passkey API: ``ApplePasskeyProvider`` on Apple platforms
+/// The seam between the SDK and the platform's passkey API: `ApplePasskeyProvider` on Apple platforms
 /// (`ASAuthorizationController`), a software authenticator in tests. The SDK does the rest (options from
 /// the server, their decoding, the responses' encoding, the server's verification).
 ///

@@ -44,7 +44,7 @@ extension TesseraClient {
     /// page and with ``signInWithPasskey(using:)``, on this device and, when it syncs, on the user's others.
     /// - Parameters:
     ///   - name: A name for it (1 to 64 characters); "Passkey" when nil.
-    ///   - provider: The platform's passkey API: ``ApplePasskeyProvider`` on Apple platforms.
+    ///   - provider: The platform's passkey API: `ApplePasskeyProvider` on Apple platforms.
     /// - Returns: The passkey as the server stored it.
     /// - Throws: ``TesseraError``: ``ErrorCode/passkeyCanceled`` (the user closed the sheet),
     ///   ``ErrorCode/passkeyExists`` (the authenticator already holds one of the user's passkeys),
@@ -63,7 +63,7 @@ extension TesseraClient {
     /// Signs a user in with one of their passkeys, no registered device needed (a new phone, a reinstalled
     /// app): usernameless, the system offers the passkeys it holds for the server's domain
     /// (`POST /v1/passkeys/authentication/options`, then `…/authentication/verify`).
-    /// - Parameter provider: The platform's passkey API: ``ApplePasskeyProvider`` on Apple platforms.
+    /// - Parameter provider: The platform's passkey API: `ApplePasskeyProvider` on Apple platforms.
     /// - Returns: Who signed in, and a result token for the app's backend (its `device_id` is the passkey's ID).
     /// - Throws: ``TesseraError``: ``ErrorCode/passkeyCanceled``, ``ErrorCode/passkeyUnknown`` (a passkey the
     ///   server does not know or revoked), ``ErrorCode/passkeyInvalid``, ``ErrorCode/passkeyCounterRegression``.
