@@ -12,6 +12,9 @@ public struct PasskeyInfo: Codable, Sendable, Equatable {
     public var algorithm: String
     /// The authenticator model (32 hex digits; zeros when the authenticator does not say).
     public var aaguid: String
+    /// The passkey provider's name for the AAGUID ("iCloud Keychain", "Google Password Manager"), when known: for
+    /// display only, not evidence of the model.
+    public var authenticatorName: String?
     /// Whether the passkey may be synced to other devices (backup eligible: a multi-device passkey).
     public var backupEligible: Bool
     /// Whether it was backed up when last used.
@@ -30,7 +33,8 @@ public struct PasskeyInfo: Codable, Sendable, Equatable {
     /// Creates the description of a passkey.
     public init(
         id: String, clientKey: String, name: String, credentialId: String, algorithm: String, aaguid: String, backupEligible: Bool,
-        backedUp: Bool, attestationFormat: String, transports: [String], createdAt: Int64, lastUsedAt: Int64?, flaggedAt: Int64?
+        backedUp: Bool, attestationFormat: String, transports: [String], createdAt: Int64, lastUsedAt: Int64?, flaggedAt: Int64?,
+        authenticatorName: String? = nil
     ) {
         self.id = id
         self.clientKey = clientKey
@@ -45,6 +49,7 @@ public struct PasskeyInfo: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.flaggedAt = flaggedAt
+        self.authenticatorName = authenticatorName
     }
 }
 

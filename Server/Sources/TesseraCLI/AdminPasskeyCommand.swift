@@ -23,7 +23,7 @@ struct PasskeyAdminCommand: AsyncParsableCommand {
             for item in list.passkeys {
                 let synced = item.backupEligible ? "synced" : "device-bound"
                 let flagged = item.flaggedAt == nil ? "" : "  FLAGGED (counter went back)"
-                print("\(item.id)  \(item.name)  \(item.algorithm)  \(synced)  aaguid \(item.aaguid)\(flagged)")
+                print("\(item.id)  \(item.name)  \(item.algorithm)  \(synced)  \(item.authenticatorName ?? "aaguid \(item.aaguid)")\(flagged)")
             }
         }
     }

@@ -16,6 +16,8 @@ package struct SoftwareAuthenticator: Sendable {
     /// Flags: UP, UV, and BE/BS for a synced passkey.
     package var userVerified = true
     package var synced = false
+    /// The model it claims (16 bytes; zeros: it does not say).
+    package var aaguid = [UInt8](repeating: 0, count: 16)
 
     package init(origin: String) { self.origin = origin }
 
@@ -43,7 +45,7 @@ package struct SoftwareAuthenticator: Sendable {
         var data = [UInt8](SHA256.hash(data: Data(rpId.utf8))) + [flags(attested: attested)]
         data += withUnsafeBytes(of: counter.bigEndian) { Array($0) }
         if attested {
-            data += [UInt8](repeating: 0, count: 16) + [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)] + credentialId + coseKey
+            data += aaguid + [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)] + credentialId + coseKey
         }
         return data
     }

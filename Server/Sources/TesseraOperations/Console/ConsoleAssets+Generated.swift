@@ -686,7 +686,7 @@ export async function render(view, params) {
       box.replaceChildren(list.passkeys.length ? el("div", {}, list.passkeys.map((k) => el("div", { class: "passkey row", "data-passkey-id": k.id },
         el("strong", {}, k.name),
         k.flaggedAt ? badge("flagged", "bad") : badge(k.backupEligible ? "synced" : "device-bound", "ok"),
-        el("span", { class: "muted" }, k.algorithm + " · " + time(k.createdAt) + (k.lastUsedAt ? " · used " + time(k.lastUsedAt) : "")),
+        el("span", { class: "muted" }, (k.authenticatorName ? k.authenticatorName + " · " : "") + k.algorithm + " · " + time(k.createdAt) + (k.lastUsedAt ? " · used " + time(k.lastUsedAt) : "")),
         dangerButton("Revoke", async () => {
           if (await attempt(out, () => admin("DELETE", "passkeys/" + q(k.id)).then(() => true))) await fill();
         }, { class: "danger revoke-passkey" })))) : el("span", { class: "muted passkeys-none" }, "none"));

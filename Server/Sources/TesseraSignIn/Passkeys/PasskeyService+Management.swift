@@ -45,7 +45,7 @@ extension PasskeyCredential {
             id: id, clientKey: clientKey, name: name, credentialId: credentialId,
             algorithm: COSEKey.Algorithm(rawValue: Int64(algorithm))?.name ?? "\(algorithm)", aaguid: aaguid, backupEligible: backupEligible,
             backedUp: backedUp, attestationFormat: attestationFormat, transports: transports, createdAt: createdAt, lastUsedAt: lastUsedAt,
-            flaggedAt: flaggedAt
+            flaggedAt: flaggedAt, authenticatorName: AuthenticatorNames.name(aaguid: aaguid)
         )
     }
 }

@@ -126,7 +126,7 @@ package struct PasskeyService: Sendable {
             signCount: Int64(verified.signCount), aaguid: verified.aaguid.map { String(format: "%02x", $0) }.joined(),
             backupEligible: verified.backupEligible, backedUp: verified.backedUp, attestationFormat: verified.attestationFormat,
             attestationType: verified.attestationType.name, transports: Self.transports(response.response.transports),
-            name: try Self.name(name), createdAt: now
+            name: try Self.name(name, aaguid: verified.aaguid), createdAt: now
         )
         let repository = self.repository, audit = self.audit
         do {
@@ -288,9 +288,10 @@ package struct PasskeyService: Sendable {
         return bytes
     }
 
-    /// The name to store: the one given (trimmed, 1–64 characters), else "Passkey".
-    static func name(_ given: String?) throws -> String {
-        guard let given else { return "Passkey" }
+    /// The name to store: the one given (trimmed, 1–64 characters), else the provider's name for the AAGUID
+    /// ("iCloud Keychain"), else "Passkey".
+    static func name(_ given: String?, aaguid: [UInt8] = []) throws -> String {
+        guard let given else { return AuthenticatorNames.name(aaguid: aaguid.map { String(format: "%02x", $0) }.joined()) ?? "Passkey" }
         let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
         guard given.unicodeScalars.count <= 64, !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw AppError.invalidField("name", "name must be 1 to 64 characters, without control characters")

@@ -64,6 +64,23 @@ struct TesseraClientPasskeyCeremonyTests {
         }
     }
 
+    @Test("a passkey registered without a name is named after its provider by AAGUID (the bundled list), and listed with authenticatorName; an unknown AAGUID gives \"Passkey\" and no authenticatorName")
+    func providerNames() async throws {
+        try await LiveServer.run(bundleId: Self.bundle, configure: { $0.issuer = Self.origin }) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "lea", bundleId: Self.bundle)
+            var apple = SoftwareAuthenticator(origin: Self.origin)
+            apple.aaguid = [0xfb, 0xfc, 0x30, 0x07, 0x15, 0x4e, 0x4e, 0xcc, 0x8c, 0x0b, 0x6e, 0x02, 0x05, 0x57, 0xd7, 0xbd]
+            let named = try await tessera.registerPasskey(using: SoftwarePasskeyProvider(apple))
+            #expect(named.name == "Apple Passwords" && named.authenticatorName == "Apple Passwords" && named.aaguid == "fbfc3007154e4ecc8c0b6e020557d7bd")
+            var unknown = SoftwareAuthenticator(origin: Self.origin)
+            unknown.aaguid = Array(repeating: 0x42, count: 16)
+            let plain = try await tessera.registerPasskey(using: SoftwarePasskeyProvider(unknown))
+            #expect(plain.name == "Passkey" && plain.authenticatorName == nil)
+            #expect(try await tessera.listPasskeys().map(\.authenticatorName) == ["Apple Passwords", nil])
+            #expect(AuthenticatorNames.name(aaguid: "FBFC3007-154E-4ECC-8C0B-6E020557D7BD") == "Apple Passwords" && AuthenticatorNames.count >= 50)
+        }
+    }
+
     @Test("the sign-in's challenge is bound to the app's bundle ID: finished from the client's other app it is 7301 (and not used up for its own app, where it then signs in once)")
     func bindingToTheApp() async throws {
         try await LiveServer.run(bundleId: Self.bundle, configure: { $0.issuer = Self.origin }) { runtime, _, url in
