@@ -28,9 +28,9 @@ TESSERA_DEBIAN_CHECKS=(
 TESSERA_PYPI_PACKAGES=(
   "http-message-signatures>=3,<4" requests "schemathesis==4.32.5" "pyjwt[crypto]>=2.8,<3" openapi-spec-validator
   hypercorn h2 "authlib>=1.3,<2" "selenium>=4.20,<5" "prometheus-client>=0.20,<1" "standardwebhooks>=1.0,<2"
-  "webauthn>=3,<4" "cbor2>=5.6,<7"
+  "webauthn>=3,<4" "cbor2>=5.6,<7" "fido2>=2.2,<3"
 )
-TESSERA_PYPI_IMPORTS="http_message_signatures, requests, schemathesis, jwt, cryptography, openapi_spec_validator, hypercorn, h2, authlib, selenium, prometheus_client, standardwebhooks, webauthn, cbor2"
+TESSERA_PYPI_IMPORTS="http_message_signatures, requests, schemathesis, jwt, cryptography, openapi_spec_validator, hypercorn, h2, authlib, selenium, prometheus_client, standardwebhooks, webauthn, cbor2, fido2"
 # axe-core 4 for the page audit: only the axe.min.js that axe-playwright-python ships is used (injected through
 # Selenium), so it is installed without its dependency on Playwright; it cannot be imported, only found.
 TESSERA_AXE_PACKAGE="axe-playwright-python==0.1.8"

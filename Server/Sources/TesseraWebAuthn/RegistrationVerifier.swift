@@ -51,7 +51,11 @@ public struct WebAuthnVerifier: Sendable {
         guard let credential = authData.attestedCredential else { throw .malformed("no attested credential data") }
         guard policy.algorithms.contains(credential.publicKey.algorithm) else { throw .unsupportedAlgorithm(credential.publicKey.algorithm.rawValue) }
 
-        let roots = policy.attestationRoots ?? []
+        if let allowed = policy.allowedAAGUIDs, !allowed.contains(credential.aaguid) {
+            throw .authenticatorNotAllowed("this relying party does not accept this authenticator model")
+        }
+        if let refusal = policy.metadata?.refusal(aaguid: credential.aaguid) { throw .authenticatorNotAllowed(refusal) }
+        let roots = policy.attestationRoots.map { $0 + (policy.metadata?.entry(aaguid: credential.aaguid)?.roots ?? []) } ?? []
         let type: AttestationType
         do {
             type = try await AttestationVerifier(trustAnchors: roots, time: time).verify(object, clientDataHash: clientDataHash)

@@ -20,12 +20,18 @@ public struct RelyingPartyPolicy: Sendable {
     /// Whether formats Tessera cannot verify (tpm, android-key, apple, …) are accepted as `none`
     /// when no attestation is required; otherwise they are refused.
     public var acceptUnverifiedFormatsAsNone: Bool
+    /// The authenticator models (16-byte AAGUIDs) accepted at registration; nil: any.
+    public var allowedAAGUIDs: Set<[UInt8]>?
+    /// The FIDO metadata: models it reports compromised or revoked are refused, and, where attestation is required,
+    /// a model's own attestation roots are trusted for it.
+    public var metadata: AuthenticatorMetadata?
 
     /// A policy; by default every supported algorithm, UV required, no attestation required and
     /// unverifiable formats refused.
     public init(
         rpId: String, origins: Set<String>, allowCrossOrigin: Bool = false, topOrigins: Set<String> = [], algorithms: Set<COSEKey.Algorithm> = Set(COSEKey.Algorithm.allCases),
-        requireUserVerification: Bool = true, attestationRoots: [Certificate]? = nil, acceptUnverifiedFormatsAsNone: Bool = false
+        requireUserVerification: Bool = true, attestationRoots: [Certificate]? = nil, acceptUnverifiedFormatsAsNone: Bool = false,
+        allowedAAGUIDs: Set<[UInt8]>? = nil, metadata: AuthenticatorMetadata? = nil
     ) {
         self.rpId = rpId
         self.origins = origins
@@ -35,5 +41,7 @@ public struct RelyingPartyPolicy: Sendable {
         self.requireUserVerification = requireUserVerification
         self.attestationRoots = attestationRoots
         self.acceptUnverifiedFormatsAsNone = acceptUnverifiedFormatsAsNone
+        self.allowedAAGUIDs = allowedAAGUIDs
+        self.metadata = metadata
     }
 }

@@ -40,6 +40,9 @@ public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
     case wrongUser
     /// The credential is not one of those allowed.
     case credentialNotAllowed
+    /// The authenticator model (AAGUID) is not accepted: not on the client's list, or reported compromised or
+    /// revoked by the FIDO metadata.
+    case authenticatorNotAllowed(String)
 
     /// A stable identifier of the refusal, for problem answers and audit entries.
     public var code: String {
@@ -63,6 +66,7 @@ public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
         case .counterRegression: "counter_regression"
         case .wrongUser: "wrong_user"
         case .credentialNotAllowed: "credential_not_allowed"
+        case .authenticatorNotAllowed: "authenticator_not_allowed"
         }
     }
 
@@ -87,6 +91,7 @@ public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
         case .counterRegression(let stored, let received): "the signature counter went from \(stored) to \(received)"
         case .wrongUser: "userHandle is not the credential's owner"
         case .credentialNotAllowed: "the credential is not one of those allowed"
+        case .authenticatorNotAllowed(let why): "the authenticator is not accepted: \(why)"
         }
     }
 }
