@@ -5,8 +5,9 @@ import PackageDescription
 // are the package one level up (`Tessera`, `TesseraCore`), which apps depend on alone.
 // What each of the server's test targets (one per server target) depends on.
 let serverTestDependencies: [Target.Dependency] = [
-    "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode",
+    "TesseraServer", "TesseraServerTestSupport", "TesseraTestSupport", "TesseraNode", "TesseraWebAuthn",
     .product(name: "Tessera", package: "Tessera"),
+    .product(name: "X509", package: "swift-certificates"),
     .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
     .product(name: "HummingbirdTesting", package: "hummingbird"),
     .product(name: "NIOCore", package: "swift-nio"),

@@ -5,7 +5,7 @@ import TesseraCore
 /// `tessera admin passkey …`: users' passkeys.
 struct PasskeyAdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "passkey", abstract: "Passkeys of users.", subcommands: [List.self, Revoke.self, AppLinks.self]
+        commandName: "passkey", abstract: "Passkeys of users.", subcommands: [List.self, Revoke.self, AppLinks.self, Attestation.self]
     )
 
     struct List: AsyncParsableCommand {

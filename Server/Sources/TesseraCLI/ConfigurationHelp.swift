@@ -49,6 +49,8 @@ enum ConfigurationHelp {
         "devices.maxPerUser": "active devices per user; one more revokes the oldest (default 1)",
         "devices.identityChecksPerHour": "re-registration identity checks per IP and per user key per hour (default 20)",
         "auth.issuer": "iss of result and ID tokens, base of the discovery endpoints (default http(s)://<host>:<port>)",
+        "passkeys.metadataBlob": "a FIDO Metadata Service BLOB file (https://mds3.fidoalliance.org/), verified at start: refuses revoked or compromised authenticator models, trusts each model's attestation roots",
+        "passkeys.metadataRoot": "PEM root of the BLOB's chain (default: the FIDO root, GlobalSign Root CA - R3)",
         "auth.channelLifetime": "seconds before an unfinished authentication expires (default 120)",
         "auth.resultTokenLifetime": "seconds a result token is valid (default 300)",
         "production": "a production deployment: embedded nodes are refused (default false, true with a databaseUrl)",

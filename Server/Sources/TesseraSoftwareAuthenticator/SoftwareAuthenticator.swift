@@ -18,6 +18,9 @@ package struct SoftwareAuthenticator: Sendable {
     package var synced = false
     /// The model it claims (16 bytes; zeros: it does not say).
     package var aaguid = [UInt8](repeating: 0, count: 16)
+    /// When set, registrations carry a `packed` attestation (W3C WebAuthn §8.2, x5c) signed with this key and
+    /// its certificate (DER) instead of `none`.
+    package var packedAttestation: (key: P256.Signing.PrivateKey, certificate: [UInt8])?
 
     package init(origin: String) { self.origin = origin }
 
@@ -50,12 +53,18 @@ package struct SoftwareAuthenticator: Sendable {
         return data
     }
 
-    /// Answers creation options: a `none` attestation of a new credential.
+    /// Answers creation options: a `none` attestation of a new credential (or `packed`, see ``packedAttestation``).
     package mutating func create(_ options: PasskeyJSON.CreationOptions, origin: String? = nil) -> PasskeyJSON.RegistrationResponse {
         userHandle = Base64URL.decode(options.user.id) ?? []
         let clientData = clientData("webauthn.create", options.challenge, origin: origin)
-        let object = CBOR.map([(CBOR.text("fmt"), CBOR.text("none")), (CBOR.text("attStmt"), CBOR.map([])),
-                               (CBOR.text("authData"), CBOR.bytes(authData(rpId: options.rp.id, attested: true)))])
+        let data = authData(rpId: options.rp.id, attested: true)
+        var format = "none", statement = CBOR.map([])
+        if let packed = packedAttestation, let signature = try? packed.key.signature(for: data + SHA256.hash(data: clientData)).derRepresentation {
+            format = "packed"
+            statement = CBOR.map([(CBOR.text("alg"), CBOR.int(-7)), (CBOR.text("sig"), CBOR.bytes(Array(signature))),
+                                  (CBOR.text("x5c"), CBOR.array([CBOR.bytes(packed.certificate)]))])
+        }
+        let object = CBOR.map([(CBOR.text("fmt"), CBOR.text(format)), (CBOR.text("attStmt"), statement), (CBOR.text("authData"), CBOR.bytes(data))])
         return .init(id: Self.b64(credentialId), rawId: Self.b64(credentialId), type: "public-key",
                      response: .init(clientDataJSON: Self.b64(clientData), attestationObject: Self.b64(object), transports: ["internal"]))
     }
@@ -86,5 +95,6 @@ package enum CBOR {
     package static func int(_ value: Int) -> [UInt8] { value >= 0 ? head(0, UInt64(value)) : head(1, UInt64(-1 - value)) }
     package static func bytes(_ value: [UInt8]) -> [UInt8] { head(2, UInt64(value.count)) + value }
     package static func text(_ value: String) -> [UInt8] { head(3, UInt64(value.utf8.count)) + Array(value.utf8) }
+    package static func array(_ items: [[UInt8]]) -> [UInt8] { head(4, UInt64(items.count)) + items.flatMap { $0 } }
     package static func map(_ pairs: [([UInt8], [UInt8])]) -> [UInt8] { head(5, UInt64(pairs.count)) + pairs.flatMap { $0.0 + $0.1 } }
 }

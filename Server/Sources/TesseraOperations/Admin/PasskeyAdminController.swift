@@ -2,17 +2,23 @@ import Hummingbird
 import TesseraCore
 
 /// The admin API's passkey routes: a user's passkeys, and revoking one; the apps a client associates with
-/// the server's passkeys (`GET`/`PUT /v1/admin/clients/{clientKey}/passkeys/app-links`).
+/// the server's passkeys (`GET`/`PUT /v1/admin/clients/{clientKey}/passkeys/app-links`) and the authenticators it
+/// accepts for new ones (`…/passkeys/attestation`).
 package struct PasskeyAdminController<Context: TesseraContext> {
     package let passkeys: PasskeyService
     package let appLinks: PasskeyAppLinksService
+    package let attestation: PasskeyAttestationService
     package let clients: ClientService
     package let users: UserAdminService
     package let bodyLimit: Int
 
-    package init(passkeys: PasskeyService, appLinks: PasskeyAppLinksService, clients: ClientService, users: UserAdminService, bodyLimit: Int) {
+    package init(
+        passkeys: PasskeyService, appLinks: PasskeyAppLinksService, attestation: PasskeyAttestationService, clients: ClientService,
+        users: UserAdminService, bodyLimit: Int
+    ) {
         self.passkeys = passkeys
         self.appLinks = appLinks
+        self.attestation = attestation
         self.clients = clients
         self.users = users
         self.bodyLimit = bodyLimit
@@ -33,6 +39,16 @@ package struct PasskeyAdminController<Context: TesseraContext> {
             let client = try await clients.client(clientKey: try context.parameters.require("clientKey"))
             let links = try await request.decodeJSON(PasskeyAppLinks.self, limit: bodyLimit)
             return try Response.json(try await appLinks.set(links, client: client))
+        }
+        group.get("clients/{clientKey}/passkeys/attestation") { _, context in
+            let client = try await clients.client(clientKey: try context.parameters.require("clientKey"))
+            return try Response.json(try await attestation.settings(client: client))
+        }
+        group.put("clients/{clientKey}/passkeys/attestation") { request, context in
+            var request = request
+            let client = try await clients.client(clientKey: try context.parameters.require("clientKey"))
+            let settings = try await request.decodeJSON(PasskeyAttestationSettings.self, limit: bodyLimit)
+            return try Response.json(try await attestation.set(settings, client: client))
         }
         group.delete("passkeys/{passkeyId}") { _, context in
             try await passkeys.revoke(id: try context.parameters.require("passkeyId"), userId: nil, actor: "admin")

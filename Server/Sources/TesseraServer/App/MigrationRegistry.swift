@@ -118,10 +118,11 @@ enum Migrator {
             OIDCMigrations.offerPasskeys,
             PasskeysMigrations.nodeReceipts,
         ]),
-        // Passkeys in the clients' apps (Passkeys/, issue 38): the apps each client associates with the server's
-        // domain (apple-app-site-association, assetlinks.json).
-        Migration(version: 18, name: "passkey-app-links", parts: [
+        // Passkeys in the clients' apps and their authenticators (Passkeys/, issue 38): the apps each client associates
+        // with the server's domain (apple-app-site-association, assetlinks.json); attestation and allowed models.
+        Migration(version: 18, name: "passkey-app-links-attestation", parts: [
             PasskeysMigrations.appLinks,
+            PasskeysMigrations.attestationSettings,
         ]),
     ]
 

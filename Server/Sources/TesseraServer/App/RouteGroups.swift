@@ -63,7 +63,7 @@ extension OperationsDomain {
         ).addRoutes(to: groups.admin)
         PushAdminController(push: runtime.pushAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
         PasskeyAdminController<TesseraRequestContext>(
-            passkeys: runtime.passkeys, appLinks: runtime.signIn.passkeyAppLinks, clients: runtime.clients, users: userAdmin, bodyLimit: limit
+            passkeys: runtime.passkeys, appLinks: runtime.signIn.passkeyAppLinks, attestation: runtime.signIn.passkeyAttestation, clients: runtime.clients, users: userAdmin, bodyLimit: limit
         ).addRoutes(to: groups.admin)
         WebhookAdminController<TesseraRequestContext>(webhooks: runtime.webhookAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
         AuditController<TesseraRequestContext>(database: database, audit: audit, publicKey: runtime.keys.auditKey.publicKey).addRoutes(to: groups.admin)

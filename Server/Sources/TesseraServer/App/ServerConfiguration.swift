@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// The `iss` of result tokens (default `http(s)://<host>:<port>`).
     public var issuer: String?
+    /// A FIDO Metadata Service BLOB the operator downloaded (`passkeys.metadataBlob`), verified at start.
+    public var passkeyMetadataBlob: String?
+    /// The root the BLOB's chain must lead to (`passkeys.metadataRoot`, PEM); nil: the FIDO root (GlobalSign Root CA – R3).
+    public var passkeyMetadataRoot: String?
     /// Verifier nodes started with this server as `tessera node` child processes on loopback
     /// (`nodes.embedded`; default 3 for development, 0 in production, where they are refused).
     public var embeddedNodes = 3
@@ -248,6 +252,11 @@ public struct ServerConfiguration: Sendable {
         maxDevicesPerUser = try count("devices.maxPerUser", maxDevicesPerUser, range: 1...100)
         identityChecksPerHour = try count("devices.identityChecksPerHour", identityChecksPerHour, range: 1...1_000_000)
         issuer = config.string(forKey: "auth.issuer")
+        passkeyMetadataBlob = config.string(forKey: "passkeys.metadataBlob")
+        passkeyMetadataRoot = config.string(forKey: "passkeys.metadataRoot")
+        if passkeyMetadataRoot != nil, passkeyMetadataBlob == nil {
+            throw ConfigurationError("passkeys.metadataRoot is given without passkeys.metadataBlob: it is the root of that BLOB's chain")
+        }
         production = config.bool(forKey: "production", default: false) || databaseURL != nil
         embeddedNodes = try count("nodes.embedded", production ? 0 : embeddedNodes, range: 0...9)
         if production, embeddedNodes > 0 {

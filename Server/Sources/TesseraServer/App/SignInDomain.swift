@@ -1,3 +1,4 @@
+import Foundation
 import AsyncHTTPClient
 import Logging
 
@@ -19,6 +20,8 @@ struct SignInDomain: Sendable {
     let passkeys: PasskeyService
     /// The apps each client associates with the server's passkeys (the well-known association files).
     let passkeyAppLinks: PasskeyAppLinksService
+    /// Each client's rules for new passkeys' authenticators.
+    let passkeyAttestation: PasskeyAttestationService
     /// Passkeys made and used in the clients' apps.
     let passkeyApps: PasskeyAppCeremonies
     /// Passkeys at the verifier nodes: their sync, and the quorum that verifies sign-ins where a client requires it.
@@ -86,7 +89,8 @@ struct SignInDomain: Sendable {
             pollInterval: configuration.webhooksPollInterval, timeout: configuration.webhooksTimeout
         )
         self.logouts = logouts
-        let passkeySettings = PasskeySettings(issuer: issuer) ?? PasskeySettings(rpId: configuration.host, rpName: "Tessera", origins: [issuer])
+        var passkeySettings = PasskeySettings(issuer: issuer) ?? PasskeySettings(rpId: configuration.host, rpName: "Tessera", origins: [issuer])
+        passkeySettings.metadata = try await configuration.passkeyMetadata(now: Date(timeIntervalSince1970: Double(clock.now()) / 1000), logger: logger)
         passkeyNodes = PasskeyNodes(
             database: database, repository: SQLPasskeyNodeRepository(), directory: self.nodes,
             quorum: NodeQuorum(
@@ -96,10 +100,12 @@ struct SignInDomain: Sendable {
             perSignIn: configuration.nodesPerAuthentication, settings: passkeySettings, clock: clock, logger: logger
         )
         let passkeyAppLinks = PasskeyAppLinksService(database: database, clock: clock)
+        let passkeyAttestation = PasskeyAttestationService(database: database, clock: clock)
+        self.passkeyAttestation = passkeyAttestation
         self.passkeyAppLinks = passkeyAppLinks
         passkeys = PasskeyService(
             database: database, repository: stores.passkeys, audit: stores.audit, settings: passkeySettings, random: random, clock: clock,
-            nodes: passkeyNodes, policies: accounts.policies, appLinks: passkeyAppLinks
+            nodes: passkeyNodes, policies: accounts.policies, appLinks: passkeyAppLinks, attestation: passkeyAttestation
         )
         passkeyApps = PasskeyAppCeremonies(passkeys: passkeys, users: stores.users, tokens: tokens)
         oidc = OIDCService(

@@ -22,10 +22,13 @@ package struct PasskeyService: Sendable {
     package let policies: ClientPolicyRepository?
     /// The clients' Android apps, whose origins (`android:apk-key-hash:…`) a ceremony may carry.
     package let appLinks: PasskeyAppLinksService?
+    /// The clients' rules for new passkeys' authenticators (attestation, allowed models).
+    package let attestation: PasskeyAttestationService?
 
     package init(
         database: any Database, repository: any PasskeyRepository, audit: any AuditLog, settings: PasskeySettings, random: RandomSource, clock: WallClock,
-        nodes: PasskeyNodes? = nil, policies: ClientPolicyRepository? = nil, appLinks: PasskeyAppLinksService? = nil
+        nodes: PasskeyNodes? = nil, policies: ClientPolicyRepository? = nil, appLinks: PasskeyAppLinksService? = nil,
+        attestation: PasskeyAttestationService? = nil
     ) {
         self.database = database
         self.repository = repository
@@ -36,6 +39,7 @@ package struct PasskeyService: Sendable {
         self.nodes = nodes
         self.policies = policies
         self.appLinks = appLinks
+        self.attestation = attestation
     }
 
     /// What a passkey sign-in established.
@@ -51,20 +55,29 @@ package struct PasskeyService: Sendable {
 
     var verifier: WebAuthnVerifier { verifier(adding: []) }
 
-    func verifier(adding origins: Set<String>) -> WebAuthnVerifier {
+    /// The verifier for the server's origins and `origins`, with a client's `rules` for new passkeys.
+    func verifier(adding origins: Set<String>, rules: PasskeyAttestationService.Rules = .open) -> WebAuthnVerifier {
         WebAuthnVerifier(policy: RelyingPartyPolicy(
-            rpId: settings.rpId, origins: settings.origins.union(origins), requireUserVerification: settings.requireUserVerification
+            rpId: settings.rpId, origins: settings.origins.union(origins), requireUserVerification: settings.requireUserVerification,
+            attestationRoots: rules.roots, allowedAAGUIDs: rules.allowedAAGUIDs, metadata: settings.metadata
         ))
+    }
+
+    /// The client's rules for new passkeys (open when no attestation service is configured).
+    func rules(_ client: Client) async throws -> PasskeyAttestationService.Rules {
+        try await attestation?.rules(clientId: client.id) ?? .open
     }
 
     /// Runs a verification with the server's origins, and once more with an Android app's origin when the response
     /// came from one of the client's Android apps (their origins are read only then).
-    func verifying<T>(client: Client, _ body: (WebAuthnVerifier) async throws -> T) async throws -> T {
+    func verifying<T>(
+        client: Client, rules: PasskeyAttestationService.Rules = .open, _ body: (WebAuthnVerifier) async throws -> T
+    ) async throws -> T {
         do {
-            return try await body(verifier)
+            return try await body(verifier(adding: [], rules: rules))
         } catch WebAuthnError.wrongOrigin(let origin) where origin.hasPrefix("android:apk-key-hash:") {
             guard let appLinks, try await appLinks.androidOrigins(clientId: client.id).contains(origin) else { throw WebAuthnError.wrongOrigin(origin) }
-            return try await body(verifier(adding: [origin]))
+            return try await body(verifier(adding: [origin], rules: rules))
         }
     }
 
@@ -83,7 +96,7 @@ package struct PasskeyService: Sendable {
             id: random.identifier(prefix: "pkc_"), clientId: client.id, ceremony: .registration, userId: userId, binding: binding,
             challenge: challenge, createdAt: now, expiresAt: now + settings.challengeLifetime
         )
-        let repository = self.repository
+        let repository = self.repository, conveyance = try await rules(client).conveyance
         let (handle, existing) = try await database.transaction { sql in
             let handle = try await repository.userHandle(clientId: client.id, userId: userId, candidate: candidate, now: now, in: sql)
             let existing = try await repository.list(userId: userId, clientId: client.id, in: sql)
@@ -95,7 +108,7 @@ package struct PasskeyService: Sendable {
             user: .init(id: handle, name: userName, displayName: displayName),
             pubKeyCredParams: COSEKey.Algorithm.allCases.map { .init(alg: Int($0.rawValue)) }, timeout: Int(settings.challengeLifetime),
             excludeCredentials: existing.map(\.descriptor),
-            authenticatorSelection: .init(userVerification: userVerification), attestation: "none"
+            authenticatorSelection: .init(userVerification: userVerification), attestation: conveyance
         ))
     }
 
@@ -111,7 +124,8 @@ package struct PasskeyService: Sendable {
             let clientData = try Self.bytes(response.response.clientDataJSON, "response.clientDataJSON")
             let attestation = try Self.bytes(response.response.attestationObject, "response.attestationObject")
             let expected = try Self.bytes(challenge.challenge, "challenge"), time = Date(timeIntervalSince1970: Double(clock.now()) / 1000)
-            verified = try await verifying(client: client) { verifier in
+            let rules = try await rules(client)
+            verified = try await verifying(client: client, rules: rules) { verifier in
                 try await verifier.verifyRegistration(clientDataJSON: clientData, attestationObject: attestation, challenge: expected, time: time)
             }
             guard Base64URL.decode(response.rawId) == verified.credentialId else { throw WebAuthnError.malformed("rawId is not the attested credential ID") }

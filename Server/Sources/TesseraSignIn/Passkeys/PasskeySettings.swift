@@ -1,3 +1,5 @@
+import TesseraWebAuthn
+
 /// The relying party Tessera is for passkeys: the hosted page's origin and its RP ID.
 package struct PasskeySettings: Sendable {
     /// The RP ID (the host of the issuer by default).
@@ -10,6 +12,8 @@ package struct PasskeySettings: Sendable {
     package var challengeLifetime: Int64
     /// Whether user verification is required (passwordless: yes).
     package var requireUserVerification: Bool
+    /// The FIDO metadata BLOB the operator gave (`passkeys.metadataBlob`), verified at start; nil without one.
+    package var metadata: AuthenticatorMetadata?
     /// Whether browsers can run ceremonies here: the RP ID is a domain name (WebAuthn refuses IP addresses)
     /// and every origin is https or on `localhost` (a secure context). When not, the page offers no passkeys
     /// and the ceremonies answer 7306.

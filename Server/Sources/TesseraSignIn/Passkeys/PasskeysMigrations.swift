@@ -97,4 +97,18 @@ package enum PasskeysMigrations {
         )
         """,
     ])
+
+    /// Version 18: per client, which authenticators may register passkeys (`passkey_attestation_settings`): whether
+    /// attestation is required, the trust roots (PEM, a JSON array) and the allowed AAGUIDs (a JSON array).
+    package static let attestationSettings = MigrationPart(version: 18, statements: [
+        """
+        CREATE TABLE passkey_attestation_settings (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            attestation TEXT NOT NULL,
+            trust_roots TEXT NOT NULL,
+            allowed_aaguids TEXT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+    ])
 }

@@ -27,8 +27,8 @@ def name(common):
 
 def certificate(subject, key, issuer, issuer_key, ca):
     builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer)).public_key(key.public_key())
-               .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-               .not_valid_after(now + datetime.timedelta(days=365))
+               .serial_number(x509.random_serial_number()).not_valid_before(datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc))
+               .not_valid_after(now + datetime.timedelta(days=20 * 365))
                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
     if ca:
         builder = builder.add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
