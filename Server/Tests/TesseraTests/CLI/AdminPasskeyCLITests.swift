@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import Testing
 import TesseraCore
+import TesseraWebAuthn
 @testable import TesseraServer
 import TesseraServerTestSupport
 
@@ -91,6 +92,32 @@ struct AdminPasskeyCLITests {
             #expect(wrong.status != 0 && wrong.output.contains("1005") && wrong.output.contains("appleAppIds[0]"), "\(wrong.output)")
             let cleared = try await DeviceCLITests.run(tessera, base + ["--clear"] + admin)
             #expect(cleared.status == 0 && cleared.output.contains("no app links"), "\(cleared.output)")
+        }
+    }
+
+    @Test("attestation: defaults shown; --attestation required with a --trust-root file and --allow-aaguid stored (AAGUID normalised); a wrong --attestation stops before any call; an unreadable root file is named; --clear goes back to none")
+    func attestation() async throws {
+        let tessera = try AdminCLITests.binary()
+        try await TestDeployment.serveRuntime(issuer: "https://login.example.com") { runtime, admin, _ in
+            let client = try await runtime.clients.create(name: "Bank", bundleIds: ["com.example.bank"]).client
+            let base = ["admin", "passkey", "attestation", "--client-key", client.clientKey]
+            let shown = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(shown.status == 0 && shown.output.contains("attestation  none") && shown.output.contains("models       any"), "\(shown.output)")
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-root-\(UUID().uuidString).pem")
+            try FIDOMetadataRoot.pem.write(to: root, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let set = try await DeviceCLITests.run(
+                tessera, base + ["--attestation", "required", "--trust-root", root.path, "--allow-aaguid", "FBFC3007-154E-4ECC-8C0B-6E020557D7BD", "--json"] + admin
+            )
+            #expect(set.status == 0, "\(set.output)")
+            let settings = try JSONDecoder().decode(PasskeyAttestationSettings.self, from: Data(set.output.utf8))
+            #expect(settings.attestation == "required" && settings.trustRoots.count == 1 && settings.allowedAAGUIDs == ["fbfc3007154e4ecc8c0b6e020557d7bd"])
+            let wrong = try await DeviceCLITests.run(tessera, base + ["--attestation", "maybe"] + admin)
+            #expect(wrong.status != 0 && wrong.output.contains("--attestation must be none or required"), "\(wrong.output)")
+            let missing = try await DeviceCLITests.run(tessera, base + ["--trust-root", "/nonexistent/root.pem"] + admin)
+            #expect(missing.status != 0 && missing.output.contains("/nonexistent/root.pem"), "\(missing.output)")
+            let cleared = try await DeviceCLITests.run(tessera, base + ["--clear"] + admin)
+            #expect(cleared.status == 0 && cleared.output.contains("attestation  none"), "\(cleared.output)")
         }
     }
 }
