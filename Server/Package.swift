@@ -222,7 +222,8 @@ let package = Package(
         .target(
             name: "TesseraSoftwareAuthenticator",
             dependencies: [
-                "TesseraSignIn", "TesseraWebAuthn", .product(name: "TesseraCore", package: "Tessera"), .product(name: "Crypto", package: "swift-crypto"),
+                "TesseraSignIn", "TesseraWebAuthn", .product(name: "TesseraCore", package: "Tessera"), .product(name: "Tessera", package: "Tessera"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // What both test targets share: waiting for events without timing assertions, and running

@@ -21,6 +21,12 @@ extension BenchCommand {
         @Option(help: "A redirect URI registered for the client (never called).") var redirectUri = "http://127.0.0.1:9/callback"
         @Option(name: .customLong("cpu-pid"), help: "A server process whose CPU time the measured phase is reported with (repeat for its nodes).")
         var cpuPids: [Int32] = []
+        @Option(help: "oidc: the hosted page and the token endpoint (4 calls); app: the SDK's signInWithPasskey, options → assertion → result token (2 calls).")
+        var flow = "oidc"
+
+        func validate() throws {
+            guard ["oidc", "app"].contains(flow) else { throw ValidationError("--flow must be oidc or app, not \(flow)") }
+        }
 
         /// Each worker's authenticator, its counter moving with every assertion.
         final class Authenticators: Sendable {
@@ -84,6 +90,7 @@ extension BenchCommand {
         }
 
         func run() async throws {
+            if flow == "app" { return try await runApp() }
             let load = self.load
             let workers = try await OIDC.signUpWorkers(load, perWorker: 1)
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))

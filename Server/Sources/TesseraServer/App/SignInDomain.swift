@@ -93,10 +93,7 @@ struct SignInDomain: Sendable {
         passkeySettings.metadata = try await configuration.passkeyMetadata(now: Date(timeIntervalSince1970: Double(clock.now()) / 1000), logger: logger)
         passkeyNodes = PasskeyNodes(
             database: database, repository: SQLPasskeyNodeRepository(), directory: self.nodes,
-            quorum: NodeQuorum(
-                nodes: self.nodes, quorum: configuration.nodeQuorum, timeout: configuration.nodeTimeout, clock: clock, metrics: metrics,
-                spareAfter: configuration.nodeSpareAfter
-            ),
+            quorum: auth.device.nodeQuorum,
             perSignIn: configuration.nodesPerAuthentication, settings: passkeySettings, clock: clock, logger: logger
         )
         let passkeyAppLinks = PasskeyAppLinksService(database: database, clock: clock)

@@ -14,16 +14,22 @@ extension OIDCService {
     /// any): the completion's `browser` is the new cookie value to set.
     package func complete(_ id: String, csrf: String, browser: String? = nil) async throws -> Completion {
         let request = try await pending(id, csrf: csrf)
-        if let channelId = request.channelId {
-            let client = try await clients.client(clientKey: request.clientKey)
-            let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
-            if state.outcome == .completed, let token = state.token {
-                return try await issueCode(for: request, resultToken: token, browser: browser)
-            }
+        if let approval = try await approval(of: request) {
+            return try await issueCode(for: request, resultToken: approval.token, browser: browser)
         }
         let progress = try await progress(id, csrf: csrf, wait: .zero)
         guard let ending = Self.ending(of: progress) else { throw Self.notApproved }
         return Completion(location: try await end(request, error: ending.error, description: ending.description))
+    }
+
+    /// The client and the approval's result token of a request whose phone approved; nil while under way, after
+    /// another ending, or before it was sent to a phone.
+    func approval(of request: OIDCPendingRequest) async throws -> (client: Client, token: String)? {
+        guard let channelId = request.channelId else { return nil }
+        let client = try await clients.client(clientKey: request.clientKey)
+        let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
+        guard state.outcome == .completed, let token = state.token else { return nil }
+        return (client, token)
     }
 
     /// Where a completed sign-in sends the browser, and the session cookie to set (after an approval).

@@ -14,11 +14,12 @@ extension OIDCService {
     /// The approved sign-in `id` (form token `csrf`); 409 (the "not approved" problem) while it is under way or after
     /// another ending, 404 (8101) once it has its code.
     package func approvedSignIn(_ id: String, csrf: String) async throws -> ApprovedSignIn {
-        let request = try await pending(id, csrf: csrf)
-        guard let channelId = request.channelId else { throw Self.notApproved }
-        let client = try await clients.client(clientKey: request.clientKey)
-        let state = try await relyingParty.state(client: client, id: channelId, wait: .zero)
-        guard state.outcome == .completed, let token = state.token else { throw Self.notApproved }
+        try await approvedSignIn(try await pending(id, csrf: csrf))
+    }
+
+    /// The approved sign-in of a pending `request`, or the "not approved" problem.
+    func approvedSignIn(_ request: OIDCPendingRequest) async throws -> ApprovedSignIn {
+        guard let (client, token) = try await approval(of: request) else { throw Self.notApproved }
         let userKey = try await tokens.verify(token).sub.value, users = self.users
         guard let user = try await database.read({ sql in try await users.find(clientId: client.id, userKey: userKey, in: sql) }) else {
             throw Self.notApproved
@@ -31,7 +32,7 @@ extension OIDCService {
     package func passkeyOffer(_ id: String, csrf: String) async throws -> (branding: ClientBranding, locale: String?)? {
         let request = try await pending(id, csrf: csrf)
         guard request.channelId != nil, let settings = try await repository.settings(clientId: request.clientId), settings.offerPasskeys,
-              let approved = try? await approvedSignIn(id, csrf: csrf)
+              let approved = try? await approvedSignIn(request)
         else { return nil }
         return (ClientBranding(clientName: approved.client.name, clientKey: approved.client.clientKey, settings: settings), request.locale)
     }

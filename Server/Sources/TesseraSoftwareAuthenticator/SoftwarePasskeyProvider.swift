@@ -2,30 +2,34 @@ import Foundation
 import Synchronization
 import Tessera
 import TesseraCore
-import TesseraServerTestSupport
 import TesseraWebAuthn
 
-/// The SDK's ``PasskeyProvider`` seam over the software authenticator (a test double of Apple's platform
-/// authenticator, named so): it answers the decoded requests as `ASAuthorizationController` would, refuses
-/// an excluded credential with 7304 as the system sheet does, and records what it was asked.
-final class SoftwarePasskeyProvider: PasskeyProvider {
+/// The SDK's `PasskeyProvider` seam over the software authenticator (a test double of Apple's platform
+/// authenticator, named so; for the tests and the benchmark's load generator): it answers the decoded requests as
+/// `ASAuthorizationController` would, refuses an excluded credential with 7304 as the system sheet does, and records
+/// what it was asked (unless told not to: the benchmark).
+package final class SoftwarePasskeyProvider: PasskeyProvider {
     private let state: Mutex<(authenticator: SoftwareAuthenticator, creations: [PasskeyCreationRequest], assertions: [PasskeyAssertionRequest])>
     /// The origin the client data names (an Android app's `android:apk-key-hash:…`, or nil for the authenticator's own).
-    let origin: String?
+    package let origin: String?
 
-    init(_ authenticator: SoftwareAuthenticator, origin: String? = nil) {
+    /// Whether the requests are kept (``creations``, ``assertions``).
+    let recording: Bool
+
+    package init(_ authenticator: SoftwareAuthenticator, origin: String? = nil, recording: Bool = true) {
         state = Mutex((authenticator, [], []))
         self.origin = origin
+        self.recording = recording
     }
 
-    var creations: [PasskeyCreationRequest] { state.withLock { $0.creations } }
-    var assertions: [PasskeyAssertionRequest] { state.withLock { $0.assertions } }
-    var authenticator: SoftwareAuthenticator { state.withLock { $0.authenticator } }
+    package var creations: [PasskeyCreationRequest] { state.withLock { $0.creations } }
+    package var assertions: [PasskeyAssertionRequest] { state.withLock { $0.assertions } }
+    package var authenticator: SoftwareAuthenticator { state.withLock { $0.authenticator } }
 
-    func createPasskey(_ request: PasskeyCreationRequest) async throws -> PasskeyCreation {
-        let origin = self.origin
+    package func createPasskey(_ request: PasskeyCreationRequest) async throws -> PasskeyCreation {
+        let origin = self.origin, recording = self.recording
         let response: PasskeyJSON.RegistrationResponse = try state.withLock { state in
-            state.creations.append(request)
+            if recording { state.creations.append(request) }
             guard !request.excludedCredentialIds.contains(Data(state.authenticator.credentialId)) else {
                 throw TesseraError(code: .passkeyExists, message: "excluded")
             }
@@ -43,10 +47,10 @@ final class SoftwarePasskeyProvider: PasskeyProvider {
         )
     }
 
-    func assertPasskey(_ request: PasskeyAssertionRequest) async throws -> PasskeyAssertion {
-        let origin = self.origin
+    package func assertPasskey(_ request: PasskeyAssertionRequest) async throws -> PasskeyAssertion {
+        let origin = self.origin, recording = self.recording
         let response: PasskeyJSON.AuthenticationResponse = try state.withLock { state in
-            state.assertions.append(request)
+            if recording { state.assertions.append(request) }
             let options = PasskeyJSON.RequestOptions(
                 challenge: Base64URL.encode([UInt8](request.challenge)), timeout: 1, rpId: request.relyingPartyId, allowCredentials: [], userVerification: "required"
             )
@@ -59,7 +63,7 @@ final class SoftwarePasskeyProvider: PasskeyProvider {
         )
     }
 
-    static func data(_ text: String) throws -> Data {
+    package static func data(_ text: String) throws -> Data {
         guard let bytes = Base64URL.decode(text) else { throw TesseraError(code: .invalidResponse, message: "not base64url") }
         return Data(bytes)
     }
