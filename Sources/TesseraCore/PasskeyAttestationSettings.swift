@@ -22,11 +22,11 @@ public struct PasskeyAttestationSettings: Codable, Sendable, Equatable {
         case attestation, trustRoots, allowedAAGUIDs
     }
 
-    /// Members left out take their defaults.
+    /// Members left out take their defaults; an explicit `null` is refused (as the OpenAPI schema says).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        attestation = try c.decodeIfPresent(String.self, forKey: .attestation) ?? "none"
-        trustRoots = try c.decodeIfPresent([String].self, forKey: .trustRoots) ?? []
-        allowedAAGUIDs = try c.decodeIfPresent([String].self, forKey: .allowedAAGUIDs) ?? []
+        attestation = try c.member(.attestation, default: "none")
+        trustRoots = try c.member(.trustRoots, default: [])
+        allowedAAGUIDs = try c.member(.allowedAAGUIDs, default: [])
     }
 }

@@ -59,4 +59,13 @@ struct PasskeyCeremonyTests {
         let other = PasskeyCeremony.platformFailure(code: 1004, description: "failed")
         #expect(other.code == .localFailure && other.message.contains("1004"))
     }
+
+    @Test("PasskeyAttestationSettings: members left out take their defaults; an explicit null is refused")
+    func attestationSettingsDecoding() throws {
+        let empty = try JSONDecoder().decode(PasskeyAttestationSettings.self, from: Data("{}".utf8))
+        #expect(empty == PasskeyAttestationSettings())
+        for member in ["attestation", "trustRoots", "allowedAAGUIDs"] {
+            #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode(PasskeyAttestationSettings.self, from: Data("{\"\(member)\": null}".utf8)) }
+        }
+    }
 }
