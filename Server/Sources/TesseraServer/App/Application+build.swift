@@ -29,7 +29,7 @@ extension TesseraRuntime {
             bodyLimit: configuration.bodyLimit
         )
         accounts.addRoutes(to: groups)
-        signIn.addRoutes(to: groups)
+        signIn.addRoutes(to: groups, cibaInterval: configuration.cibaInterval)
         operations.addRoutes(to: groups, runtime: self)
         routes.fill(from: router.routes)
         return router

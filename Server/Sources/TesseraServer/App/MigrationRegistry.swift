@@ -124,6 +124,10 @@ enum Migrator {
             PasskeysMigrations.appLinks,
             PasskeysMigrations.attestationSettings,
         ]),
+        // OpenID CIBA (CIBA/, issue 39): the backchannel authentication requests, by the hash of their auth_req_id.
+        Migration(version: 19, name: "ciba", parts: [
+            CIBAMigrations.requests,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -52,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// The `iss` of result tokens (default `http(s)://<host>:<port>`).
     public var issuer: String?
+    /// The polling interval a CIBA client is given (`ciba.interval`, seconds; `slow_down` adds 5).
+    public var cibaInterval: Duration = .seconds(5)
     /// A FIDO Metadata Service BLOB the operator downloaded (`passkeys.metadataBlob`), verified at start.
     public var passkeyMetadataBlob: String?
     /// The root the BLOB's chain must lead to (`passkeys.metadataRoot`, PEM); nil: the FIDO root (GlobalSign Root CA – R3).
@@ -252,6 +254,7 @@ public struct ServerConfiguration: Sendable {
         maxDevicesPerUser = try count("devices.maxPerUser", maxDevicesPerUser, range: 1...100)
         identityChecksPerHour = try count("devices.identityChecksPerHour", identityChecksPerHour, range: 1...1_000_000)
         issuer = config.string(forKey: "auth.issuer")
+        cibaInterval = try seconds("ciba.interval", cibaInterval, range: 1...60)
         passkeyMetadataBlob = config.string(forKey: "passkeys.metadataBlob")
         passkeyMetadataRoot = config.string(forKey: "passkeys.metadataRoot")
         if passkeyMetadataRoot != nil, passkeyMetadataBlob == nil {

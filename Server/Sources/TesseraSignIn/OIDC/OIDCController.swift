@@ -10,9 +10,14 @@ package struct OIDCController<Context: TesseraContext> {
     package let passkeys: PasskeyService
     package let random: RandomSource
     package let bodyLimit: Int
+    /// CIBA in poll mode (OIDCController+CIBA.swift).
+    package let ciba: CIBAService
 
-    package init(service: OIDCService, passkeys: PasskeyService, random: RandomSource, bodyLimit: Int) {
+    package init(service: OIDCService, passkeys: PasskeyService, random: RandomSource, bodyLimit: Int, cibaInterval: Duration = .seconds(5)) {
         self.service = service
+        var ciba = CIBAService(oidc: service)
+        ciba.interval = cibaInterval
+        self.ciba = ciba
         self.passkeys = passkeys
         self.random = random
         self.bodyLimit = bodyLimit
@@ -33,6 +38,7 @@ package struct OIDCController<Context: TesseraContext> {
         router.post("oauth2/authorize/{requestId}/passkey/registration/options", use: passkeyRegistrationOptions)
         router.post("oauth2/authorize/{requestId}/passkey/registration", use: passkeyRegistration)
         router.post("oauth2/token", use: token)
+        router.post("oauth2/bc-authorize", use: backchannelAuthorize)
         router.post("oauth2/revoke", use: revoke)
         router.post("oauth2/introspect", use: introspect)
         router.get("oauth2/userinfo", use: userInfo)
@@ -222,7 +228,7 @@ package struct OIDCController<Context: TesseraContext> {
 
     // MARK: Token and UserInfo
 
-    private static func oauthError(_ error: OIDCService.OAuthError, basic: Bool = false) -> Response {
+    static func oauthError(_ error: OIDCService.OAuthError, basic: Bool = false) -> Response {
         var response = (try? Response.json(["error": error.error, "error_description": error.description], status: .init(code: error.status)))
             ?? Response(status: .init(code: error.status))
         response.headers[.cacheControl] = "no-store"
@@ -234,7 +240,7 @@ package struct OIDCController<Context: TesseraContext> {
 
     /// A form POST of a client's backend (token, revocation, introspection): the form and the client,
     /// authenticated by `client_secret_basic` or `client_secret_post`; or the OAuth error to answer.
-    private func authenticatedForm(_ request: Request) async throws -> Result<(Client, [String: String]), OIDCService.OAuthError> {
+    func authenticatedForm(_ request: Request) async throws -> Result<(Client, [String: String]), OIDCService.OAuthError> {
         var request = request
         guard Self.isForm(request) else {
             return .failure(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
@@ -254,7 +260,7 @@ package struct OIDCController<Context: TesseraContext> {
     }
 
     /// An OAuth JSON answer that no cache keeps (RFC 6749 §5.1).
-    private static func noStore(_ response: Response) -> Response {
+    static func noStore(_ response: Response) -> Response {
         var response = response
         response.headers[.cacheControl] = "no-store"
         if let pragma = HTTPField.Name("Pragma") { response.headers[pragma] = "no-cache" }
@@ -270,6 +276,7 @@ package struct OIDCController<Context: TesseraContext> {
         case .failure(let error): return Self.oauthError(error, basic: true)
         }
         do {
+            if form["grant_type"] == CIBAService.grantType { return Self.noStore(try Response.json(try await ciba.token(client: client, form: form))) }
             return Self.noStore(try Response.json(try await service.exchange(client: client, form: form)))
         } catch let error as OIDCService.OAuthError {
             return Self.oauthError(error)

@@ -12,11 +12,11 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     /// RP-Initiated Logout 1.0 §2.1.
     package var endSessionEndpoint: String
     package var responseTypesSupported = ["code"]
-    package var grantTypesSupported = ["authorization_code", "refresh_token"]
+    package var grantTypesSupported = ["authorization_code", "refresh_token", CIBAService.grantType]
     package var subjectTypesSupported = ["public"]
     package var idTokenSigningAlgValuesSupported = SigningAlgorithm.allCases.map(\.rawValue)
     package var responseModesSupported = ["query"]
-    package var scopesSupported = ["openid", "email", "profile", "phone", "offline_access"]
+    package var scopesSupported = Self.knownScopes
     package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
     package var revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
     package var introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
@@ -32,6 +32,13 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     package var backchannelLogoutSessionSupported = true
     /// The hosted page's languages (Discovery §3), chosen by `ui_locales`, else `Accept-Language`.
     package var uiLocalesSupported = SignInStrings.all.map(\.language)
+    /// CIBA Core 1.0 §4: the backchannel authentication endpoint, in poll mode, without `user_code`.
+    package var backchannelAuthenticationEndpoint: String
+    package var backchannelTokenDeliveryModesSupported = ["poll"]
+    package var backchannelUserCodeParameterSupported = false
+
+    /// The scopes Tessera knows.
+    package static let knownScopes = ["openid", "email", "profile", "phone", "offline_access"]
 
     package enum CodingKeys: String, CodingKey {
         case issuer
@@ -48,6 +55,9 @@ package struct OIDCProviderMetadata: Codable, Sendable {
         case claimsParameterSupported = "claims_parameter_supported", endSessionEndpoint = "end_session_endpoint"
         case backchannelLogoutSupported = "backchannel_logout_supported", backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case uiLocalesSupported = "ui_locales_supported"
+        case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
+        case backchannelTokenDeliveryModesSupported = "backchannel_token_delivery_modes_supported"
+        case backchannelUserCodeParameterSupported = "backchannel_user_code_parameter_supported"
     }
 
     /// The metadata of the provider at `issuer`.
@@ -60,5 +70,6 @@ package struct OIDCProviderMetadata: Codable, Sendable {
         revocationEndpoint = issuer + "/oauth2/revoke"
         introspectionEndpoint = issuer + "/oauth2/introspect"
         endSessionEndpoint = issuer + "/oauth2/logout"
+        backchannelAuthenticationEndpoint = issuer + "/oauth2/bc-authorize"
     }
 }

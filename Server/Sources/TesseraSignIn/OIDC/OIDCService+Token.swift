@@ -32,7 +32,10 @@ extension OIDCService {
         switch form["grant_type"] {
         case "authorization_code": break
         case "refresh_token": return try await refresh(client: client, form: form)
-        default: throw OAuthError(error: "unsupported_grant_type", description: "grant_type must be authorization_code or refresh_token")
+        default:
+            throw OAuthError(
+                error: "unsupported_grant_type", description: "grant_type must be authorization_code, refresh_token or urn:openid:params:grant-type:ciba"
+            )
         }
         guard let code = form["code"], !code.isEmpty, code.count <= 200, let redirectUri = form["redirect_uri"],
               let verifier = form["code_verifier"]
@@ -56,19 +59,28 @@ extension OIDCService {
             try await repository.revokeTokens(codeHash: codeHash, at: now)
             throw OAuthError(error: "invalid_grant", description: "the code was already used")
         }
+        return try await issueTokens(
+            client: client, userKey: record.userKey, scope: record.scope, authTime: record.authTime, amr: record.amr,
+            nonce: record.nonce.isEmpty ? nil : record.nonce, family: codeHash, sessionId: record.sessionId, at: now
+        )
+    }
+
+    /// An access token (and, with `offline_access`, a refresh token) stored under `family` (what revokes them
+    /// together: the code's hash, or a CIBA request's), and the ID token: the answer of a grant that succeeded.
+    package func issueTokens(
+        client: Client, userKey: String, scope: String, authTime: Int64, amr: [String], nonce: String?, family: String, sessionId: String?,
+        at now: Int64
+    ) async throws -> TokenResponse {
         let accessToken = random.token(prefix: "oat_")
         // OIDC Core §11: offline_access asks for a refresh token; the approval on the phone is the consent.
-        let refreshToken = record.scope.split(separator: " ").contains("offline_access") ? random.token(prefix: "ort_") : nil
+        let refreshToken = scope.split(separator: " ").contains("offline_access") ? random.token(prefix: "ort_") : nil
         try await repository.insertToken(
-            hash: hasher.hash(accessToken, domain: Self.tokenDomain), codeHash: codeHash,
-            OIDCAccessToken(
-                clientId: client.id, userKey: record.userKey, scope: record.scope, expiresAt: now + accessTokenLifetime.millis, sessionId: record.sessionId
-            ),
+            hash: hasher.hash(accessToken, domain: Self.tokenDomain), codeHash: family,
+            OIDCAccessToken(clientId: client.id, userKey: userKey, scope: scope, expiresAt: now + accessTokenLifetime.millis, sessionId: sessionId),
             refresh: refreshToken.map {
                 OIDCRefreshToken(
-                    tokenHash: hasher.hash($0, domain: Self.refreshDomain), family: codeHash, clientId: client.id, userKey: record.userKey,
-                    scope: record.scope, authTime: record.authTime, amr: record.amr, expiresAt: now + refreshTokenLifetime.millis,
-                    sessionId: record.sessionId
+                    tokenHash: hasher.hash($0, domain: Self.refreshDomain), family: family, clientId: client.id, userKey: userKey,
+                    scope: scope, authTime: authTime, amr: amr, expiresAt: now + refreshTokenLifetime.millis, sessionId: sessionId
                 )
             },
             at: now
@@ -76,10 +88,9 @@ extension OIDCService {
         return TokenResponse(
             accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds),
             idToken: try await idToken(
-                client: client, userKey: record.userKey, scope: record.scope, authTime: record.authTime, amr: record.amr,
-                nonce: record.nonce.isEmpty ? nil : record.nonce, accessToken: accessToken, sid: record.sessionId, at: now
+                client: client, userKey: userKey, scope: scope, authTime: authTime, amr: amr, nonce: nonce, accessToken: accessToken, sid: sessionId, at: now
             ),
-            scope: record.scope, refreshToken: refreshToken
+            scope: scope, refreshToken: refreshToken
         )
     }
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""An OpenID CIBA Core 1.0 client in poll mode, written against the specification with `requests` and PyJWT (not
+Tessera's code): discovery (§4), the backchannel authentication request (§7.1) with client_secret_basic, the token
+request with grant_type urn:openid:params:grant-type:ciba (§10.1), polling at the interval it was given (§7.3) and
+backing off on slow_down (§11), the ID token verified through the JWKS (OIDC Core §3.1.3.7). Prints one JSON line.
+
+Usage: ciba_client.py <issuer> <client_id> <client_secret> <scenario> <login_hint>
+Scenarios: poll (until tokens or an error), fast (two polls at once: the second must be slow_down), reuse (poll
+until tokens, then once more), expire (requested_expiry=1, poll until the answer is final), refused (the request
+itself is refused: the reason is in the extra arguments)."""
+import json
+import sys
+import time
+
+import jwt
+import requests
+
+issuer, client_id, secret, scenario, hint = sys.argv[1:6]
+extra = sys.argv[6:]
+session = requests.Session()
+session.auth = (client_id, secret)
+log = []
+
+
+def out(**result):
+    result["log"] = log
+    print(json.dumps(result))
+    sys.exit(0)
+
+
+discovery = session.get(issuer + "/.well-known/openid-configuration", timeout=30).json()
+assert discovery["issuer"] == issuer, discovery["issuer"]
+assert "poll" in discovery["backchannel_token_delivery_modes_supported"]
+assert "urn:openid:params:grant-type:ciba" in discovery["grant_types_supported"]
+endpoint, token_endpoint = discovery["backchannel_authentication_endpoint"], discovery["token_endpoint"]
+
+form = {"scope": "openid email", "login_hint": hint, "binding_message": "Order 4711"}
+if scenario == "expire":
+    form["requested_expiry"] = "1"
+if scenario == "refused":
+    # extra: pairs of name=value replacing the form (name= alone removes it).
+    for item in extra:
+        name, _, value = item.partition("=")
+        if value:
+            form[name] = value
+        else:
+            form.pop(name, None)
+started = session.post(endpoint, data=form, timeout=30)
+log.append(["bc-authorize", started.status_code, started.text[:300]])
+if started.status_code != 200:
+    body = started.json()
+    out(stage="bc-authorize", status=started.status_code, error=body.get("error"), cache=started.headers.get("Cache-Control"))
+answer = started.json()
+auth_req_id, interval = answer["auth_req_id"], answer["interval"]
+assert isinstance(answer["expires_in"], int) and answer["expires_in"] > 0
+print(json.dumps({"started": auth_req_id, "expires_in": answer["expires_in"], "interval": interval}), flush=True)
+
+
+def poll():
+    response = session.post(token_endpoint, data={"grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": auth_req_id}, timeout=30)
+    log.append(["token", response.status_code, response.text[:200]])
+    return response
+
+
+if scenario == "fast":
+    first, second = poll(), poll()
+    out(first=first.json().get("error"), second=second.json().get("error"), status=second.status_code)
+
+polls = 0
+while True:
+    time.sleep(interval)
+    polls += 1
+    response = poll()
+    body = response.json()
+    if response.status_code == 200:
+        break
+    if body.get("error") == "slow_down":
+        interval += 5
+        continue
+    if body.get("error") == "authorization_pending" and polls < 120:
+        continue
+    out(stage="token", status=response.status_code, error=body.get("error"), polls=polls, expires_in=answer["expires_in"])
+
+keys = jwt.PyJWKClient(discovery["jwks_uri"])
+id_token = body["id_token"]
+key = keys.get_signing_key_from_jwt(id_token)
+claims = jwt.decode(id_token, key.key, algorithms=discovery["id_token_signing_alg_values_supported"], audience=client_id, issuer=issuer)
+result = {"stage": "tokens", "sub": claims["sub"], "amr": claims.get("amr"), "email": claims.get("email"), "auth_time": claims.get("auth_time"),
+          "token_type": body["token_type"], "scope": body["scope"], "polls": polls}
+userinfo = requests.get(discovery["userinfo_endpoint"], headers={"Authorization": "Bearer " + body["access_token"]}, timeout=30)
+result["userinfo_sub"] = userinfo.json().get("sub") if userinfo.status_code == 200 else userinfo.status_code
+if scenario == "reuse":
+    again = poll()
+    result["again"] = again.json().get("error")
+    result["again_status"] = again.status_code
+out(**result)

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import Tessera
+import TesseraCore
+import TesseraTestSupport
+@testable import TesseraServer
+import TesseraServerTestSupport
+
+/// OpenID CIBA Core 1.0 in poll mode, driven by an independent client (Server/Tests/Fixtures/ciba/ciba_client.py:
+/// `requests` and PyJWT, written against the specification) against a live server whose user's phone is the SDK:
+/// approved (§10.1; the ID token verified through the JWKS, userinfo answers), declined (§11 `access_denied`),
+/// expired (`expired_token`), polled too fast (`slow_down`), the `auth_req_id` used twice (`invalid_grant`), a
+/// `login_hint` for no one (the same answer), and the refused requests of §13 (`invalid_binding_message`,
+/// `invalid_request`, `invalid_scope`, `invalid_client`).
+@Suite("CIBA: poll mode with an independent client")
+struct CIBAPollTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fixtures/ciba/ciba_client.py").standardized.path
+    static let bundle = "com.example.ciba"
+
+    /// Runs the client with `scenario` for `hint` while `phone` answers on the user's device; the client's last JSON line.
+    static func run(
+        _ scenario: String, hint: String = "nora", extra: [String] = [],
+        phone: @escaping @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { _, _ in }
+    ) async throws -> [String: Any] {
+        let python = try TestRequirements.python(importing: ["requests", "jwt"], for: "the CIBA client")
+        let port = try NodeQuorumEndToEndTests.freePort()
+        let result = OIDCBrowserTests.Shared<String>("")
+        try await LiveServer.run(bundleId: Self.bundle, port: port, configure: {
+            $0.issuer = "http://127.0.0.1:\(port)"
+            $0.cibaInterval = .seconds(1)
+        }) { runtime, client, url in
+            let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "nora", bundleId: Self.bundle)
+            let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
+            let issuer = "http://127.0.0.1:\(port)"
+            let child = Task { try await ChildProcess.run(python, [Self.script, issuer, client.clientKey, secret, scenario, hint] + extra) }
+            if scenario == "poll" || scenario == "reuse", hint == "nora" {
+                guard let pending = await eventually(timeout: .seconds(120), { try? await tessera.pendingAuthRequests().first }) else {
+                    Issue.record("no request reached the phone: \((try? await child.value)?.output ?? "")")
+                    return
+                }
+                #expect(pending.message == "Order 4711", "the binding message is what the phone shows")
+                try await phone(tessera, pending)
+            }
+            let run = try await child.value
+            try #require(run.status == 0, "\(run.output)")
+            let line = try #require(run.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "\(run.output)")
+            result.value.withLock { $0 = String(line) }
+        }
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.current.utf8)) as? [String: Any])
+    }
+
+    static let approve: @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { tessera, pending in
+        _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
+    }
+
+    @Test("§10.1: approved on the phone: the ID token (verified through the JWKS) names the user with amr hwk,pin and the e-mail asked for; userinfo answers the access token; polled again: invalid_grant")
+    func approved() async throws {
+        let result = try await Self.run("reuse", phone: Self.approve)
+        #expect(result["stage"] as? String == "tokens", "\(result)")
+        #expect(result["sub"] as? String == "nora" && result["amr"] as? [String] == ["hwk", "pin"] && result["email"] as? String == "nora@example.com", "\(result)")
+        #expect(result["userinfo_sub"] as? String == "nora" && result["token_type"] as? String == "Bearer" && result["scope"] as? String == "openid email")
+        #expect(result["again"] as? String == "invalid_grant" && result["again_status"] as? Int == 400, "\(result)")
+    }
+
+    @Test("§11: declined on the phone: access_denied")
+    func declined() async throws {
+        let result = try await Self.run("poll") { tessera, pending in try await tessera.declineAuthRequest(pending) }
+        #expect(result["stage"] as? String == "token" && result["error"] as? String == "access_denied" && result["status"] as? Int == 400, "\(result)")
+    }
+
+    @Test("§7.1 requested_expiry 1 s, nobody answers: expired_token")
+    func expired() async throws {
+        let result = try await Self.run("expire")
+        #expect(result["error"] as? String == "expired_token" && result["expires_in"] as? Int == 1, "\(result)")
+    }
+
+    @Test("§11: two polls at once: authorization_pending, then slow_down")
+    func slowDown() async throws {
+        let result = try await Self.run("fast")
+        #expect(result["first"] as? String == "authorization_pending" && result["second"] as? String == "slow_down" && result["status"] as? Int == 400, "\(result)")
+    }
+
+    @Test("a login_hint for no one gets an auth_req_id and authorization_pending, as a real user who has not answered (no enumeration)")
+    func unknownUser() async throws {
+        let result = try await Self.run("fast", hint: "nobody@example.com")
+        #expect(result["first"] as? String == "authorization_pending", "\(result)")
+    }
+
+    @Test("§13: a binding_message of 65 characters or with a control character is invalid_binding_message; two hints or none invalid_request; no openid invalid_scope; all with no-store", arguments: [
+        (["binding_message=" + String(repeating: "x", count: 65)], "invalid_binding_message"),
+        (["binding_message=Order\u{7}4711"], "invalid_binding_message"),
+        (["id_token_hint=eyJ.x.y"], "invalid_request"),
+        (["login_hint="], "invalid_request"),
+        (["scope=email"], "invalid_scope"),
+        (["login_hint_token=eyJ.x.y", "login_hint="], "invalid_request"),
+    ])
+    func refused(_ extra: [String], _ error: String) async throws {
+        let result = try await Self.run("refused", extra: extra)
+        #expect(result["stage"] as? String == "bc-authorize" && result["status"] as? Int == 400 && result["error"] as? String == error, "\(result)")
+        #expect(result["cache"] as? String == "no-store")
+    }
+}
