@@ -13,6 +13,21 @@ package struct CIBARequestRecord: Sendable, Equatable {
     package var intervalMillis: Int64
     package var polledAt: Int64?
     package var usedAt: Int64?
+
+    package init(
+        idHash: String, clientId: String, channelId: String?, scope: String, createdAt: Int64, expiresAt: Int64, intervalMillis: Int64,
+        polledAt: Int64? = nil, usedAt: Int64? = nil
+    ) {
+        self.idHash = idHash
+        self.clientId = clientId
+        self.channelId = channelId
+        self.scope = scope
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.intervalMillis = intervalMillis
+        self.polledAt = polledAt
+        self.usedAt = usedAt
+    }
 }
 
 /// Storage of CIBA requests, the one owner of `ciba_requests`. Methods take the caller's transaction handle.
