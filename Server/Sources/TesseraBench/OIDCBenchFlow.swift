@@ -135,9 +135,10 @@ struct OIDCBenchFlow: Sendable {
         return next
     }
 
-    /// The token endpoint (`client_secret_basic`): its JSON answer, or a failure naming its status.
-    private func token(_ form: [String: String]) async throws -> [String: Any] {
-        var exchange = HTTPClientRequest(url: base + "/oauth2/token")
+    /// The token endpoint (or another of the client's backend, `path`; `client_secret_basic`): its JSON answer, or a
+    /// failure naming its status.
+    func token(_ form: [String: String], path: String = "/oauth2/token") async throws -> [String: Any] {
+        var exchange = HTTPClientRequest(url: base + path)
         exchange.method = .POST
         exchange.headers.add(name: "Authorization", value: "Basic " + Data("\(clientId):\(clientSecret)".utf8).base64EncodedString())
         exchange.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -166,7 +167,7 @@ struct OIDCBenchFlow: Sendable {
         return try await execute(request)
     }
 
-    private func execute(_ request: HTTPClientRequest) async throws -> Answer {
+    func execute(_ request: HTTPClientRequest) async throws -> Answer {
         let response = try await http.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), body: String(buffer: body), location: response.headers.first(name: "Location"))
