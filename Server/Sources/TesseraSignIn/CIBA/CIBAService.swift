@@ -87,7 +87,7 @@ package struct CIBAService: Sendable {
         let claims = try await oidc.tokens.verify(resultToken)
         return try await oidc.issueTokens(
             client: client, userKey: claims.sub.value, scope: record.scope, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr,
-            nonce: nil, family: idHash, sessionId: nil, at: now
+            nonce: nil, family: idHash, sessionId: nil, nodes: claims.nodes, at: now
         )
     }
 

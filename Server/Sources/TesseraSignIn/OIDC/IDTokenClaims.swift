@@ -27,16 +27,18 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var phoneNumber: String?
     /// The session at Tessera the sign-in belongs to (Back-Channel Logout 1.0 §2.1 `sid`).
     package var sid: String?
+    /// The verifier nodes whose attestations made the quorum of the phone's approval (a CIBA request's tokens).
+    package var nodes: [String]?
 
     package enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, amr, azp, email, name, sid
+        case iss, sub, aud, exp, iat, nonce, amr, azp, email, name, sid, nodes
         case authTime = "auth_time", atHash = "at_hash", phoneNumber = "phone_number"
     }
 
     package init(
         iss: IssuerClaim, sub: SubjectClaim, aud: AudienceClaim, exp: ExpirationClaim, iat: IssuedAtClaim, authTime: Int64, nonce: String?,
         amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil, phoneNumber: String? = nil,
-        sid: String? = nil
+        sid: String? = nil, nodes: [String]? = nil
     ) {
         self.iss = iss
         self.sub = sub
@@ -52,6 +54,7 @@ package struct IDTokenClaims: JWTPayload, Equatable {
         self.name = name
         self.phoneNumber = phoneNumber
         self.sid = sid
+        self.nodes = nodes
     }
 
     package func verify(using algorithm: some JWTAlgorithm) async throws {

@@ -21,7 +21,7 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     package var revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
     package var introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
     package var codeChallengeMethodsSupported = ["S256"]
-    package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "at_hash", "email", "name", "phone_number", "sid"]
+    package var claimsSupported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "azp", "at_hash", "email", "name", "phone_number", "sid", "nodes"]
     package var promptValuesSupported = OIDCService.promptValues.sorted()
     /// OIDC Discovery §3: without these, `request_uri_parameter_supported` would default to true.
     package var requestParameterSupported = false

@@ -85,7 +85,7 @@ keys = jwt.PyJWKClient(discovery["jwks_uri"])
 id_token = body["id_token"]
 key = keys.get_signing_key_from_jwt(id_token)
 claims = jwt.decode(id_token, key.key, algorithms=discovery["id_token_signing_alg_values_supported"], audience=client_id, issuer=issuer)
-result = {"stage": "tokens", "sub": claims["sub"], "amr": claims.get("amr"), "email": claims.get("email"), "auth_time": claims.get("auth_time"),
+result = {"stage": "tokens", "sub": claims["sub"], "amr": claims.get("amr"), "nodes": claims.get("nodes"), "email": claims.get("email"), "auth_time": claims.get("auth_time"),
           "token_type": body["token_type"], "scope": body["scope"], "polls": polls}
 userinfo = requests.get(discovery["userinfo_endpoint"], headers={"Authorization": "Bearer " + body["access_token"]}, timeout=30)
 result["userinfo_sub"] = userinfo.json().get("sub") if userinfo.status_code == 200 else userinfo.status_code

@@ -53,11 +53,12 @@ struct CIBAPollTests {
         _ = try await tessera.authenticate(channel: pending, localAuthenticator: LiveServer.pin, reason: "Approve")
     }
 
-    @Test("§10.1: approved on the phone: the ID token (verified through the JWKS) names the user with amr hwk,pin and the e-mail asked for; userinfo answers the access token; polled again: invalid_grant")
+    @Test("§10.1: approved on the phone: the ID token (verified through the JWKS) names the user with amr hwk,pin, the e-mail asked for and the 2 nodes of the quorum; userinfo answers the access token; polled again: invalid_grant")
     func approved() async throws {
         let result = try await Self.run("reuse", phone: Self.approve)
         #expect(result["stage"] as? String == "tokens", "\(result)")
         #expect(result["sub"] as? String == "nora" && result["amr"] as? [String] == ["hwk", "pin"] && result["email"] as? String == "nora@example.com", "\(result)")
+        #expect((result["nodes"] as? [String])?.count == 2, "the ID token names the nodes whose attestations made the quorum: \(result)")
         #expect(result["userinfo_sub"] as? String == "nora" && result["token_type"] as? String == "Bearer" && result["scope"] as? String == "openid email")
         #expect(result["again"] as? String == "invalid_grant" && result["again_status"] as? Int == 400, "\(result)")
     }
