@@ -35,6 +35,7 @@ package struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             "POST totp/reset": "admin.totp.reset",
             "PUT clients/{clientKey}/push": "admin.client.push_set",
             "PUT clients/{clientKey}/oidc": "admin.client.oidc_set",
+            "PUT clients/{clientKey}/ciba": "admin.client.ciba_set",
             "PUT clients/{clientKey}/oidc/logo": "admin.client.logo_set",
             "DELETE clients/{clientKey}/oidc/logo": "admin.client.logo_removed",
             "POST clients/{clientKey}/webhooks": "admin.webhook.created",

@@ -29,7 +29,7 @@ extension TesseraRuntime {
             bodyLimit: configuration.bodyLimit
         )
         accounts.addRoutes(to: groups)
-        signIn.addRoutes(to: groups, cibaInterval: configuration.cibaInterval)
+        signIn.addRoutes(to: groups)
         operations.addRoutes(to: groups, runtime: self)
         routes.fill(from: router.routes)
         return router
@@ -47,7 +47,7 @@ extension TesseraRuntime {
     }
 
     /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay, push, webhooks.
-    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push, webhooks, signIn.logouts, signIn.passkeyNodes] }
+    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push, webhooks, signIn.logouts, signIn.passkeyNodes, signIn.cibaPings] }
 
     /// HTTP/1.1 (over TLS when `tls` is given) with a problem document for requests that cannot be
     /// parsed (``MalformedRequestHandler``); `router`'s routes answer a method the parser does not know with 405.

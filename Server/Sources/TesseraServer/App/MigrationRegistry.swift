@@ -127,6 +127,8 @@ enum Migrator {
         // OpenID CIBA (CIBA/, issue 39): the backchannel authentication requests, by the hash of their auth_req_id.
         Migration(version: 19, name: "ciba", parts: [
             CIBAMigrations.requests,
+            CIBAMigrations.clients,
+            CIBAMigrations.pings,
         ]),
     ]
 

@@ -37,7 +37,7 @@ extension AccountsDomain {
 
 extension SignInDomain {
     /// Authenticators, push tokens, node-quorum authentication, the relying party's API and OpenID Connect (with CIBA).
-    func addRoutes(to groups: RouteGroups, cibaInterval: Duration) {
+    func addRoutes(to groups: RouteGroups) {
         let limit = groups.bodyLimit
         AuthenticatorController(authenticators: authenticators, login: authenticatorLogin, bodyLimit: limit)
             .addRoutes(app: groups.app, signed: groups.signedDevices)
@@ -46,9 +46,7 @@ extension SignInDomain {
         AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: limit)
             .addRoutes(signed: groups.signedAuth, open: groups.router.group("v1/auth"), root: groups.router)
         RelyingPartyController(auth: auth.relyingParty, totp: totp, introspection: introspection, bodyLimit: limit).addRoutes(to: groups.relyingParty)
-        let openID = OIDCController<TesseraRequestContext>(
-            service: oidc, passkeys: passkeys, random: oidc.random, bodyLimit: limit, cibaInterval: cibaInterval
-        )
+        let openID = OIDCController<TesseraRequestContext>(service: oidc, passkeys: passkeys, random: oidc.random, bodyLimit: limit, ciba: ciba)
         openID.addRoutes(to: groups.router)
         PasskeyAppLinksController<TesseraRequestContext>(links: passkeyAppLinks).addRoutes(to: groups.router)
         openID.addAdminRoutes(to: groups.admin)

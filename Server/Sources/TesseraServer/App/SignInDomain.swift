@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import AsyncHTTPClient
 import Logging
@@ -26,6 +27,10 @@ struct SignInDomain: Sendable {
     let passkeyApps: PasskeyAppCeremonies
     /// Passkeys at the verifier nodes: their sync, and the quorum that verifies sign-ins where a client requires it.
     let passkeyNodes: PasskeyNodes
+    /// OpenID CIBA (poll and ping).
+    let ciba: CIBAService
+    /// Sends CIBA ping notifications (the ping outbox).
+    let cibaPings: CIBAPingService
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
     let logouts: BackchannelLogoutService
 
@@ -108,6 +113,21 @@ struct SignInDomain: Sendable {
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
             relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime
+        )
+        let pingRepository = SQLCIBAPingRepository(database: database, clock: clock)
+        // A key of its own for what pings carry, derived from the token seal key.
+        let pingKey = SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: Data("tessera-ciba-ping-v1".utf8), using: keys.tokenSealKey))
+        var ciba = CIBAService(oidc: oidc)
+        ciba.interval = configuration.cibaInterval
+        ciba.pings = pingRepository
+        ciba.pingSealer = SealedResultToken(key: pingKey)
+        self.ciba = ciba
+        cibaPings = CIBAPingService(
+            queue: CIBAPings(
+                repository: pingRepository, clients: SQLCIBAClientRepository(), database: database, sealer: SealedResultToken(key: pingKey),
+                httpClient: logoutHTTPClient, timeout: configuration.webhooksTimeout
+            ),
+            logger: logger, pollInterval: configuration.webhooksPollInterval
         )
     }
 }

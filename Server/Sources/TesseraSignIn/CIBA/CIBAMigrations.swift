@@ -21,4 +21,39 @@ package enum CIBAMigrations {
         """,
         "CREATE INDEX ciba_requests_expiry ON ciba_requests (expires_at)",
     ])
+
+    /// Version 19: the ping notifications (`ciba_ping_outbox`, CIBA §10.2): one per ping-mode request, written with it,
+    /// due when its relying-party request ended (or at its expiry), then sent under a lease with retries. The
+    /// `auth_req_id` and the client's `client_notification_token` are sealed, and cleared once given up.
+    package static let pings = MigrationPart(version: 19, statements: [
+        """
+        CREATE TABLE ciba_ping_outbox (
+            id TEXT PRIMARY KEY,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            channel_id TEXT,
+            sealed TEXT,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            locked_until BIGINT,
+            locked_by TEXT,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            sent_at BIGINT
+        )
+        """,
+        "CREATE INDEX ciba_ping_outbox_due ON ciba_ping_outbox (status, next_attempt_at)",
+    ])
+
+    /// Version 19: each client's CIBA delivery (`ciba_clients`): `poll` or `ping`, and its registered notification endpoint.
+    package static let clients = MigrationPart(version: 19, statements: [
+        """
+        CREATE TABLE ciba_clients (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            delivery_mode TEXT NOT NULL,
+            notification_endpoint TEXT,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+    ])
 }

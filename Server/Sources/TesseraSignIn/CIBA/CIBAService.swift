@@ -10,6 +10,11 @@ package struct CIBAService: Sendable {
     package let repository: any CIBARepository
     /// The interval a client is given to poll at (CIBA §7.3 `interval`); `slow_down` raises it by 5 seconds.
     package var interval: Duration = .seconds(5)
+    /// The clients' delivery settings (poll or ping).
+    package var clients: any CIBAClientRepository = SQLCIBAClientRepository()
+    /// Ping mode: the outbox and the sealer of what a ping carries (nil: ping clients cannot make requests).
+    package var pings: (any CIBAPingRepository)?
+    package var pingSealer: SealedResultToken?
 
     package static let grantType = "urn:openid:params:grant-type:ciba"
     static let idDomain = "ciba-auth-req-id"
@@ -45,10 +50,18 @@ package struct CIBAService: Sendable {
         }
         let message = try Self.bindingMessage(form["binding_message"])
         let lifetime = try Self.expiry(form["requested_expiry"], limit: oidc.channelLifetime)
+        let clients = self.clients
+        let settings = try await oidc.database.read { sql in try await clients.settings(clientId: client.id, in: sql) }
+        let notificationToken = try Self.notificationToken(form["client_notification_token"], mode: settings.deliveryMode)
         let userKey = try await user(client: client, form: form)
         let id = oidc.random.token(prefix: "car_"), idHash = oidc.hasher.hash(id, domain: Self.idDomain)
+        let ping = try notificationToken.map { token -> (any CIBAPingRepository, String) in
+            guard let pings, let pingSealer else { throw OIDCService.OAuthError(error: "invalid_request", description: "ping mode is not available") }
+            let payload = String(decoding: try JSONEncoder().encode(CIBAPings.Sealed(authReqId: id, token: token)), as: UTF8.self)
+            return (pings, try pingSealer.seal(payload, channelId: idHash))
+        }
         let repository = self.repository, interval = self.interval
-        let (_, createdAt) = try await oidc.relyingParty.createConcealing(
+        _ = try await oidc.relyingParty.createConcealing(
             client: client, userKey: userKey, connectIp: "backchannel", message: message ?? "Sign in to \(client.name)"
         ) { channelId, createdAt, sql in
             try await repository.insert(
@@ -58,8 +71,12 @@ package struct CIBAService: Sendable {
                 ),
                 in: sql
             )
+            if let (pings, sealed) = ping {
+                try await pings.enqueue(
+                    id: idHash, clientId: client.id, channelId: channelId, sealed: sealed, now: createdAt, dueAt: createdAt + lifetime.millis, in: sql
+                )
+            }
         }
-        _ = createdAt
         return Started(authReqId: id, expiresIn: Int(lifetime.components.seconds), interval: Int(interval.components.seconds))
     }
 
@@ -127,6 +144,20 @@ package struct CIBAService: Sendable {
             )
         }
         return trimmed
+    }
+
+    /// CIBA §7.1 `client_notification_token`: required in ping mode (at most 1024 characters of a bearer token,
+    /// RFC 6750 §2.1), ignored in poll mode.
+    static func notificationToken(_ given: String?, mode: String) throws -> String? {
+        guard mode == "ping" else { return nil }
+        guard let given, !given.isEmpty, given.utf8.count <= 1024,
+              given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._~+/=".unicodeScalars.contains($0)) })
+        else {
+            throw OIDCService.OAuthError(
+                error: "invalid_request", description: "client_notification_token is required in ping mode: at most 1024 characters of a bearer token"
+            )
+        }
+        return given
     }
 
     /// CIBA §7.1 `requested_expiry`: a positive number of seconds, capped at the phone request's lifetime.

@@ -18,4 +18,18 @@ extension OIDCController {
             return Self.oauthError(error)
         }
     }
+
+    /// `GET`/`PUT /v1/admin/clients/{clientKey}/ciba` (admin token): the client's CIBA delivery mode and notification endpoint.
+    func addCIBAAdminRoutes(to admin: RouterGroup<Context>) {
+        admin.get("clients/{clientKey}/ciba") { _, context in
+            let client = try await service.clients.client(clientKey: try context.parameters.require("clientKey"))
+            return try Response.json(try await ciba.settings(client: client))
+        }
+        admin.put("clients/{clientKey}/ciba") { request, context in
+            var request = request
+            let client = try await service.clients.client(clientKey: try context.parameters.require("clientKey"))
+            let settings = try await request.decodeJSON(CIBAClientSettings.self, limit: bodyLimit)
+            return try Response.json(try await ciba.setSettings(settings, client: client))
+        }
+    }
 }

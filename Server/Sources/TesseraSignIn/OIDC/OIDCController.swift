@@ -13,11 +13,9 @@ package struct OIDCController<Context: TesseraContext> {
     /// CIBA in poll mode (OIDCController+CIBA.swift).
     package let ciba: CIBAService
 
-    package init(service: OIDCService, passkeys: PasskeyService, random: RandomSource, bodyLimit: Int, cibaInterval: Duration = .seconds(5)) {
+    package init(service: OIDCService, passkeys: PasskeyService, random: RandomSource, bodyLimit: Int, ciba: CIBAService? = nil) {
         self.service = service
-        var ciba = CIBAService(oidc: service)
-        ciba.interval = cibaInterval
-        self.ciba = ciba
+        self.ciba = ciba ?? CIBAService(oidc: service)
         self.passkeys = passkeys
         self.random = random
         self.bodyLimit = bodyLimit
@@ -59,6 +57,7 @@ package struct OIDCController<Context: TesseraContext> {
             return try Response.json(try await service.setSettings(settings, clientKey: try context.parameters.require("clientKey")))
         }
         addLogoAdminRoutes(to: admin)
+        addCIBAAdminRoutes(to: admin)
     }
 
     // MARK: Discovery

@@ -32,9 +32,9 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     package var backchannelLogoutSessionSupported = true
     /// The hosted page's languages (Discovery §3), chosen by `ui_locales`, else `Accept-Language`.
     package var uiLocalesSupported = SignInStrings.all.map(\.language)
-    /// CIBA Core 1.0 §4: the backchannel authentication endpoint, in poll mode, without `user_code`.
+    /// CIBA Core 1.0 §4: the backchannel authentication endpoint, in poll and ping mode, without `user_code`.
     package var backchannelAuthenticationEndpoint: String
-    package var backchannelTokenDeliveryModesSupported = ["poll"]
+    package var backchannelTokenDeliveryModesSupported = ["poll", "ping"]
     package var backchannelUserCodeParameterSupported = false
 
     /// The scopes Tessera knows.

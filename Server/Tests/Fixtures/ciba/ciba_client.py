@@ -7,9 +7,14 @@ backing off on slow_down (§11), the ID token verified through the JWKS (OIDC Co
 Usage: ciba_client.py <issuer> <client_id> <client_secret> <scenario> <login_hint>
 Scenarios: poll (until tokens or an error), fast (two polls at once: the second must be slow_down), reuse (poll
 until tokens, then once more), expire (requested_expiry=1, poll until the answer is final), refused (the request
-itself is refused: the reason is in the extra arguments)."""
+itself is refused: the reason is in the extra arguments), ping (ping mode, §10.2: a notification endpoint of the
+client's own on the loopback port in the first extra argument, answering 503 to the first ping when the second is
+"flaky"; the token endpoint is called once, after the ping)."""
+import http.server
 import json
+import secrets
 import sys
+import threading
 import time
 
 import jwt
@@ -35,6 +40,29 @@ assert "urn:openid:params:grant-type:ciba" in discovery["grant_types_supported"]
 endpoint, token_endpoint = discovery["backchannel_authentication_endpoint"], discovery["token_endpoint"]
 
 form = {"scope": "openid email", "login_hint": hint, "binding_message": "Order 4711"}
+pings, arrived = [], threading.Event()
+if scenario == "ping":
+    assert "ping" in discovery["backchannel_token_delivery_modes_supported"]
+    form["client_notification_token"] = notification_token = secrets.token_urlsafe(24)
+    flaky = len(extra) > 1 and extra[1] == "flaky"
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            pings.append({"authorization": self.headers.get("Authorization"), "type": self.headers.get("Content-Type"), "body": body.decode()})
+            if flaky and len(pings) == 1:
+                self.send_response(503)
+                self.end_headers()
+                return
+            self.send_response(204)
+            self.end_headers()
+            arrived.set()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", int(extra[0])), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
 if scenario == "expire":
     form["requested_expiry"] = "1"
 if scenario == "refused":
@@ -61,6 +89,21 @@ def poll():
     log.append(["token", response.status_code, response.text[:200]])
     return response
 
+
+if scenario == "ping":
+    if not arrived.wait(120):
+        out(stage="ping", error="no ping", pings=pings)
+    last = pings[-1]
+    bearer_ok = last["authorization"] == "Bearer " + notification_token
+    body_ok = json.loads(last["body"]) == {"auth_req_id": auth_req_id}
+    response = poll()
+    body = response.json()
+    if response.status_code != 200:
+        out(stage="token", status=response.status_code, error=body.get("error"), pings=len(pings), bearer_ok=bearer_ok, body_ok=body_ok)
+    keys = jwt.PyJWKClient(discovery["jwks_uri"])
+    key = keys.get_signing_key_from_jwt(body["id_token"])
+    claims = jwt.decode(body["id_token"], key.key, algorithms=discovery["id_token_signing_alg_values_supported"], audience=client_id, issuer=issuer)
+    out(stage="tokens", sub=claims["sub"], pings=len(pings), bearer_ok=bearer_ok, body_ok=body_ok, content_type=last["type"])
 
 if scenario == "fast":
     first, second = poll(), poll()

@@ -19,8 +19,9 @@ struct CIBAPollTests {
 
     /// Runs the client with `scenario` for `hint` while `phone` answers on the user's device; the client's last JSON line.
     static func run(
-        _ scenario: String, hint: String = "nora", extra: [String] = [],
-        phone: @escaping @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { _, _ in }
+        _ scenario: String, hint: String = "nora", extra: [String] = [], ping: Bool = false,
+        phone: @escaping @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { _, _ in },
+        after: @escaping @Sendable (TesseraRuntime) async throws -> Void = { _ in }
     ) async throws -> [String: Any] {
         let python = try TestRequirements.python(importing: ["requests", "jwt"], for: "the CIBA client")
         let port = try NodeQuorumEndToEndTests.freePort()
@@ -32,8 +33,17 @@ struct CIBAPollTests {
             let tessera = try await LiveServer.enrol(runtime, client, url, userKey: "nora", bundleId: Self.bundle)
             let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
             let issuer = "http://127.0.0.1:\(port)"
-            let child = Task { try await ChildProcess.run(python, [Self.script, issuer, client.clientKey, secret, scenario, hint] + extra) }
-            if scenario == "poll" || scenario == "reuse", hint == "nora" {
+            var extra = extra
+            if ping {
+                let receiver = try NodeQuorumEndToEndTests.freePort()
+                _ = try await runtime.signIn.ciba.setSettings(
+                    CIBAClientSettings(deliveryMode: "ping", notificationEndpoint: "http://127.0.0.1:\(receiver)/ciba"), client: client
+                )
+                extra = ["\(receiver)"] + extra
+            }
+            let arguments = [Self.script, issuer, client.clientKey, secret, scenario, hint] + extra
+            let child = Task { try await ChildProcess.run(python, arguments) }
+            if scenario == "poll" || scenario == "reuse" || scenario == "ping", hint == "nora" {
                 guard let pending = await eventually(timeout: .seconds(120), { try? await tessera.pendingAuthRequests().first }) else {
                     Issue.record("no request reached the phone: \((try? await child.value)?.output ?? "")")
                     return
@@ -45,6 +55,7 @@ struct CIBAPollTests {
             try #require(run.status == 0, "\(run.output)")
             let line = try #require(run.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "\(run.output)")
             result.value.withLock { $0 = String(line) }
+            try await after(runtime)
         }
         return try #require(try JSONSerialization.jsonObject(with: Data(result.current.utf8)) as? [String: Any])
     }
@@ -99,5 +110,25 @@ struct CIBAPollTests {
         let result = try await Self.run("refused", extra: extra)
         #expect(result["stage"] as? String == "bc-authorize" && result["status"] as? Int == 400 && result["error"] as? String == error, "\(result)")
         #expect(result["cache"] as? String == "no-store")
+    }
+
+    @Test("§10.2 ping mode: approved; the notification reaches the client's endpoint with its client_notification_token as a bearer token and the auth_req_id, after one refusal (503, retried), and is sent once; then the tokens")
+    func pingApproved() async throws {
+        let result = try await Self.run("ping", extra: ["flaky"], ping: true, phone: Self.approve) { runtime in
+            let counts = try await runtime.signIn.cibaPings.queue.repository.counts()
+            #expect(counts == ["sent": 1], "\(counts)")
+        }
+        #expect(result["stage"] as? String == "tokens" && result["sub"] as? String == "nora", "\(result)")
+        #expect(result["pings"] as? Int == 2 && result["bearer_ok"] as? Bool == true && result["body_ok"] as? Bool == true, "\(result)")
+        #expect(result["content_type"] as? String == "application/json")
+    }
+
+    @Test("§10.2 ping mode: declined on the phone: the ping, then access_denied; a ping-mode request without client_notification_token is invalid_request")
+    func pingDeclined() async throws {
+        let result = try await Self.run("ping", ping: true) { tessera, pending in try await tessera.declineAuthRequest(pending) }
+        #expect(result["stage"] as? String == "token" && result["error"] as? String == "access_denied" && result["pings"] as? Int == 1, "\(result)")
+        #expect(result["bearer_ok"] as? Bool == true && result["body_ok"] as? Bool == true)
+        let refused = try await Self.run("refused", extra: ["client_notification_token="], ping: true)
+        #expect(refused["error"] as? String == "invalid_request" && refused["status"] as? Int == 400, "\(refused)")
     }
 }

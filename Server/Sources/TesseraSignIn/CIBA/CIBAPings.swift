@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import TesseraCore
+
+/// The CIBA ping sender (CIBA Core 1.0 §10.2): an ``OutboxWorker`` over the ping outbox.
+package typealias CIBAPingService = OutboxWorker<CIBAPings>
+
+/// The ping outbox as its worker drains it, with the push outbox's guarantees: a ping is due once its request's
+/// phone answer is final (or it expired), is claimed under a lease (one attempt chain across instances), POSTs
+/// `{"auth_req_id": …}` with the client's `client_notification_token` as a bearer token to the endpoint registered for
+/// the client, and is retried with backoff (at most 8 attempts). No redirect is followed. A client no longer in
+/// ping mode drops its pings.
+package struct CIBAPings: DeliveryQueue {
+    package let repository: any CIBAPingRepository
+    package let clients: any CIBAClientRepository
+    package let database: any Database
+    package let sealer: SealedResultToken
+    package let httpClient: HTTPClient
+    package let timeout: Duration
+
+    package init(
+        repository: any CIBAPingRepository, clients: any CIBAClientRepository, database: any Database, sealer: SealedResultToken, httpClient: HTTPClient,
+        timeout: Duration
+    ) {
+        self.repository = repository
+        self.clients = clients
+        self.database = database
+        self.sealer = sealer
+        self.httpClient = httpClient
+        self.timeout = timeout
+    }
+
+    package var name: String { "CIBA ping outbox" }
+
+    package func claimDue(limit: Int, claimant: String) async throws -> [CIBAPingDelivery] {
+        try await repository.claimDue(limit: limit, claimant: claimant)
+    }
+
+    package func id(of delivery: CIBAPingDelivery) -> String { delivery.id }
+
+    package func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T {
+        await repository.whileRenewingLeases(of: ids, claimant: claimant, logger: logger, body)
+    }
+
+    package func record(_ fates: [(delivery: CIBAPingDelivery, fate: DeliveryFate)], logger: Logger) async throws {
+        try await repository.settle(ids: fates.filter { $0.fate == .delivered }.map(\.delivery.id), status: "sent")
+        try await repository.settle(ids: fates.filter { $0.fate == .dropped }.map(\.delivery.id), status: "dropped")
+        for (delivery, fate) in fates {
+            switch fate {
+            case .delivered, .dropped: continue
+            case .retry(let error, _, let retryAfter):
+                try await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: error, retryAfter: retryAfter)
+            case .postponed(let error, _):
+                try await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: error, retryAfter: nil)
+            case .refused(let error, _): try await repository.markFailed(id: delivery.id, attempts: .max, error: error, retryAfter: nil)
+            }
+        }
+    }
+
+    /// What a ping carries, sealed at rest: the request's ID and the client's bearer token.
+    package struct Sealed: Codable, Sendable {
+        package var authReqId: String
+        package var token: String
+    }
+
+    /// One POST to the client's notification endpoint (§10.2).
+    package func attempt(_ delivery: CIBAPingDelivery, logger: Logger) async -> DeliveryFate {
+        var logger = logger
+        logger[metadataKey: "ping"] = .string(String(delivery.id.prefix(12)))
+        let endpoint: String
+        do {
+            let clients = self.clients
+            let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
+            guard settings.deliveryMode == "ping", let url = settings.notificationEndpoint else { return .dropped }
+            endpoint = url
+        } catch {
+            return .retry(error: "storage")
+        }
+        guard let text = delivery.sealed.flatMap({ sealer.open($0, channelId: delivery.id) }),
+              let sealed = try? JSONDecoder().decode(Sealed.self, from: Data(text.utf8)),
+              let body = try? JSONEncoder().encode(["auth_req_id": sealed.authReqId])
+        else { return .refused(error: "the sealed notification cannot be opened") }
+        var request = HTTPClientRequest(url: endpoint)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "authorization", value: "Bearer " + sealed.token)
+        request.headers.add(name: "user-agent", value: "Tessera-CIBA/1")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await httpClient.execute(request, timeout: .milliseconds(timeout.millis))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let code = Int(response.status.code)
+            if (200..<300).contains(code) {
+                logger.info("CIBA ping delivered", metadata: ["attempt": .stringConvertible(delivery.attempts)])
+                return .delivered
+            }
+            logger.notice("CIBA ping refused", metadata: ["attempt": .stringConvertible(delivery.attempts), "status": .stringConvertible(code)])
+            if (400..<500).contains(code), code != 408, code != 429 { return .refused(error: "HTTP \(code)", status: code) }
+            let retryAfter = response.headers.first(name: "retry-after").flatMap { Int64($0) }.map { Duration.seconds($0) }
+            return .retry(error: "HTTP \(code)", status: code, retryAfter: retryAfter)
+        } catch {
+            logger.notice("CIBA ping failed", metadata: ["attempt": .stringConvertible(delivery.attempts), "error": .string(String(describing: error))])
+            return .retry(error: String(describing: error))
+        }
+    }
+}

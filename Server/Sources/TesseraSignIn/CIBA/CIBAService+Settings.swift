@@ -1,0 +1,43 @@
+import Foundation
+import TesseraCore
+
+/// A client's CIBA delivery settings, as the admin sets them.
+extension CIBAService {
+    package func settings(client: Client) async throws -> CIBAClientSettings {
+        let clients = self.clients
+        return try await oidc.database.read { sql in try await clients.settings(clientId: client.id, in: sql) }
+    }
+
+    /// Replaces the client's settings: `poll`, or `ping` with a notification endpoint (https; plain http only to a
+    /// loopback host; no user or password; at most 500 characters). 1005 naming the member otherwise.
+    package func setSettings(_ settings: CIBAClientSettings, client: Client) async throws -> CIBAClientSettings {
+        var checked = settings
+        switch settings.deliveryMode {
+        case "poll":
+            checked.notificationEndpoint = try settings.notificationEndpoint.map(Self.endpoint)
+        case "ping":
+            guard let endpoint = settings.notificationEndpoint else {
+                throw AppError.invalidField("notificationEndpoint", "notificationEndpoint is required for ping")
+            }
+            checked.notificationEndpoint = try Self.endpoint(endpoint)
+        default:
+            throw AppError.invalidField("deliveryMode", "deliveryMode must be poll or ping (push is not built yet)")
+        }
+        let clients = self.clients, now = oidc.clock.now(), stored = checked
+        try await oidc.database.transaction { sql in try await clients.save(stored, clientId: client.id, now: now, in: sql) }
+        return stored
+    }
+
+    static func endpoint(_ text: String) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count <= 500, let url = URLComponents(string: trimmed), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+              url.user == nil, url.password == nil, url.fragment == nil,
+              scheme == "https" || (scheme == "http" && (host == "localhost" || host == "::1" || host.hasPrefix("127.")))
+        else {
+            throw AppError.invalidField(
+                "notificationEndpoint", "notificationEndpoint must be an https URL (plain http only to a loopback host), without a user, password or fragment"
+            )
+        }
+        return trimmed
+    }
+}
