@@ -45,13 +45,7 @@ extension OIDCBenchFlow {
     func ciba(hint: String, device: TesseraClient) async throws {
         let started = try await token(["scope": "openid", "login_hint": hint, "binding_message": "Bench"], path: "/oauth2/bc-authorize")
         guard let id = started["auth_req_id"] as? String else { throw Failure(description: "bc-authorize: no auth_req_id") }
-        var pending: AuthChannelResponse?
-        for _ in 0..<500 where pending == nil {
-            pending = try await device.pendingAuthRequests().first
-            if pending == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let pending else { throw Failure(description: "the device saw no request") }
-        _ = try await device.authenticate(channel: pending, localAuthenticator: NoLocalAuthentication(), reason: "bench")
+        try await Self.approveOnDevice(device)
         let tokens = try await token(["grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": id])
         guard let idToken = tokens["id_token"] as? String else { throw Failure(description: "token: no id_token") }
         let claims = try await keys.verify(idToken, as: Claims.self)

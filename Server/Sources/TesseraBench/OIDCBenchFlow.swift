@@ -76,14 +76,7 @@ struct OIDCBenchFlow: Sendable {
         let statusURL = try Self.match(waiting.body, /data-status-url="([^"]+)"/)
         let completeURL = try Self.match(waiting.body, /data-complete-url="([^"]+)"/)
 
-        // The device: finds the request (it polls; no push token here) and approves it.
-        var pending: AuthChannelResponse?
-        for _ in 0..<500 where pending == nil {
-            pending = try await device.pendingAuthRequests().first
-            if pending == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        guard let pending else { throw Failure(description: "the device saw no request") }
-        _ = try await device.authenticate(channel: pending, localAuthenticator: NoLocalAuthentication(), reason: "bench")
+        try await Self.approveOnDevice(device)
 
         var status = "waiting"
         while status == "waiting" || status == "verifying" {
@@ -92,6 +85,17 @@ struct OIDCBenchFlow: Sendable {
         }
         guard status == "approved" else { throw Failure(description: "the page ended \(status)") }
         return completeURL
+    }
+
+    /// The device: finds the request (it polls; no push token here) and approves it.
+    static func approveOnDevice(_ device: TesseraClient) async throws {
+        var pending: AuthChannelResponse?
+        for _ in 0..<500 where pending == nil {
+            pending = try await device.pendingAuthRequests().first
+            if pending == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        guard let pending else { throw Failure(description: "the device saw no request") }
+        _ = try await device.authenticate(channel: pending, localAuthenticator: NoLocalAuthentication(), reason: "bench")
     }
 
     /// One whole sign-in; with `offline: true` it asks for `offline_access` and answers the refresh token.

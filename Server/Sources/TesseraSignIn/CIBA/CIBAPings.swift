@@ -45,18 +45,11 @@ package struct CIBAPings: DeliveryQueue {
     }
 
     package func record(_ fates: [(delivery: CIBAPingDelivery, fate: DeliveryFate)], logger: Logger) async throws {
-        try await repository.settle(ids: fates.filter { $0.fate == .delivered }.map(\.delivery.id), status: "sent")
-        try await repository.settle(ids: fates.filter { $0.fate == .dropped }.map(\.delivery.id), status: "dropped")
-        for (delivery, fate) in fates {
-            switch fate {
-            case .delivered, .dropped: continue
-            case .retry(let error, _, let retryAfter):
-                try await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: error, retryAfter: retryAfter)
-            case .postponed(let error, _):
-                try await repository.markFailed(id: delivery.id, attempts: delivery.attempts, error: error, retryAfter: nil)
-            case .refused(let error, _): try await repository.markFailed(id: delivery.id, attempts: .max, error: error, retryAfter: nil)
-            }
-        }
+        let repository = self.repository
+        try await LeasedFates.record(
+            fates, id: \.id, attempts: \.attempts, settle: { try await repository.settle(ids: $0, status: $1) },
+            markFailed: { try await repository.markFailed(id: $0, attempts: $1, error: $2, retryAfter: $3) }
+        )
     }
 
     /// What a ping carries, sealed at rest: the request's ID and the client's bearer token.
