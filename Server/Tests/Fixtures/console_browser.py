@@ -16,7 +16,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 # Bounds against a hung run only (a busy machine may be slow); every wait is on a condition.
 TIMEOUT = 300
@@ -87,6 +87,14 @@ def main():
         result["client_secret_length"] = len(driver.find_element(By.ID, "new-secret").text)
         result["created_client_key"] = next(row.get_attribute("data-client-key") for row in css(driver, "tr[data-client-key]") if "Console test app" in row.text)
         result["screenshots"].append(screenshot(driver, shots, "console-clients-1280"))
+
+        # The new client's settings: CIBA in ping mode with its notification endpoint.
+        go(driver, wait, "#/clients?client=" + result["created_client_key"], "clients", "#client-ciba-mode[data-loaded]")
+        Select(driver.find_element(By.ID, "client-ciba-mode")).select_by_value("ping")
+        driver.find_element(By.ID, "client-ciba-endpoint").send_keys("https://console.example.com/ciba")
+        driver.find_element(By.ID, "client-ciba-save").click()
+        wait.until(lambda d: css(d, "#client-ciba-saved"))
+        result["ciba_saved"] = driver.find_element(By.ID, "client-ciba-saved").text
 
         # Revoke the device and see it revoked.
         device = f'[data-device-id="{device_id}"]'

@@ -341,7 +341,7 @@ export async function render(view, params) {
             contentType: "text/javascript; charset=utf-8",
             body: #"""
 // Clients: list, create, rotate the secret (shown once), enable/disable, and per client its policy,
-// OpenID Connect redirect URIs and push settings.
+// OpenID Connect redirect URIs, CIBA delivery and push settings.
 import { admin, q } from "./api.js";
 import { attempt, badge, dangerButton, el, heading, secretBox, table, time } from "./ui.js";
 
@@ -418,6 +418,9 @@ async function settings(detail, clientKey) {
   const pushOut = el("div");
   const pushView = el("pre", { class: "mono" });
   const pushEdit = el("textarea", { id: "client-push", placeholder: "{\"apns\": {…}} or {\"fcm\": {…}} or {\"off\": true}", "aria-label": "Push settings (JSON)" });
+  const cibaOut = el("div");
+  const cibaMode = el("select", { id: "client-ciba-mode" }, el("option", { value: "poll" }, "poll"), el("option", { value: "ping" }, "ping"));
+  const cibaEndpoint = el("input", { type: "url", id: "client-ciba-endpoint", placeholder: "https://app.example.com/ciba" });
 
   card.append(
     el("h2", {}, "Authenticator policy"),
@@ -435,6 +438,10 @@ async function settings(detail, clientKey) {
     el("label", { for: "client-logo" }, "Logo on the sign-in page (PNG, JPEG or WebP, at most 64 KiB; save the settings above first)"), logoPreview, logoFile,
     el("div", { class: "actions" }, el("button", { type: "button", onclick: uploadLogo }, "Upload logo"),
       el("button", { type: "button", onclick: removeLogo }, "Remove logo")), logoOut,
+    el("h2", {}, "Backchannel sign-in (OpenID CIBA)"),
+    el("label", { for: "client-ciba-mode" }, "How the client learns the outcome: poll the token endpoint, or a ping to its notification endpoint"), cibaMode,
+    el("label", { for: "client-ciba-endpoint" }, "Notification endpoint (for ping: https, or plain http to a loopback host)"), cibaEndpoint,
+    el("div", { class: "actions" }, el("button", { type: "button", id: "client-ciba-save", onclick: saveCIBA }, "Save CIBA settings")), cibaOut,
     el("h2", {}, "Push"), pushView,
     el("p", { class: "muted" }, "Replace the settings (private keys are never shown again):"), pushEdit,
     el("div", { class: "actions" }, el("button", { type: "button", onclick: savePush }, "Save push settings")), pushOut);
@@ -447,8 +454,11 @@ async function settings(detail, clientKey) {
     offerPasskeys.checked = !!oidc.offerPasskeys;
     logoutRedirects.value = (oidc.postLogoutRedirectUris || []).join("\n"); backchannel.value = oidc.backchannelLogoutUri || "";
     displayName.value = oidc.displayName || ""; accent.value = oidc.accentColor || "";
+    // Only a logo that is set is loaded (a missing one would be a 404 in the browser's console).
+    if (oidc.hasLogo) showLogo();
   }
-  showLogo();
+  const ciba = await attempt(cibaOut, () => admin("GET", base + "/ciba"));
+  if (ciba) { cibaMode.value = ciba.deliveryMode; cibaEndpoint.value = ciba.notificationEndpoint || ""; cibaMode.dataset.loaded = "1"; }
   const push = await attempt(pushOut, () => admin("GET", base + "/push"));
   if (push) pushView.textContent = push.provider ? JSON.stringify(push, null, 2) : "No push settings: devices poll.";
 
@@ -462,6 +472,7 @@ async function settings(detail, clientKey) {
     const lines = (text) => text.split("\n").map((s) => s.trim()).filter(Boolean);
     // The settings this form does not show (the ID token algorithm) are kept as loaded.
     const body = Object.assign({}, oidc || {}, {
+      hasLogo: undefined,
       redirectUris: lines(redirects.value), numberMatching: numberMatching.checked, offerPasskeys: offerPasskeys.checked, postLogoutRedirectUris: lines(logoutRedirects.value),
     });
     if (backchannel.value.trim()) body.backchannelLogoutUri = backchannel.value.trim(); else delete body.backchannelLogoutUri;
@@ -481,7 +492,12 @@ async function settings(detail, clientKey) {
     if (await attempt(logoOut, async () => { await admin("PUT", base + "/oidc/logo", file); return true; })) { logoOut.append(el("div", { class: "notice" }, "Logo saved.")); showLogo(); }
   }
   async function removeLogo() {
-    if (await attempt(logoOut, async () => { await admin("DELETE", base + "/oidc/logo"); return true; })) { logoOut.append(el("div", { class: "notice" }, "Logo removed.")); showLogo(); }
+    if (await attempt(logoOut, async () => { await admin("DELETE", base + "/oidc/logo"); return true; })) { logoOut.append(el("div", { class: "notice" }, "Logo removed.")); logoPreview.hidden = true; logoPreview.removeAttribute("src"); }
+  }
+  async function saveCIBA() {
+    const body = { deliveryMode: cibaMode.value };
+    if (cibaEndpoint.value.trim()) body.notificationEndpoint = cibaEndpoint.value.trim();
+    if (await attempt(cibaOut, () => admin("PUT", base + "/ciba", body))) cibaOut.append(el("div", { class: "notice", id: "client-ciba-saved" }, "CIBA settings saved."));
   }
   async function savePush() {
     let body;

@@ -57,6 +57,23 @@ public struct OIDCClientSettings: Sendable, Codable, Equatable {
         case redirectUris, numberMatching, idTokenSignedResponseAlg, postLogoutRedirectUris, backchannelLogoutUri, displayName, accentColor, offerPasskeys
     }
 
+    /// What the JSON shows but a client does not send: whether a logo is set (the console shows it only then).
+    enum OutputKeys: String, CodingKey { case hasLogo }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(redirectUris, forKey: .redirectUris)
+        try container.encode(numberMatching, forKey: .numberMatching)
+        try container.encode(idTokenSignedResponseAlg, forKey: .idTokenSignedResponseAlg)
+        try container.encode(postLogoutRedirectUris, forKey: .postLogoutRedirectUris)
+        try container.encodeIfPresent(backchannelLogoutUri, forKey: .backchannelLogoutUri)
+        try container.encodeIfPresent(displayName, forKey: .displayName)
+        try container.encodeIfPresent(accentColor, forKey: .accentColor)
+        try container.encode(offerPasskeys, forKey: .offerPasskeys)
+        var output = encoder.container(keyedBy: OutputKeys.self)
+        try output.encode(logoDigest != nil, forKey: .hasLogo)
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         redirectUris = try container.decode([String].self, forKey: .redirectUris)

@@ -57,6 +57,9 @@ struct ConsoleBrowserTests {
             #expect((result["client_secret_length"] as? Int ?? 0) > 20)
             let created = try #require(result["created_client_key"] as? String)
             #expect(try await runtime.clients.list().contains { $0.clientKey == created && $0.name == "Console test app" })
+            #expect(result["ciba_saved"] as? String == "CIBA settings saved.", "\(result["ciba_saved"] ?? "")")
+            let createdClient = try await runtime.clients.client(clientKey: created)
+            #expect(try await runtime.signIn.ciba.settings(client: createdClient) == CIBAClientSettings(deliveryMode: "ping", notificationEndpoint: "https://console.example.com/ciba"))
 
             #expect(result["device_status"] as? String == "revoked")
             #expect(result["device_revoke_buttons"] as? Int == 0)
