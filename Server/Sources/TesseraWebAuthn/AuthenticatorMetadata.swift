@@ -75,7 +75,7 @@ public struct AuthenticatorMetadata: Sendable {
         self.nextUpdate = nextUpdate
         var entries: [[UInt8]: Entry] = [:]
         for item in items {
-            guard let text = item["aaguid"] as? String, let aaguid = Self.aaguid(text) else { continue }
+            guard let text = item["aaguid"] as? String, let aaguid = AAGUID.bytes(text) else { continue }
             let statement = item["metadataStatement"] as? [String: Any] ?? [:]
             let roots = (statement["attestationRootCertificates"] as? [String] ?? []).compactMap { base64 in
                 Data(base64Encoded: base64).flatMap { try? Certificate(derEncoded: Array($0)) }
@@ -93,18 +93,6 @@ public struct AuthenticatorMetadata: Sendable {
     public func refusal(aaguid: [UInt8]) -> String? {
         guard let entry = entries[aaguid], let status = entry.status, Self.refusedStatuses.contains(status) else { return nil }
         return "the FIDO metadata reports \(entry.description.isEmpty ? "this authenticator" : entry.description) as \(status)"
-    }
-
-    /// 36-character dashed (or 32-digit) hex to 16 bytes.
-    static func aaguid(_ text: String) -> [UInt8]? {
-        let digits = Array(text.replacingOccurrences(of: "-", with: "").utf8)
-        guard digits.count == 32 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: 32, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
     }
 
     static func verify(alg: String, key: [UInt8], signature: [UInt8], over message: [UInt8]) -> Bool {

@@ -6,7 +6,7 @@ public enum AuthenticatorNames {
     /// The provider's name for an AAGUID (32 hex digits, with or without dashes, any case); nil when unknown or
     /// all zeros (an authenticator that does not say).
     public static func name(aaguid: String) -> String? {
-        bundled[aaguid.lowercased().replacingOccurrences(of: "-", with: "")]
+        AAGUID.bytes(aaguid).flatMap { bundled[AAGUID.hex($0)] }
     }
 
     /// How many names are bundled.

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraWebAuthn
 
 /// The apps that may use the server's passkeys as their own (W3C WebAuthn's RP ID is the server's domain):
 /// set per client by the admin, checked strictly, and published as Apple's `webcredentials` association
@@ -81,8 +82,7 @@ package struct PasskeyAppLinksService: Sendable {
     static func origin(fingerprint: String) -> String? {
         let bytes = fingerprint.split(separator: ":").compactMap { UInt8($0, radix: 16) }
         guard bytes.count == 32 else { return nil }
-        return "android:apk-key-hash:" + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "android:apk-key-hash:" + Base64URL.encode(bytes)
     }
 
     /// The links as stored, or 1005 naming the first wrong member.

@@ -48,7 +48,7 @@ package struct PasskeyAttestationService: Sendable {
     package func rules(clientId: String) async throws -> Rules {
         let repository = self.repository
         let settings = try await database.read { sql in try await repository.settings(clientId: clientId, in: sql) }
-        let allowed = settings.allowedAAGUIDs.isEmpty ? nil : Set(settings.allowedAAGUIDs.compactMap(Self.bytes(aaguid:)))
+        let allowed = settings.allowedAAGUIDs.isEmpty ? nil : Set(settings.allowedAAGUIDs.compactMap(AAGUID.bytes))
         guard settings.attestation == "required" else { return Rules(conveyance: "none", roots: nil, allowedAAGUIDs: allowed) }
         return Rules(conveyance: "direct", roots: settings.trustRoots.compactMap { try? Certificate(pemEncoded: $0) }, allowedAAGUIDs: allowed)
     }
@@ -70,27 +70,12 @@ package struct PasskeyAttestationService: Sendable {
             if !result.trustRoots.contains(trimmed) { result.trustRoots.append(trimmed) }
         }
         for (index, aaguid) in settings.allowedAAGUIDs.enumerated() {
-            guard let bytes = bytes(aaguid: aaguid) else {
+            guard let bytes = AAGUID.bytes(aaguid) else {
                 throw AppError.invalidField("allowedAAGUIDs[\(index)]", "allowedAAGUIDs[\(index)] must be an AAGUID: 32 hex digits, dashes allowed")
             }
-            let hex = bytes.map { String(format: "%02x", $0) }.joined()
+            let hex = AAGUID.hex(bytes)
             if !result.allowedAAGUIDs.contains(hex) { result.allowedAAGUIDs.append(hex) }
         }
         return result
-    }
-
-    /// 32 hex digits (dashes allowed, as in `fbfc3007-154e-4ecc-…`) to 16 bytes.
-    static func bytes(aaguid: String) -> [UInt8]? {
-        let digits = aaguid.replacingOccurrences(of: "-", with: "")
-        guard digits.utf8.count == 32, digits.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit) else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
     }
 }

@@ -137,7 +137,7 @@ package struct PasskeyService: Sendable {
         var credential = PasskeyCredential(
             id: random.identifier(prefix: "pk_"), clientId: client.id, userId: userId, credentialId: Base64URL.encode(verified.credentialId),
             userHandle: "", publicKey: Base64URL.encode(verified.publicKeyBytes), algorithm: Int(verified.algorithm.rawValue),
-            signCount: Int64(verified.signCount), aaguid: verified.aaguid.map { String(format: "%02x", $0) }.joined(),
+            signCount: Int64(verified.signCount), aaguid: AAGUID.hex(verified.aaguid),
             backupEligible: verified.backupEligible, backedUp: verified.backedUp, attestationFormat: verified.attestationFormat,
             attestationType: verified.attestationType.name, transports: Self.transports(response.response.transports),
             name: try Self.name(name, aaguid: verified.aaguid), createdAt: now
@@ -305,7 +305,7 @@ package struct PasskeyService: Sendable {
     /// The name to store: the one given (trimmed, 1–64 characters), else the provider's name for the AAGUID
     /// ("iCloud Keychain"), else "Passkey".
     static func name(_ given: String?, aaguid: [UInt8] = []) throws -> String {
-        guard let given else { return AuthenticatorNames.name(aaguid: aaguid.map { String(format: "%02x", $0) }.joined()) ?? "Passkey" }
+        guard let given else { return AuthenticatorNames.name(aaguid: AAGUID.hex(aaguid)) ?? "Passkey" }
         let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
         guard given.unicodeScalars.count <= 64, !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw AppError.invalidField("name", "name must be 1 to 64 characters, without control characters")
