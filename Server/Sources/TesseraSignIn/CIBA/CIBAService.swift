@@ -124,12 +124,7 @@ package struct CIBAService: Sendable {
         guard !hint.isEmpty, hint.utf8.count <= 254, !hint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw OIDCService.OAuthError(error: "invalid_request", description: "login_hint must be a user key or an e-mail address")
         }
-        let users = oidc.users, normalized = hint.contains("@") ? hint.lowercased() : hint
-        let user = try await oidc.database.read { sql -> UserRecord? in
-            if normalized.contains("@") { return try await users.find(clientId: client.id, email: normalized, in: sql) }
-            return try await users.find(clientId: client.id, userKey: normalized, in: sql)
-        }
-        return user?.userKey
+        return try await oidc.user(clientId: client.id, identifier: hint)?.userKey
     }
 
     /// CIBA §7.1 `binding_message`: at most 64 characters, no control characters; `invalid_binding_message` otherwise.

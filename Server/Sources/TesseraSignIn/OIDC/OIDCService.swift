@@ -278,11 +278,8 @@ package struct OIDCService: Sendable {
             throw AppError.oidcRateLimited(detail: "Wait a few minutes and try again")
         }
         let client = try await clients.client(clientKey: request.clientKey)
-        let users = self.users, clientId = request.clientId
-        let user = try await database.read { sql -> UserRecord? in
-            if normalized.contains("@") { return try await users.find(clientId: clientId, email: normalized, in: sql) }
-            return try await users.find(clientId: clientId, userKey: normalized, in: sql)
-        }
+        let clientId = request.clientId
+        let user = try await user(clientId: clientId, identifier: normalized)
         // The same reads and one write transaction of the same shape whether or not there is a user
         // with an active device: the answer's time does not tell (bench/oidc-timing.sh measures it).
         // With number matching a number is drawn either way, so the page does not tell either.
