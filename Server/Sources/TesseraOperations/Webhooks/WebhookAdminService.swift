@@ -136,14 +136,10 @@ public struct WebhookAdminService: Sendable {
               ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty
         else { throw Self.invalidURL("the URL must be an absolute http(s) URL") }
         guard components.user == nil, components.password == nil else { throw Self.invalidURL("the URL must not hold a user or password") }
-        if scheme == "http", requireHTTPS, !Self.isLoopback(host) {
+        if scheme == "http", requireHTTPS, !LoopbackHost.contains(host) {
             throw Self.invalidURL("the URL must be https (plain http only to a loopback host, or with webhooks.allowHttp)")
         }
         return trimmed
-    }
-
-    package static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     private static func invalidURL(_ detail: String) -> AppError { AppError.webhookURLInvalid(detail, field: "url") }

@@ -32,7 +32,7 @@ extension CIBAService {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.count <= 500, let url = URLComponents(string: trimmed), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
               url.user == nil, url.password == nil, url.fragment == nil,
-              scheme == "https" || (scheme == "http" && (host == "localhost" || host == "::1" || host.hasPrefix("127.")))
+              scheme == "https" || (scheme == "http" && LoopbackHost.contains(host))
         else {
             throw AppError.invalidField(
                 "notificationEndpoint", "notificationEndpoint must be an https URL (plain http only to a loopback host), without a user, password or fragment"
