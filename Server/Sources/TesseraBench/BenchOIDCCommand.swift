@@ -68,6 +68,8 @@ extension BenchCommand {
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
             let flow = try await Self.flow(load, http: http, clientSecret: clientSecret, redirectUri: redirectUri)
             let cpu = ServerCPU(pids: cpuPids), cpuBefore = cpu.seconds()
+            // For a profiler started alongside: the measured phase begins now.
+            FileHandle.standardError.write(Data("measuring\n".utf8))
             let (results, start, exhaustedAt) = await measureUntilExhausted(workers: load.concurrency, seconds: load.duration) { worker, index in
                 // Out of users (each signs in at most 5 times): the run stops here, and says so.
                 guard let devices = workers[worker]?.devices, (index - 1) / 5 < devices.count else { return nil }

@@ -130,6 +130,11 @@ enum Migrator {
             CIBAMigrations.clients,
             CIBAMigrations.pings,
         ]),
+        // Tessera as the authentication channel of other identity servers' CIBA (CIBA/, issue 39).
+        Migration(version: 20, name: "ciba-channel", parts: [
+            CIBAMigrations.channelClients,
+            CIBAMigrations.outboxKinds,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -50,6 +50,9 @@ extension SignInDomain {
         openID.addRoutes(to: groups.router)
         PasskeyAppLinksController<TesseraRequestContext>(links: passkeyAppLinks).addRoutes(to: groups.router)
         openID.addAdminRoutes(to: groups.admin)
+        let channel = CIBAChannelController<TesseraRequestContext>(channel: cibaChannel, bodyLimit: limit)
+        channel.addRoutes(to: groups.router)
+        channel.addAdminRoutes(to: groups.admin)
     }
 }
 

@@ -29,7 +29,9 @@ struct SignInDomain: Sendable {
     let passkeyNodes: PasskeyNodes
     /// OpenID CIBA (poll and ping).
     let ciba: CIBAService
-    /// Sends CIBA ping notifications (the ping outbox).
+    /// Tessera as the authentication channel of other identity servers' CIBA (Keycloak's HTTP authentication channel).
+    let cibaChannel: CIBAChannelService
+    /// Sends CIBA ping notifications and the authentication channel's callbacks (the ping outbox).
     let cibaPings: CIBAPingService
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
     let logouts: BackchannelLogoutService
@@ -122,10 +124,13 @@ struct SignInDomain: Sendable {
         ciba.pings = pingRepository
         ciba.pingSealer = SealedResultToken(key: pingKey)
         self.ciba = ciba
+        cibaChannel = CIBAChannelService(oidc: oidc, pings: pingRepository, sealer: SealedResultToken(key: pingKey))
+        let relyingParty = auth.relyingParty
         cibaPings = CIBAPingService(
             queue: CIBAPings(
                 repository: pingRepository, clients: SQLCIBAClientRepository(), database: database, sealer: SealedResultToken(key: pingKey),
-                httpClient: logoutHTTPClient, timeout: configuration.webhooksTimeout
+                httpClient: logoutHTTPClient, timeout: configuration.webhooksTimeout,
+                outcome: { clientId, requestId in try await relyingParty.outcome(clientId: clientId, id: requestId) }
             ),
             logger: logger, pollInterval: configuration.webhooksPollInterval
         )

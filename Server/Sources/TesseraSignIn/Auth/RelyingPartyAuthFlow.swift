@@ -122,6 +122,13 @@ package struct RelyingPartyAuthFlow: Sendable {
         return state(channel, now: clock.now())
     }
 
+    /// The outcome of the client's relying-party request `id` now (`expired` once past its lifetime); nil when
+    /// the client has no such request.
+    package func outcome(clientId: String, id: String) async throws -> AuthOutcome? {
+        guard let channel = try await channels.store.find(id), channel.clientId == clientId, channel.initiator == .relyingParty else { return nil }
+        return channel.settled(now: clock.now()).outcome
+    }
+
     package func cancel(client: Client, id: String) async throws {
         try await channels.end(try await request(id, client: client), outcome: .cancelled)
     }

@@ -56,4 +56,24 @@ package enum CIBAMigrations {
         )
         """,
     ])
+
+    /// Version 20: Tessera as the authentication channel of another identity server's CIBA (Keycloak's HTTP
+    /// authentication channel): per client, the other server's issuer, its callback URL and its signing keys (JWKS).
+    package static let channelClients = MigrationPart(version: 20, statements: [
+        """
+        CREATE TABLE ciba_channel_clients (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            issuer TEXT NOT NULL,
+            callback_url TEXT NOT NULL,
+            jwks TEXT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+    ])
+
+    /// Version 20: what an outbox row delivers (`kind`): a ping (`ping`, CIBA §10.2), or the result of an
+    /// authentication-channel request, called back to the other server (`channel`).
+    package static let outboxKinds = MigrationPart(version: 20, statements: [
+        "ALTER TABLE ciba_ping_outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'ping'",
+    ])
 }

@@ -8,13 +8,20 @@ package struct CIBAPingDelivery: Decodable, Sendable {
     package var client_id: String
     package var sealed: String?
     package var attempts: Int
+    /// `ping` (CIBA §10.2) or `channel` (an authentication channel's result, called back).
+    package var kind: String
+    package var channel_id: String?
 }
 
-/// The ping outbox (CIBA §10.2), the one owner of `ciba_ping_outbox`; it reads `auth_channels` (a named join) to find
+/// The ping outbox (CIBA §10.2; also the callbacks of the authentication channel), the one owner of `ciba_ping_outbox`; it reads `auth_channels` (a named join) to find
 /// the pings whose relying-party request ended.
 package protocol CIBAPingRepository: Sendable {
-    /// Queues the ping of a new request, due at `dueAt` (its expiry) unless its relying-party request ends first.
-    func enqueue(id: String, clientId: String, channelId: String?, sealed: String, now: Int64, dueAt: Int64, in sql: any SQLDatabase) async throws
+    /// Queues the ping (or, with `kind` `channel`, the callback) of a new request, due at `dueAt` (its expiry)
+    /// unless its relying-party request ends first. False when a row with this ID exists already.
+    @discardableResult
+    func enqueue(
+        id: String, kind: String, clientId: String, channelId: String?, sealed: String, now: Int64, dueAt: Int64, in sql: any SQLDatabase
+    ) async throws -> Bool
     /// Makes due now the waiting pings whose relying-party request ended; then claims due pings under a lease.
     func claimDue(limit: Int, claimant: String) async throws -> [CIBAPingDelivery]
     func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T
@@ -43,13 +50,18 @@ package struct SQLCIBAPingRepository: CIBAPingRepository {
         LeasedQueue(database: database, table: "ciba_ping_outbox", clock: clock, lease: lease, maxAttempts: maxAttempts, clearedOnGiveUp: ["sealed"])
     }
 
-    package func enqueue(id: String, clientId: String, channelId: String?, sealed: String, now: Int64, dueAt: Int64, in sql: any SQLDatabase) async throws {
-        try await sql.raw(
+    @discardableResult
+    package func enqueue(
+        id: String, kind: String, clientId: String, channelId: String?, sealed: String, now: Int64, dueAt: Int64, in sql: any SQLDatabase
+    ) async throws -> Bool {
+        struct Inserted: Decodable { var id: String }
+        return try await sql.raw(
             """
-            INSERT INTO ciba_ping_outbox (id, client_id, channel_id, sealed, status, attempts, next_attempt_at, created_at)
-            VALUES (\(bind: id), \(bind: clientId), \(bind: channelId), \(bind: sealed), 'pending', 0, \(bind: dueAt), \(bind: now))
+            INSERT INTO ciba_ping_outbox (id, kind, client_id, channel_id, sealed, status, attempts, next_attempt_at, created_at)
+            VALUES (\(bind: id), \(bind: kind), \(bind: clientId), \(bind: channelId), \(bind: sealed), 'pending', 0, \(bind: dueAt), \(bind: now))
+            ON CONFLICT (id) DO NOTHING RETURNING id
             """
-        ).run()
+        ).first(decoding: Inserted.self) != nil
     }
 
     package func claimDue(limit: Int, claimant: String) async throws -> [CIBAPingDelivery] {
@@ -64,7 +76,7 @@ package struct SQLCIBAPingRepository: CIBAPingRepository {
                 """
             ).run()
         }
-        return try await queue.claimDue(limit: limit, claimant: claimant, returning: "id, client_id, sealed, attempts", as: CIBAPingDelivery.self)
+        return try await queue.claimDue(limit: limit, claimant: claimant, returning: "id, client_id, sealed, attempts, kind, channel_id", as: CIBAPingDelivery.self)
     }
 
     package func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T {

@@ -11,7 +11,8 @@ package typealias CIBAPingService = OutboxWorker<CIBAPings>
 /// phone answer is final (or it expired), is claimed under a lease (one attempt chain across instances), POSTs
 /// `{"auth_req_id": …}` with the client's `client_notification_token` as a bearer token to the endpoint registered for
 /// the client, and is retried with backoff (at most 8 attempts). No redirect is followed. A client no longer in
-/// ping mode drops its pings.
+/// ping mode drops its pings. The callbacks of the authentication channel (``CIBAChannelService``) go the same
+/// way, with the other server's JWT as the bearer token and the outcome as the body.
 package struct CIBAPings: DeliveryQueue {
     package let repository: any CIBAPingRepository
     package let clients: any CIBAClientRepository
@@ -19,12 +20,17 @@ package struct CIBAPings: DeliveryQueue {
     package let sealer: SealedResultToken
     package let httpClient: HTTPClient
     package let timeout: Duration
+    /// The authentication channels' settings (their callback URLs).
+    package var channels: any CIBAChannelRepository = SQLCIBAChannelRepository()
+    /// The outcome of a client's relying-party request now (nil: no such request).
+    package let outcome: @Sendable (_ clientId: String, _ requestId: String) async throws -> AuthOutcome?
 
     package init(
         repository: any CIBAPingRepository, clients: any CIBAClientRepository, database: any Database, sealer: SealedResultToken, httpClient: HTTPClient,
-        timeout: Duration
+        timeout: Duration, outcome: @escaping @Sendable (_ clientId: String, _ requestId: String) async throws -> AuthOutcome?
     ) {
         self.repository = repository
+        self.outcome = outcome
         self.clients = clients
         self.database = database
         self.sealer = sealer
@@ -58,43 +64,55 @@ package struct CIBAPings: DeliveryQueue {
         package var token: String
     }
 
-    /// One POST to the client's notification endpoint (§10.2).
+    /// One POST: a ping to the client's notification endpoint (§10.2), or an authentication channel's result to
+    /// the other server's callback URL.
     package func attempt(_ delivery: CIBAPingDelivery, logger: Logger) async -> DeliveryFate {
         var logger = logger
         logger[metadataKey: "ping"] = .string(String(delivery.id.prefix(12)))
-        let endpoint: String
+        let what = delivery.kind == "channel" ? "CIBA channel callback" : "CIBA ping"
+        let endpoint: String, body: [String: String]
+        guard let text = delivery.sealed.flatMap({ sealer.open($0, channelId: delivery.id) }),
+              let sealed = try? JSONDecoder().decode(Sealed.self, from: Data(text.utf8))
+        else { return .refused(error: "the sealed notification cannot be opened") }
         do {
-            let clients = self.clients
-            let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
-            guard settings.deliveryMode == "ping", let url = settings.notificationEndpoint else { return .dropped }
-            endpoint = url
+            switch delivery.kind {
+            case "channel":
+                let channels = self.channels
+                guard let settings = try await database.read({ sql in try await channels.settings(clientId: delivery.client_id, in: sql) }),
+                      let url = settings.callbackUrl
+                else { return .dropped }
+                let outcome = try await delivery.channel_id.asyncMap { try await self.outcome(delivery.client_id, $0) } ?? nil
+                guard let status = CIBAChannelService.status(of: outcome) else { return .retry(error: "not final yet") }
+                (endpoint, body) = (url, ["status": status])
+            default:
+                let clients = self.clients
+                let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
+                guard settings.deliveryMode == "ping", let url = settings.notificationEndpoint else { return .dropped }
+                (endpoint, body) = (url, ["auth_req_id": sealed.authReqId])
+            }
         } catch {
             return .retry(error: "storage")
         }
-        guard let text = delivery.sealed.flatMap({ sealer.open($0, channelId: delivery.id) }),
-              let sealed = try? JSONDecoder().decode(Sealed.self, from: Data(text.utf8)),
-              let body = try? JSONEncoder().encode(["auth_req_id": sealed.authReqId])
-        else { return .refused(error: "the sealed notification cannot be opened") }
         var request = HTTPClientRequest(url: endpoint)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: "authorization", value: "Bearer " + sealed.token)
         request.headers.add(name: "user-agent", value: "Tessera-CIBA/1")
-        request.body = .bytes(ByteBuffer(bytes: body))
+        request.body = .bytes(ByteBuffer(bytes: (try? JSONEncoder().encode(body)) ?? Data()))
         do {
             let response = try await httpClient.execute(request, timeout: .milliseconds(timeout.millis))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             let code = Int(response.status.code)
             if (200..<300).contains(code) {
-                logger.info("CIBA ping delivered", metadata: ["attempt": .stringConvertible(delivery.attempts)])
+                logger.info("\(what) delivered", metadata: ["attempt": .stringConvertible(delivery.attempts)])
                 return .delivered
             }
-            logger.notice("CIBA ping refused", metadata: ["attempt": .stringConvertible(delivery.attempts), "status": .stringConvertible(code)])
+            logger.notice("\(what) refused", metadata: ["attempt": .stringConvertible(delivery.attempts), "status": .stringConvertible(code)])
             if (400..<500).contains(code), code != 408, code != 429 { return .refused(error: "HTTP \(code)", status: code) }
             let retryAfter = response.headers.first(name: "retry-after").flatMap { Int64($0) }.map { Duration.seconds($0) }
             return .retry(error: "HTTP \(code)", status: code, retryAfter: retryAfter)
         } catch {
-            logger.notice("CIBA ping failed", metadata: ["attempt": .stringConvertible(delivery.attempts), "error": .string(String(describing: error))])
+            logger.notice("\(what) failed", metadata: ["attempt": .stringConvertible(delivery.attempts), "error": .string(String(describing: error))])
             return .retry(error: String(describing: error))
         }
     }

@@ -14,7 +14,7 @@ extension CIBAService {
         var checked = settings
         switch settings.deliveryMode {
         case "poll":
-            checked.notificationEndpoint = try settings.notificationEndpoint.map(Self.endpoint)
+            checked.notificationEndpoint = try settings.notificationEndpoint.map { try Self.endpoint($0) }
         case "ping":
             guard let endpoint = settings.notificationEndpoint else {
                 throw AppError.invalidField("notificationEndpoint", "notificationEndpoint is required for ping")
@@ -28,14 +28,16 @@ extension CIBAService {
         return stored
     }
 
-    static func endpoint(_ text: String) throws -> String {
+    /// An address the server may call: https (plain http only to a loopback host), no user, password or fragment,
+    /// at most 500 characters; 1005 naming `field` otherwise.
+    static func endpoint(_ text: String, field: String = "notificationEndpoint") throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.count <= 500, let url = URLComponents(string: trimmed), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
               url.user == nil, url.password == nil, url.fragment == nil,
               scheme == "https" || (scheme == "http" && LoopbackHost.contains(host))
         else {
             throw AppError.invalidField(
-                "notificationEndpoint", "notificationEndpoint must be an https URL (plain http only to a loopback host), without a user, password or fragment"
+                field, "\(field) must be an https URL (plain http only to a loopback host), without a user, password or fragment"
             )
         }
         return trimmed

@@ -73,7 +73,7 @@ package struct CIBAService: Sendable {
             )
             if let (pings, sealed) = ping {
                 try await pings.enqueue(
-                    id: idHash, clientId: client.id, channelId: channelId, sealed: sealed, now: createdAt, dueAt: createdAt + lifetime.millis, in: sql
+                    id: idHash, kind: "ping", clientId: client.id, channelId: channelId, sealed: sealed, now: createdAt, dueAt: createdAt + lifetime.millis, in: sql
                 )
             }
         }
