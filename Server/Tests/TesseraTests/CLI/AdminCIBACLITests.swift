@@ -1,3 +1,5 @@
+import Crypto
+import TesseraWebAuthn
 import Foundation
 import Testing
 import TesseraCore
@@ -28,6 +30,45 @@ struct AdminCIBACLITests {
             #expect(poll.status == 0 && poll.output.contains("delivery:      poll"), "\(poll.output)")
             let rows = try await runtime.database.read { sql in try await runtime.repositories.audit.entries(.init(type: "admin.client.ciba_set"), in: sql) }
             #expect(rows.count == 2)
+        }
+    }
+
+    @Test("ciba-channel: none at first (404); set with the realm's JWKS file (Keycloak's callback URL by default, audited); --issuer alone stops; a JWKS without a signing key is 1005 jwks; --remove, then 404 again")
+    func channel() async throws {
+        let tessera = try AdminCLITests.binary()
+        try await TestDeployment.serveRuntime(issuer: "https://login.example.com") { runtime, admin, _ in
+            let client = try await runtime.clients.create(name: "Bank", bundleIds: ["com.example.bank"]).client
+            let base = ["admin", "client", "ciba-channel", client.clientKey]
+            let none = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(none.status != 0 && none.output.contains("1007"), "\(none.output)")
+            let point = P256.Signing.PrivateKey().publicKey.x963Representation
+            let jwk = ["kty": "EC", "crv": "P-256", "kid": "realm-es256", "alg": "ES256", "use": "sig",
+                       "x": Base64URL.encode(point[1..<33]), "y": Base64URL.encode(point[33...])]
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString).json").path
+            try JSONSerialization.data(withJSONObject: ["keys": [jwk]]).write(to: URL(fileURLWithPath: file))
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let set = try await DeviceCLITests.run(
+                tessera, base + ["--issuer", "https://kc.example.com/realms/bank", "--jwks-file", file, "--json"] + admin
+            )
+            #expect(set.status == 0, "\(set.output)")
+            let settings = try JSONDecoder().decode(CIBAChannelSettings.self, from: Data(set.output.utf8))
+            #expect(settings.callbackUrl == "https://kc.example.com/realms/bank/protocol/openid-connect/ext/ciba/auth/callback")
+            let shown = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(shown.status == 0 && shown.output.contains("issuer:    https://kc.example.com/realms/bank"), "\(shown.output)")
+            let alone = try await DeviceCLITests.run(tessera, base + ["--issuer", "https://kc.example.com/realms/bank"] + admin)
+            #expect(alone.status != 0 && alone.output.contains("--issuer and --jwks-file go together"), "\(alone.output)")
+            try Data(#"{"keys":[{"kty":"RSA","kid":"enc","use":"enc","alg":"RSA-OAEP","n":"AQAB","e":"AQAB"}]}"#.utf8).write(to: URL(fileURLWithPath: file))
+            let noKey = try await DeviceCLITests.run(tessera, base + ["--issuer", "https://kc.example.com/realms/bank", "--jwks-file", file] + admin)
+            #expect(noKey.status != 0 && noKey.output.contains("1005") && noKey.output.contains("jwks"), "\(noKey.output)")
+            let removed = try await DeviceCLITests.run(tessera, base + ["--remove"] + admin)
+            #expect(removed.status == 0, "\(removed.output)")
+            let gone = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(gone.status != 0 && gone.output.contains("1007"), "\(gone.output)")
+            let rows = try await runtime.database.read { sql in
+                try await runtime.repositories.audit.entries(.init(type: "admin.client.ciba_channel_set"), in: sql).count
+                    + runtime.repositories.audit.entries(.init(type: "admin.client.ciba_channel_removed"), in: sql).count
+            }
+            #expect(rows == 2)
         }
     }
 }
