@@ -39,7 +39,7 @@ package struct CIBAChannelService: Sendable {
 
     /// Takes an authentication request of the other server: checks its bearer JWT and the body, asks the user's
     /// phone, and queues the callback with the outcome. 401 (1106) for a missing, wrongly signed, expired or
-    /// foreign JWT; 409 (1107) for a `jti` sent before; 404 (3xxx `authUserUnknown`) for a user Tessera does not know.
+    /// foreign JWT; 409 (1107) for a `jti` sent before; 404 (5010) for a user Tessera does not know.
     package func request(client: Client, authorization: String?, body: CIBAChannelRequest) async throws {
         let repository = self.repository
         guard let settings = try await oidc.database.read({ sql in try await repository.settings(clientId: client.id, in: sql) }) else {
