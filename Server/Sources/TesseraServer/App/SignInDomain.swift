@@ -126,13 +126,13 @@ struct SignInDomain: Sendable {
         self.ciba = ciba
         cibaChannel = CIBAChannelService(oidc: oidc, pings: pingRepository, sealer: SealedResultToken(key: pingKey))
         let relyingParty = auth.relyingParty
-        cibaPings = CIBAPingService(
-            queue: CIBAPings(
-                repository: pingRepository, clients: SQLCIBAClientRepository(), database: database, sealer: SealedResultToken(key: pingKey),
-                httpClient: logoutHTTPClient, timeout: configuration.webhooksTimeout,
-                outcome: { clientId, requestId in try await relyingParty.outcome(clientId: clientId, id: requestId) }
-            ),
-            logger: logger, pollInterval: configuration.webhooksPollInterval
+        var pingQueue = CIBAPings(
+            repository: pingRepository, clients: SQLCIBAClientRepository(), database: database, sealer: SealedResultToken(key: pingKey),
+            httpClient: logoutHTTPClient, timeout: configuration.webhooksTimeout,
+            outcome: { clientId, requestId in try await relyingParty.outcome(clientId: clientId, id: requestId) }
         )
+        let pushing = ciba
+        pingQueue.pushBody = { clientId, id, authReqId in try await pushing.pushBody(clientId: clientId, idHash: id, authReqId: authReqId) }
+        cibaPings = CIBAPingService(queue: pingQueue, logger: logger, pollInterval: configuration.webhooksPollInterval)
     }
 }

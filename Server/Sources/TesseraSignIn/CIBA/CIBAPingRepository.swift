@@ -25,6 +25,8 @@ package protocol CIBAPingRepository: Sendable {
     /// Makes due now the waiting pings whose relying-party request ended; then claims due pings under a lease.
     func claimDue(limit: Int, claimant: String) async throws -> [CIBAPingDelivery]
     func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T
+    /// Replaces what a row carries, sealed (push mode: the minted tokens, kept for the retries).
+    func updateSealed(id: String, sealed: String) async throws
     /// Records pings that need no more tries: `sent` or `dropped`.
     func settle(ids: [String], status: String) async throws
     func markFailed(id: String, attempts: Int, error: String, retryAfter: Duration?) async throws
@@ -81,6 +83,12 @@ package struct SQLCIBAPingRepository: CIBAPingRepository {
 
     package func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T {
         await queue.whileRenewingLeases(of: ids, claimant: claimant, logger: logger, body)
+    }
+
+    package func updateSealed(id: String, sealed: String) async throws {
+        try await database.withSQL { sql in
+            try await sql.raw("UPDATE ciba_ping_outbox SET sealed = \(bind: sealed) WHERE id = \(bind: id)").run()
+        }
     }
 
     package func settle(ids: [String], status: String) async throws { try await queue.settle(ids: ids, status: status) }

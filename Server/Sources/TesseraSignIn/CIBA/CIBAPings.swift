@@ -24,6 +24,9 @@ package struct CIBAPings: DeliveryQueue {
     package var channels: any CIBAChannelRepository = SQLCIBAChannelRepository()
     /// The outcome of a client's relying-party request now (nil: no such request).
     package let outcome: @Sendable (_ clientId: String, _ requestId: String) async throws -> AuthOutcome?
+    /// Push mode: the body with the request's tokens or error, minted once (``CIBAService/pushBody(clientId:idHash:authReqId:)``);
+    /// nil while the user has not answered.
+    package var pushBody: (@Sendable (_ clientId: String, _ id: String, _ authReqId: String) async throws -> Data?)?
 
     package init(
         repository: any CIBAPingRepository, clients: any CIBAClientRepository, database: any Database, sealer: SealedResultToken, httpClient: HTTPClient,
@@ -58,10 +61,18 @@ package struct CIBAPings: DeliveryQueue {
         )
     }
 
-    /// What a ping carries, sealed at rest: the request's ID and the client's bearer token.
+    /// What a ping carries, sealed at rest: the request's ID and the client's bearer token; in push mode, once minted,
+    /// the body with the tokens (so that a retry sends the same tokens).
     package struct Sealed: Codable, Sendable {
         package var authReqId: String
         package var token: String
+        package var payload: String?
+
+        package init(authReqId: String, token: String, payload: String? = nil) {
+            self.authReqId = authReqId
+            self.token = token
+            self.payload = payload
+        }
     }
 
     /// One POST: a ping to the client's notification endpoint (§10.2), or an authentication channel's result to
@@ -69,8 +80,8 @@ package struct CIBAPings: DeliveryQueue {
     package func attempt(_ delivery: CIBAPingDelivery, logger: Logger) async -> DeliveryFate {
         var logger = logger
         logger[metadataKey: "ping"] = .string(String(delivery.id.prefix(12)))
-        let what = delivery.kind == "channel" ? "CIBA channel callback" : "CIBA ping"
-        let endpoint: String, body: [String: String]
+        let what = ["channel": "CIBA channel callback", "push": "CIBA push"][delivery.kind] ?? "CIBA ping"
+        let endpoint: String, body: Data
         guard let text = delivery.sealed.flatMap({ sealer.open($0, channelId: delivery.id) }),
               let sealed = try? JSONDecoder().decode(Sealed.self, from: Data(text.utf8))
         else { return .refused(error: "the sealed notification cannot be opened") }
@@ -83,12 +94,27 @@ package struct CIBAPings: DeliveryQueue {
                 else { return .dropped }
                 let outcome = try await delivery.channel_id.asyncMap { try await self.outcome(delivery.client_id, $0) } ?? nil
                 guard let status = CIBAChannelService.status(of: outcome) else { return .retry(error: "not final yet") }
-                (endpoint, body) = (url, ["status": status])
+                (endpoint, body) = (url, try JSONEncoder().encode(["status": status]))
+            case "push":
+                let clients = self.clients
+                let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
+                guard settings.deliveryMode == "push", let url = settings.notificationEndpoint, let pushBody else { return .dropped }
+                if let payload = sealed.payload {
+                    (endpoint, body) = (url, Data(payload.utf8))
+                } else {
+                    guard let minted = try await pushBody(delivery.client_id, delivery.id, sealed.authReqId) else { return .retry(error: "not final yet") }
+                    // Kept (sealed) before the first try, so that every retry sends the same tokens.
+                    var kept = sealed
+                    kept.payload = String(decoding: minted, as: UTF8.self)
+                    let text = String(decoding: try JSONEncoder().encode(kept), as: UTF8.self)
+                    try await repository.updateSealed(id: delivery.id, sealed: try sealer.seal(text, channelId: delivery.id))
+                    (endpoint, body) = (url, minted)
+                }
             default:
                 let clients = self.clients
                 let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
                 guard settings.deliveryMode == "ping", let url = settings.notificationEndpoint else { return .dropped }
-                (endpoint, body) = (url, ["auth_req_id": sealed.authReqId])
+                (endpoint, body) = (url, try JSONEncoder().encode(["auth_req_id": sealed.authReqId]))
             }
         } catch {
             return .retry(error: "storage")
@@ -98,7 +124,7 @@ package struct CIBAPings: DeliveryQueue {
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: "authorization", value: "Bearer " + sealed.token)
         request.headers.add(name: "user-agent", value: "Tessera-CIBA/1")
-        request.body = .bytes(ByteBuffer(bytes: (try? JSONEncoder().encode(body)) ?? Data()))
+        request.body = .bytes(ByteBuffer(bytes: body))
         do {
             let response = try await httpClient.execute(request, timeout: .milliseconds(timeout.millis))
             _ = try? await response.body.collect(upTo: 64 * 1024)

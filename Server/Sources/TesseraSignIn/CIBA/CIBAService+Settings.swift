@@ -8,20 +8,20 @@ extension CIBAService {
         return try await oidc.database.read { sql in try await clients.settings(clientId: client.id, in: sql) }
     }
 
-    /// Replaces the client's settings: `poll`, or `ping` with a notification endpoint (https; plain http only to a
+    /// Replaces the client's settings: `poll`, or `ping` or `push` with a notification endpoint (https; plain http only to a
     /// loopback host; no user or password; at most 500 characters). 1005 naming the member otherwise.
     package func setSettings(_ settings: CIBAClientSettings, client: Client) async throws -> CIBAClientSettings {
         var checked = settings
         switch settings.deliveryMode {
         case "poll":
             checked.notificationEndpoint = try settings.notificationEndpoint.map { try Self.endpoint($0) }
-        case "ping":
+        case "ping", "push":
             guard let endpoint = settings.notificationEndpoint else {
-                throw AppError.invalidField("notificationEndpoint", "notificationEndpoint is required for ping")
+                throw AppError.invalidField("notificationEndpoint", "notificationEndpoint is required for \(settings.deliveryMode)")
             }
             checked.notificationEndpoint = try Self.endpoint(endpoint)
         default:
-            throw AppError.invalidField("deliveryMode", "deliveryMode must be poll or ping (push is not built yet)")
+            throw AppError.invalidField("deliveryMode", "deliveryMode must be poll, ping or push")
         }
         let clients = self.clients, now = oidc.clock.now(), stored = checked
         try await oidc.database.transaction { sql in try await clients.save(stored, clientId: client.id, now: now, in: sql) }

@@ -56,11 +56,11 @@ package struct CIBAService: Sendable {
         let userKey = try await user(client: client, form: form)
         let id = oidc.random.token(prefix: "car_"), idHash = oidc.hasher.hash(id, domain: Self.idDomain)
         let ping = try notificationToken.map { token -> (any CIBAPingRepository, String) in
-            guard let pings, let pingSealer else { throw OIDCService.OAuthError(error: "invalid_request", description: "ping mode is not available") }
+            guard let pings, let pingSealer else { throw OIDCService.OAuthError(error: "invalid_request", description: "\(settings.deliveryMode) mode is not available") }
             let payload = String(decoding: try JSONEncoder().encode(CIBAPings.Sealed(authReqId: id, token: token)), as: UTF8.self)
             return (pings, try pingSealer.seal(payload, channelId: idHash))
         }
-        let repository = self.repository, interval = self.interval
+        let repository = self.repository, interval = self.interval, kind = settings.deliveryMode
         _ = try await oidc.relyingParty.createConcealing(
             client: client, userKey: userKey, connectIp: "backchannel", message: message ?? "Sign in to \(client.name)"
         ) { channelId, createdAt, sql in
@@ -73,7 +73,7 @@ package struct CIBAService: Sendable {
             )
             if let (pings, sealed) = ping {
                 try await pings.enqueue(
-                    id: idHash, kind: "ping", clientId: client.id, channelId: channelId, sealed: sealed, now: createdAt, dueAt: createdAt + lifetime.millis, in: sql
+                    id: idHash, kind: kind, clientId: client.id, channelId: channelId, sealed: sealed, now: createdAt, dueAt: createdAt + lifetime.millis, in: sql
                 )
             }
         }
@@ -85,7 +85,11 @@ package struct CIBAService: Sendable {
         guard let id = form["auth_req_id"], !id.isEmpty, id.utf8.count <= 200 else {
             throw OIDCService.OAuthError(error: "invalid_request", description: "auth_req_id is required")
         }
-        let idHash = oidc.hasher.hash(id, domain: Self.idDomain), repository = self.repository, now = oidc.clock.now()
+        let idHash = oidc.hasher.hash(id, domain: Self.idDomain), repository = self.repository, now = oidc.clock.now(), clients = self.clients
+        let mode = try await oidc.database.read { sql in try await clients.settings(clientId: client.id, in: sql) }.deliveryMode
+        guard mode != "push" else {
+            throw OIDCService.OAuthError(error: "unauthorized_client", description: "the client is in push mode: its tokens are delivered to its notification endpoint")
+        }
         guard let record = try await oidc.database.read({ sql in try await repository.find(idHash: idHash, clientId: client.id, in: sql) }) else {
             throw OIDCService.OAuthError(error: "invalid_grant", description: "the auth_req_id is unknown or another client's")
         }
@@ -141,15 +145,15 @@ package struct CIBAService: Sendable {
         return trimmed
     }
 
-    /// CIBA §7.1 `client_notification_token`: required in ping mode (at most 1024 characters of a bearer token,
-    /// RFC 6750 §2.1), ignored in poll mode.
+    /// CIBA §7.1 `client_notification_token`: required in ping and push mode (at most 1024 characters of a bearer
+    /// token, RFC 6750 §2.1), ignored in poll mode.
     static func notificationToken(_ given: String?, mode: String) throws -> String? {
-        guard mode == "ping" else { return nil }
+        guard mode == "ping" || mode == "push" else { return nil }
         guard let given, !given.isEmpty, given.utf8.count <= 1024,
               given.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._~+/=".unicodeScalars.contains($0)) })
         else {
             throw OIDCService.OAuthError(
-                error: "invalid_request", description: "client_notification_token is required in ping mode: at most 1024 characters of a bearer token"
+                error: "invalid_request", description: "client_notification_token is required in ping and push mode: at most 1024 characters of a bearer token"
             )
         }
         return given

@@ -29,17 +29,24 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var sid: String?
     /// The verifier nodes whose attestations made the quorum of the phone's approval (a CIBA request's tokens).
     package var nodes: [String]?
+    /// CIBA push mode (CIBA Core 1.0 §10.3.1): the request the tokens answer.
+    package var authReqId: String?
+    /// CIBA push mode: the left half of the refresh token's SHA-256, base64url.
+    package var rtHash: String?
 
     package enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, nonce, amr, azp, email, name, sid, nodes
         case authTime = "auth_time", atHash = "at_hash", phoneNumber = "phone_number"
+        case authReqId = "urn:openid:params:jwt:claim:auth_req_id", rtHash = "urn:openid:params:jwt:claim:rt_hash"
     }
 
     package init(
         iss: IssuerClaim, sub: SubjectClaim, aud: AudienceClaim, exp: ExpirationClaim, iat: IssuedAtClaim, authTime: Int64, nonce: String?,
         amr: [String], azp: String, atHash: String? = nil, email: String? = nil, name: String? = nil, phoneNumber: String? = nil,
-        sid: String? = nil, nodes: [String]? = nil
+        sid: String? = nil, nodes: [String]? = nil, authReqId: String? = nil, rtHash: String? = nil
     ) {
+        self.authReqId = authReqId
+        self.rtHash = rtHash
         self.iss = iss
         self.sub = sub
         self.aud = aud

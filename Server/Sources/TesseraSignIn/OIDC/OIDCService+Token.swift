@@ -69,7 +69,7 @@ extension OIDCService {
     /// together: the code's hash, or a CIBA request's), and the ID token: the answer of a grant that succeeded.
     package func issueTokens(
         client: Client, userKey: String, scope: String, authTime: Int64, amr: [String], nonce: String?, family: String, sessionId: String?,
-        nodes: [String]? = nil, at now: Int64
+        nodes: [String]? = nil, authReqId: String? = nil, at now: Int64
     ) async throws -> TokenResponse {
         let accessToken = random.token(prefix: "oat_")
         // OIDC Core §11: offline_access asks for a refresh token; the approval on the phone is the consent.
@@ -89,7 +89,7 @@ extension OIDCService {
             accessToken: accessToken, expiresIn: Int(accessTokenLifetime.components.seconds),
             idToken: try await idToken(
                 client: client, userKey: userKey, scope: scope, authTime: authTime, amr: amr, nonce: nonce, accessToken: accessToken, sid: sessionId,
-                nodes: nodes, at: now
+                nodes: nodes, push: authReqId.map { ($0, refreshToken) }, at: now
             ),
             scope: scope, refreshToken: refreshToken
         )
@@ -98,7 +98,7 @@ extension OIDCService {
     /// A signed ID token for `client` (OIDC Core §2, §3.1.3.6).
     package func idToken(
         client: Client, userKey: String, scope: String, authTime: Int64, amr: [String], nonce: String?, accessToken: String, sid: String?,
-        nodes: [String]? = nil, at now: Int64
+        nodes: [String]? = nil, push: (authReqId: String, refreshToken: String?)? = nil, at now: Int64
     ) async throws -> String {
         let issuedAt = Date(timeIntervalSince1970: TimeInterval(now / 1000))
         let profile = try await profileClaims(clientId: client.id, userKey: userKey, scope: scope)
@@ -107,7 +107,7 @@ extension OIDCService {
             exp: .init(value: issuedAt.addingTimeInterval(TimeInterval(idTokenLifetime.components.seconds))), iat: .init(value: issuedAt),
             authTime: authTime, nonce: nonce, amr: amr, azp: client.clientKey,
             atHash: Self.tokenHash(accessToken), email: profile["email"], name: profile["name"], phoneNumber: profile["phone_number"], sid: sid,
-            nodes: nodes
+            nodes: nodes, authReqId: push?.authReqId, rtHash: push?.refreshToken.map(Self.tokenHash)
         )
         let algorithm = try await repository.settings(clientId: client.id).flatMap { SigningAlgorithm(rawValue: $0.idTokenSignedResponseAlg) }
         return try await tokens.sign(claims, algorithm: algorithm ?? .es256)
