@@ -34,7 +34,7 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     package var uiLocalesSupported = SignInStrings.all.map(\.language)
     /// CIBA Core 1.0 §4: the backchannel authentication endpoint, in poll and ping mode, without `user_code`.
     package var backchannelAuthenticationEndpoint: String
-    package var backchannelTokenDeliveryModesSupported = ["poll", "ping"]
+    package var backchannelTokenDeliveryModesSupported = ["poll", "ping", "push"]
     package var backchannelUserCodeParameterSupported = false
 
     /// The scopes Tessera knows.

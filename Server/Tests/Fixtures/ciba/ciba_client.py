@@ -9,7 +9,11 @@ Scenarios: poll (until tokens or an error), fast (two polls at once: the second 
 until tokens, then once more), expire (requested_expiry=1, poll until the answer is final), refused (the request
 itself is refused: the reason is in the extra arguments), ping (ping mode, §10.2: a notification endpoint of the
 client's own on the loopback port in the first extra argument, answering 503 to the first ping when the second is
-"flaky"; the token endpoint is called once, after the ping)."""
+"flaky"; the token endpoint is called once, after the ping), push (push mode, §10.3: the same receiver gets the
+tokens or the error; the ID token's auth_req_id claim, at_hash and rt_hash are checked as §10.3.1 says, and the token
+endpoint, which a push client must not use, is called once)."""
+import base64
+import hashlib
 import http.server
 import json
 import secrets
@@ -39,10 +43,10 @@ assert "poll" in discovery["backchannel_token_delivery_modes_supported"]
 assert "urn:openid:params:grant-type:ciba" in discovery["grant_types_supported"]
 endpoint, token_endpoint = discovery["backchannel_authentication_endpoint"], discovery["token_endpoint"]
 
-form = {"scope": "openid email", "login_hint": hint, "binding_message": "Order 4711"}
+form = {"scope": "openid email offline_access" if scenario == "push" else "openid email", "login_hint": hint, "binding_message": "Order 4711"}
 pings, arrived = [], threading.Event()
-if scenario == "ping":
-    assert "ping" in discovery["backchannel_token_delivery_modes_supported"]
+if scenario in ("ping", "push"):
+    assert scenario in discovery["backchannel_token_delivery_modes_supported"]
     form["client_notification_token"] = notification_token = secrets.token_urlsafe(24)
     flaky = len(extra) > 1 and extra[1] == "flaky"
 
@@ -65,6 +69,11 @@ if scenario == "ping":
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
 if scenario == "expire":
     form["requested_expiry"] = "1"
+if scenario == "push":
+    # Extra arguments after the port and flaky/steady: name=value added to the request.
+    for item in extra[2:]:
+        name, _, value = item.partition("=")
+        form[name] = value
 if scenario == "refused":
     # extra: pairs of name=value replacing the form (name= alone removes it).
     for item in extra:
@@ -104,6 +113,33 @@ if scenario == "ping":
     key = keys.get_signing_key_from_jwt(body["id_token"])
     claims = jwt.decode(body["id_token"], key.key, algorithms=discovery["id_token_signing_alg_values_supported"], audience=client_id, issuer=issuer)
     out(stage="tokens", sub=claims["sub"], pings=len(pings), bearer_ok=bearer_ok, body_ok=body_ok, content_type=last["type"])
+
+def half_hash(token):
+    digest = hashlib.sha256(token.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode()
+
+
+if scenario == "push":
+    if not arrived.wait(120):
+        out(stage="push", error="no push", pings=pings)
+    last = pings[-1]
+    bearer_ok = last["authorization"] == "Bearer " + notification_token
+    body = json.loads(last["body"])
+    result = {"stage": "push", "pushes": len(pings), "bearer_ok": bearer_ok, "content_type": last["type"],
+              "auth_req_id_ok": body.get("auth_req_id") == auth_req_id, "error": body.get("error")}
+    if "id_token" in body:
+        keys = jwt.PyJWKClient(discovery["jwks_uri"])
+        key = keys.get_signing_key_from_jwt(body["id_token"])
+        claims = jwt.decode(body["id_token"], key.key, algorithms=discovery["id_token_signing_alg_values_supported"], audience=client_id, issuer=issuer)
+        result.update(sub=claims["sub"], token_type=body.get("token_type"),
+                      claim_ok=claims.get("urn:openid:params:jwt:claim:auth_req_id") == auth_req_id,
+                      at_hash_ok=claims.get("at_hash") == half_hash(body["access_token"]),
+                      rt_hash_ok="refresh_token" in body and claims.get("urn:openid:params:jwt:claim:rt_hash") == half_hash(body["refresh_token"]))
+        userinfo = requests.get(discovery["userinfo_endpoint"], headers={"Authorization": "Bearer " + body["access_token"]}, timeout=30)
+        result["userinfo_sub"] = userinfo.json().get("sub") if userinfo.status_code == 200 else userinfo.status_code
+    polled = poll()
+    result["token_endpoint"] = polled.json().get("error")
+    out(**result)
 
 if scenario == "fast":
     first, second = poll(), poll()

@@ -19,7 +19,7 @@ struct CIBAPollTests {
 
     /// Runs the client with `scenario` for `hint` while `phone` answers on the user's device; the client's last JSON line.
     static func run(
-        _ scenario: String, hint: String = "nora", extra: [String] = [], ping: Bool = false,
+        _ scenario: String, hint: String = "nora", extra: [String] = [], ping: Bool = false, push: Bool = false,
         phone: @escaping @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { _, _ in },
         after: @escaping @Sendable (TesseraRuntime) async throws -> Void = { _ in }
     ) async throws -> [String: Any] {
@@ -36,16 +36,16 @@ struct CIBAPollTests {
             let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
             let issuer = "http://127.0.0.1:\(port)"
             var extra = extra
-            if ping {
+            if ping || push {
                 let receiver = try NodeQuorumEndToEndTests.freePort()
                 _ = try await runtime.signIn.ciba.setSettings(
-                    CIBAClientSettings(deliveryMode: "ping", notificationEndpoint: "http://127.0.0.1:\(receiver)/ciba"), client: client
+                    CIBAClientSettings(deliveryMode: push ? "push" : "ping", notificationEndpoint: "http://127.0.0.1:\(receiver)/ciba"), client: client
                 )
                 extra = ["\(receiver)"] + extra
             }
             let arguments = [Self.script, issuer, client.clientKey, secret, scenario, hint] + extra
             let child = Task { try await ChildProcess.run(python, arguments) }
-            if scenario == "poll" || scenario == "reuse" || scenario == "ping", hint == "nora" {
+            if ["poll", "reuse", "ping", "push"].contains(scenario), hint == "nora" {
                 guard let pending = await eventually(timeout: .seconds(120), { try? await tessera.pendingAuthRequests().first }) else {
                     Issue.record("no request reached the phone: \((try? await child.value)?.output ?? "")")
                     return
@@ -132,5 +132,27 @@ struct CIBAPollTests {
         #expect(result["bearer_ok"] as? Bool == true && result["body_ok"] as? Bool == true)
         let refused = try await Self.run("refused", extra: ["client_notification_token="], ping: true)
         #expect(refused["error"] as? String == "invalid_request" && refused["status"] as? Int == 400, "\(refused)")
+    }
+
+    @Test("§10.3 push mode: approved; the tokens reach the client's endpoint after one refusal (503, retried; the same tokens), once, with its client_notification_token; the ID token carries the auth_req_id claim, at_hash and rt_hash (§10.3.1); userinfo answers the pushed access token; the token endpoint refuses a push client (unauthorized_client)")
+    func pushApproved() async throws {
+        let result = try await Self.run("push", extra: ["flaky"], push: true, phone: Self.approve) { runtime in
+            let counts = try await runtime.signIn.cibaPings.queue.repository.counts()
+            #expect(counts == ["sent": 1], "\(counts)")
+        }
+        #expect(result["stage"] as? String == "push" && result["sub"] as? String == "nora" && result["pushes"] as? Int == 2, "\(result)")
+        #expect(result["bearer_ok"] as? Bool == true && result["auth_req_id_ok"] as? Bool == true && result["content_type"] as? String == "application/json")
+        #expect(result["claim_ok"] as? Bool == true && result["at_hash_ok"] as? Bool == true && result["rt_hash_ok"] as? Bool == true, "\(result)")
+        #expect(result["userinfo_sub"] as? String == "nora" && result["token_type"] as? String == "Bearer", "\(result)")
+        #expect(result["token_endpoint"] as? String == "unauthorized_client", "\(result)")
+    }
+
+    @Test("§10.3 and §12 push mode: declined on the phone: access_denied pushed with the auth_req_id; expired: expired_token pushed")
+    func pushDeclinedAndExpired() async throws {
+        let declined = try await Self.run("push", push: true) { tessera, pending in try await tessera.declineAuthRequest(pending) }
+        #expect(declined["stage"] as? String == "push" && declined["error"] as? String == "access_denied" && declined["auth_req_id_ok"] as? Bool == true, "\(declined)")
+        #expect(declined["pushes"] as? Int == 1 && declined["bearer_ok"] as? Bool == true)
+        let expired = try await Self.run("push", hint: "nobody@example.com", extra: ["steady", "requested_expiry=2"], push: true)
+        #expect(expired["stage"] as? String == "push" && expired["error"] as? String == "expired_token", "\(expired)")
     }
 }

@@ -77,7 +77,7 @@ async function settings(detail, clientKey) {
   const pushView = el("pre", { class: "mono" });
   const pushEdit = el("textarea", { id: "client-push", placeholder: "{\"apns\": {…}} or {\"fcm\": {…}} or {\"off\": true}", "aria-label": "Push settings (JSON)" });
   const cibaOut = el("div");
-  const cibaMode = el("select", { id: "client-ciba-mode" }, el("option", { value: "poll" }, "poll"), el("option", { value: "ping" }, "ping"));
+  const cibaMode = el("select", { id: "client-ciba-mode" }, el("option", { value: "poll" }, "poll"), el("option", { value: "ping" }, "ping"), el("option", { value: "push" }, "push"));
   const cibaEndpoint = el("input", { type: "url", id: "client-ciba-endpoint", placeholder: "https://app.example.com/ciba" });
 
   card.append(
@@ -97,8 +97,8 @@ async function settings(detail, clientKey) {
     el("div", { class: "actions" }, el("button", { type: "button", onclick: uploadLogo }, "Upload logo"),
       el("button", { type: "button", onclick: removeLogo }, "Remove logo")), logoOut,
     el("h2", {}, "Backchannel sign-in (OpenID CIBA)"),
-    el("label", { for: "client-ciba-mode" }, "How the client learns the outcome: poll the token endpoint, or a ping to its notification endpoint"), cibaMode,
-    el("label", { for: "client-ciba-endpoint" }, "Notification endpoint (for ping: https, or plain http to a loopback host)"), cibaEndpoint,
+    el("label", { for: "client-ciba-mode" }, "How the client learns the outcome: poll the token endpoint, a ping to its notification endpoint, or the tokens pushed there"), cibaMode,
+    el("label", { for: "client-ciba-endpoint" }, "Notification endpoint (for ping and push: https, or plain http to a loopback host)"), cibaEndpoint,
     el("div", { class: "actions" }, el("button", { type: "button", id: "client-ciba-save", onclick: saveCIBA }, "Save CIBA settings")), cibaOut,
     el("h2", {}, "Push"), pushView,
     el("p", { class: "muted" }, "Replace the settings (private keys are never shown again):"), pushEdit,
