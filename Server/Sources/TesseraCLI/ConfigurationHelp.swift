@@ -79,6 +79,7 @@ enum ConfigurationHelp {
         "webhooks.pollIntervalMs": "how often the webhook worker looks for due deliveries (default 1000)",
         "webhooks.timeoutMs": "how long one webhook POST may take (default 10000)",
         "webhooks.allowHttp": "allow plain-http webhook URLs to any host in production (default false)",
+        "webhooks.caFile": "extra trusted CA (PEM) for webhook receivers, back-channel logout and CIBA notification endpoints (default system roots)",
     ]
 
     /// The flags `tessera serve` declares itself (listed under OPTIONS, not again here).

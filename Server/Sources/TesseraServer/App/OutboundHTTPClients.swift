@@ -7,7 +7,8 @@ struct OutboundHTTPClients: Sendable {
     let general: HTTPClient
     /// HTTP/2 to the push providers (with `push.caFile` among its trust roots when set).
     let push: HTTPClient
-    /// HTTP/1.1 and HTTP/2 to webhook receivers; redirects are not followed.
+    /// HTTP/1.1 and HTTP/2 to webhook receivers, back-channel logout and CIBA notification endpoints (with
+    /// `webhooks.caFile` among its trust roots when set); redirects are not followed.
     let webhooks: HTTPClient
 
     init(configuration: ServerConfiguration) {
@@ -15,6 +16,11 @@ struct OutboundHTTPClients: Sendable {
         push = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.push(configuration))
         var webhookHTTP = Self.untraced()
         webhookHTTP.redirectConfiguration = .disallow
+        if let file = configuration.webhooksCAFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(file)]
+            webhookHTTP.tlsConfiguration = tls
+        }
         webhooks = HTTPClient(eventLoopGroupProvider: .singleton, configuration: webhookHTTP)
     }
 

@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable {
     public var nodeCAFile: String?
     /// Extra trusted CA or self-signed certificate (PEM) for the push providers' hosts (`push.caFile`; tests and proxies).
     public var pushCAFile: String?
+    /// Extra trusted CA or self-signed certificate (PEM) for webhook receivers, back-channel logout and CIBA
+    /// notification endpoints (`webhooks.caFile`; tests and private CAs).
+    public var webhooksCAFile: String?
     /// Active devices a user may have; registering one more revokes the oldest.
     public var maxDevicesPerUser = 1
     /// Re-registration identity checks per IP address and per user key per hour.
@@ -167,6 +170,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("push.caFile: no PEM certificate could be read from \(file)")
             }
             pushCAFile = file
+        }
+        if let file = config.string(forKey: "webhooks.caFile") {
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(file), !certificates.isEmpty else {
+                throw ConfigurationError("webhooks.caFile: no PEM certificate could be read from \(file)")
+            }
+            webhooksCAFile = file
         }
         if let level = config.string(forKey: "log.level") {
             guard let parsed = Logger.Level(rawValue: level) else { throw ConfigurationError("log.level must be one of trace, debug, info, notice, warning, error, critical") }
