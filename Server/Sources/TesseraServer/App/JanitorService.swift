@@ -35,6 +35,7 @@ struct JanitorService: Service {
                 try await repositories.passkeys.purgeChallenges(before: now, in: sql)
                 // A day after expiry: a late poll still gets expired_token, not invalid_grant.
                 try await SQLCIBARepository().purge(before: now - 86_400_000, in: sql)
+                try await SQLOIDCClientKeyRepository().purge(before: now, in: sql)
             }
             try await repositories.outbox.purge(sentBefore: now - 7 * 86_400_000)
             try await repositories.push.purge(settledBefore: now - 7 * 86_400_000)

@@ -130,10 +130,12 @@ enum Migrator {
             CIBAMigrations.clients,
             CIBAMigrations.pings,
         ]),
-        // Tessera as the authentication channel of other identity servers' CIBA (CIBA/, issue 39).
-        Migration(version: 20, name: "ciba-channel", parts: [
+        // Tessera as the authentication channel of other identity servers' CIBA (CIBA/, issue 39); the clients' own
+        // keys for private_key_jwt and login_hint_token (OIDC/).
+        Migration(version: 20, name: "ciba-channel-client-keys", parts: [
             CIBAMigrations.channelClients,
             CIBAMigrations.outboxKinds,
+            OIDCMigrations.clientKeys,
         ]),
     ]
 

@@ -19,7 +19,7 @@ extension CIBAChannelService {
         let issuer = try CIBAService.endpoint(settings.issuer, field: "issuer")
         guard URLComponents(string: issuer)?.query == nil else { throw AppError.invalidField("issuer", "issuer must have no query") }
         let callback = try CIBAService.endpoint(settings.callbackUrl ?? (issuer + Self.keycloakCallbackPath), field: "callbackUrl")
-        _ = try await Self.keys(settings.jwks)
+        _ = try await SigningKeySet.keys(settings.jwks)
         let stored = CIBAChannelSettings(issuer: issuer, callbackUrl: callback, jwks: settings.jwks)
         let repository = self.repository, now = oidc.clock.now()
         try await oidc.database.transaction { sql in try await repository.save(stored, clientId: client.id, now: now, in: sql) }

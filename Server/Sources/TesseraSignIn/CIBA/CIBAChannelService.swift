@@ -15,7 +15,6 @@ package struct CIBAChannelService: Sendable {
     package var repository: any CIBAChannelRepository = SQLCIBAChannelRepository()
 
     static let idDomain = "ciba-channel-jti"
-    static let jwksLimit = 64 * 1024
     /// Keycloak's callback endpoint under the realm's issuer.
     static let keycloakCallbackPath = "/protocol/openid-connect/ext/ciba/auth/callback"
 
@@ -50,7 +49,7 @@ package struct CIBAChannelService: Sendable {
         }
         let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         let now = oidc.clock.now()
-        guard let keys = try? await Self.keys(settings.jwks), let bearer = try? await keys.verify(token, as: Bearer.self),
+        guard let keys = try? await SigningKeySet.keys(settings.jwks), let bearer = try? await keys.verify(token, as: Bearer.self),
               bearer.iss.value == settings.issuer, bearer.aud.value.contains(settings.issuer),
               Int64(bearer.exp.value.timeIntervalSince1970 * 1000) > now, !bearer.jti.value.isEmpty, bearer.jti.value.utf8.count <= 200
         else { throw AppError.clientSecretInvalid(detail: "The bearer JWT is not signed by the issuer's keys, or is not for it, or expired") }
@@ -91,25 +90,5 @@ package struct CIBAChannelService: Sendable {
         case .cancelled, .failed, .expired, nil: "CANCELLED"
         case .pending, .inProgress: nil
         }
-    }
-
-    /// The signing keys of a JWK Set document: keys for signatures (`use` absent or `sig`) with a `kid` and an
-    /// asymmetric algorithm jwt-kit verifies; others (Keycloak's RSA-OAEP encryption key) are passed over.
-    static func keys(_ jwks: String) async throws -> JWTKeyCollection {
-        guard jwks.utf8.count <= jwksLimit, let document = try? JSONSerialization.jsonObject(with: Data(jwks.utf8)) as? [String: Any],
-              let entries = document["keys"] as? [[String: Any]]
-        else { throw AppError.invalidField("jwks", "jwks must be a JWK Set document ({\"keys\": [...]}) of at most 64 KiB") }
-        let usable: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
-        let keys = JWTKeyCollection()
-        var added = 0
-        for entry in entries.prefix(50) {
-            guard (entry["use"] as? String ?? "sig") == "sig", entry["kid"] is String, (entry["alg"] as? String).map(usable.contains) ?? true,
-                  let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
-                  (try? await keys.add(jwk: jwk)) != nil
-            else { continue }
-            added += 1
-        }
-        guard added > 0 else { throw AppError.invalidField("jwks", "jwks holds no signing key with a kid (RSA, EC or OKP)") }
-        return keys
     }
 }

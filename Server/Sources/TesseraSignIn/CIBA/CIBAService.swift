@@ -113,11 +113,9 @@ package struct CIBAService: Sendable {
     }
 
     /// The user the hint names (nil when none): `login_hint` a user key or an e-mail address, `id_token_hint` an ID
-    /// token this server issued to this client. `login_hint_token` is not supported (yet).
+    /// token this server issued to this client, `login_hint_token` a JWT the client signed (``loginHintTokenUser(_:client:)``).
     func user(client: Client, form: [String: String]) async throws -> String? {
-        if form["login_hint_token"] != nil {
-            throw OIDCService.OAuthError(error: "invalid_request", description: "login_hint_token is not supported; send login_hint or id_token_hint")
-        }
+        if let token = form["login_hint_token"] { return try await loginHintTokenUser(token, client: client) }
         if let hint = form["id_token_hint"] {
             guard hint.utf8.count <= 8192, let claims = await oidc.tokens.verifySignature(hint, as: IDTokenHint.self),
                   claims.aud.value.contains(client.clientKey)

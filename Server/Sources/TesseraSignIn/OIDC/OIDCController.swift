@@ -58,6 +58,7 @@ package struct OIDCController<Context: TesseraContext> {
         }
         addLogoAdminRoutes(to: admin)
         addCIBAAdminRoutes(to: admin)
+        addClientKeyRoutes(to: admin)
     }
 
     // MARK: Discovery
@@ -237,27 +238,6 @@ package struct OIDCController<Context: TesseraContext> {
         return response
     }
 
-    /// A form POST of a client's backend (token, revocation, introspection): the form and the client,
-    /// authenticated by `client_secret_basic` or `client_secret_post`; or the OAuth error to answer.
-    func authenticatedForm(_ request: Request) async throws -> Result<(Client, [String: String]), OIDCService.OAuthError> {
-        var request = request
-        guard Self.isForm(request) else {
-            return .failure(.init(error: "invalid_request", description: "send application/x-www-form-urlencoded"))
-        }
-        let form = RelyingPartyController<Context>.form(buffer: try await request.collectBody(limit: bodyLimit))
-        // RFC 6749 §5.2: 401 with the challenge of a scheme this server supports, whichever way the client sent its secret.
-        let failed = OIDCService.OAuthError(error: "invalid_client", description: "client authentication failed", status: 401)
-        let basic = Self.basicCredentials(request.headers[.authorization])
-        guard let (clientKey, secret) = basic ?? form["client_id"].flatMap({ id in form["client_secret"].map { (id, $0) } }),
-              clientKey.count <= 100, secret.count <= 200, !clientKey.utf8.contains(0), !secret.utf8.contains(0)
-        else { return .failure(failed) }
-        do {
-            return .success((try await service.clients.authenticateBackend(clientKey: clientKey, secret: secret), form))
-        } catch is AppError {
-            return .failure(failed)
-        }
-    }
-
     /// An OAuth JSON answer that no cache keeps (RFC 6749 §5.1).
     static func noStore(_ response: Response) -> Response {
         var response = response
@@ -303,16 +283,6 @@ package struct OIDCController<Context: TesseraContext> {
         }
         guard let token = form["token"] else { return Self.oauthError(.init(error: "invalid_request", description: "token is required")) }
         return Self.noStore(try Response.json(try await service.introspect(client: client, token: token)))
-    }
-
-    /// RFC 6749 §2.3.1: the client ID and secret, each form-urlencoded, in HTTP Basic.
-    package static func basicCredentials(_ header: String?) -> (String, String)? {
-        guard let header, header.hasPrefix(ignoringASCIICase: "basic "),
-              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
-        else { return nil }
-        func unescape(_ text: Substring) -> String { String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
-        return (unescape(pair[..<colon]), unescape(pair[pair.index(after: colon)...]))
     }
 
     /// `GET/POST /oauth2/userinfo` (OIDC Core §5.3) with the access token in `Authorization: Bearer`

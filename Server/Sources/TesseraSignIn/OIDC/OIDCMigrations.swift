@@ -175,4 +175,23 @@ extension OIDCMigrations {
     package static let offerPasskeys = MigrationPart(version: 17, statements: [
         "ALTER TABLE oidc_clients ADD COLUMN offer_passkeys INTEGER NOT NULL DEFAULT 0",
     ])
+
+    /// Version 20: each client's own public keys (`oidc_client_keys`, a JWK Set: `private_key_jwt` and CIBA
+    /// `login_hint_token`), and the client assertions used until they expire (`oidc_client_assertions`, replays refused).
+    package static let clientKeys = MigrationPart(version: 20, statements: [
+        """
+        CREATE TABLE oidc_client_keys (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            jwks TEXT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE oidc_client_assertions (
+            id_hash TEXT PRIMARY KEY,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX oidc_client_assertions_expiry ON oidc_client_assertions (expires_at)",
+    ])
 }

@@ -17,7 +17,8 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     package var idTokenSigningAlgValuesSupported = SigningAlgorithm.allCases.map(\.rawValue)
     package var responseModesSupported = ["query"]
     package var scopesSupported = Self.knownScopes
-    package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
+    package var tokenEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
+    package var tokenEndpointAuthSigningAlgValuesSupported = ["RS256", "PS256", "ES256", "EdDSA"]
     package var revocationEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
     package var introspectionEndpointAuthMethodsSupported = ["client_secret_basic", "client_secret_post"]
     package var codeChallengeMethodsSupported = ["S256"]
@@ -49,6 +50,7 @@ package struct OIDCProviderMetadata: Codable, Sendable {
         case jwksUri = "jwks_uri", responseTypesSupported = "response_types_supported", grantTypesSupported = "grant_types_supported"
         case subjectTypesSupported = "subject_types_supported", idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case scopesSupported = "scopes_supported", tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported", claimsSupported = "claims_supported"
         case responseModesSupported = "response_modes_supported", promptValuesSupported = "prompt_values_supported"
         case requestParameterSupported = "request_parameter_supported", requestUriParameterSupported = "request_uri_parameter_supported"

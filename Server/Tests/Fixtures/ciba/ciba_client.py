@@ -11,7 +11,15 @@ itself is refused: the reason is in the extra arguments), ping (ping mode, §10.
 client's own on the loopback port in the first extra argument, answering 503 to the first ping when the second is
 "flaky"; the token endpoint is called once, after the ping), push (push mode, §10.3: the same receiver gets the
 tokens or the error; the ID token's auth_req_id claim, at_hash and rt_hash are checked as §10.3.1 says, and the token
-endpoint, which a push client must not use, is called once)."""
+endpoint, which a push client must not use, is called once).
+
+More scenarios, with the client's signing key (a PEM file of a P-256 key whose public half the test registered with
+kid "client-es256") in the extra argument key=PATH:
+  pkjwt: poll mode with private_key_jwt (OIDC Core §9, RFC 7523) at both endpoints, a fresh jti each time; then the
+         same assertion again (a replay), and one for another audience: both invalid_client.
+  lht:   login_hint_token (CIBA §7.1): a JWT the client signs naming the user by sub_id {format: email}; the phone
+         approves; then an expired one (expired_login_hint_token) and one signed by a key not registered
+         (invalid_request)."""
 import base64
 import hashlib
 import http.server
@@ -26,6 +34,8 @@ import requests
 
 issuer, client_id, secret, scenario, hint = sys.argv[1:6]
 extra = sys.argv[6:]
+options = dict(item.partition("=")[::2] for item in extra if item.startswith("key="))
+signing_key = open(options["key"]).read() if "key" in options else None
 session = requests.Session()
 session.auth = (client_id, secret)
 log = []
@@ -42,6 +52,24 @@ assert discovery["issuer"] == issuer, discovery["issuer"]
 assert "poll" in discovery["backchannel_token_delivery_modes_supported"]
 assert "urn:openid:params:grant-type:ciba" in discovery["grant_types_supported"]
 endpoint, token_endpoint = discovery["backchannel_authentication_endpoint"], discovery["token_endpoint"]
+
+def assertion(audience, jti=None):
+    """A private_key_jwt client assertion (RFC 7523 §3)."""
+    now = int(time.time())
+    claims = {"iss": client_id, "sub": client_id, "aud": audience, "jti": jti or secrets.token_urlsafe(16), "iat": now, "exp": now + 60}
+    return jwt.encode(claims, signing_key, algorithm="ES256", headers={"kid": "client-es256"})
+
+
+def client_auth(audience):
+    """The form fields of private_key_jwt (the pkjwt scenario), else nothing (HTTP Basic through the session)."""
+    if scenario != "pkjwt":
+        return {}
+    return {"client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", "client_assertion": assertion(audience)}
+
+
+if scenario == "pkjwt":
+    session.auth = None
+    assert "private_key_jwt" in discovery["token_endpoint_auth_methods_supported"], discovery["token_endpoint_auth_methods_supported"]
 
 form = {"scope": "openid email offline_access" if scenario == "push" else "openid email", "login_hint": hint, "binding_message": "Order 4711"}
 pings, arrived = [], threading.Event()
@@ -74,6 +102,11 @@ if scenario == "push":
     for item in extra[2:]:
         name, _, value = item.partition("=")
         form[name] = value
+if scenario == "lht":
+    now = int(time.time())
+    del form["login_hint"]
+    form["login_hint_token"] = jwt.encode({"sub_id": {"format": "email", "email": hint}, "aud": issuer, "exp": now + 120},
+                                          signing_key, algorithm="ES256", headers={"kid": "client-es256"})
 if scenario == "refused":
     # extra: pairs of name=value replacing the form (name= alone removes it).
     for item in extra:
@@ -82,7 +115,7 @@ if scenario == "refused":
             form[name] = value
         else:
             form.pop(name, None)
-started = session.post(endpoint, data=form, timeout=30)
+started = session.post(endpoint, data={**form, **client_auth(endpoint)}, timeout=30)
 log.append(["bc-authorize", started.status_code, started.text[:300]])
 if started.status_code != 200:
     body = started.json()
@@ -94,7 +127,8 @@ print(json.dumps({"started": auth_req_id, "expires_in": answer["expires_in"], "i
 
 
 def poll():
-    response = session.post(token_endpoint, data={"grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": auth_req_id}, timeout=30)
+    response = session.post(token_endpoint, data={"grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": auth_req_id,
+                                                  **client_auth(token_endpoint)}, timeout=30)
     log.append(["token", response.status_code, response.text[:200]])
     return response
 
@@ -168,6 +202,26 @@ result = {"stage": "tokens", "sub": claims["sub"], "amr": claims.get("amr"), "no
           "token_type": body["token_type"], "scope": body["scope"], "polls": polls}
 userinfo = requests.get(discovery["userinfo_endpoint"], headers={"Authorization": "Bearer " + body["access_token"]}, timeout=30)
 result["userinfo_sub"] = userinfo.json().get("sub") if userinfo.status_code == 200 else userinfo.status_code
+if scenario == "pkjwt":
+    # RFC 7523 §3 (7): a jti used once is refused; §3 (3): the audience must be this server.
+    used = assertion(token_endpoint, jti="once-" + secrets.token_hex(4))
+    fields = {"grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": auth_req_id,
+              "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}
+    first = session.post(token_endpoint, data={**fields, "client_assertion": used}, timeout=30)
+    replay = session.post(token_endpoint, data={**fields, "client_assertion": used}, timeout=30)
+    foreign = session.post(token_endpoint, data={**fields, "client_assertion": assertion("https://elsewhere.example.com/token")}, timeout=30)
+    result.update(first=first.json().get("error"), replay=replay.json().get("error"), replay_status=replay.status_code,
+                  foreign=foreign.json().get("error"))
+if scenario == "lht":
+    now = int(time.time())
+    stale = jwt.encode({"sub_id": {"format": "email", "email": hint}, "exp": now - 60}, signing_key, algorithm="ES256",
+                       headers={"kid": "client-es256"})
+    from cryptography.hazmat.primitives.asymmetric import ec
+    other = jwt.encode({"sub_id": {"format": "email", "email": hint}, "exp": now + 60}, ec.generate_private_key(ec.SECP256R1()),
+                       algorithm="ES256", headers={"kid": "client-es256"})
+    base = {"scope": "openid", "binding_message": "Order 4711"}
+    result["stale"] = session.post(endpoint, data={**base, "login_hint_token": stale}, timeout=30).json().get("error")
+    result["unsigned"] = session.post(endpoint, data={**base, "login_hint_token": other}, timeout=30).json().get("error")
 if scenario == "reuse":
     again = poll()
     result["again"] = again.json().get("error")

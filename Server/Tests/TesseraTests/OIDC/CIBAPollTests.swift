@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import Tessera
@@ -5,6 +6,7 @@ import TesseraCore
 import TesseraTestSupport
 @testable import TesseraServer
 import TesseraServerTestSupport
+import TesseraWebAuthn
 
 /// OpenID CIBA Core 1.0 in poll mode, driven by an independent client (Server/Tests/Fixtures/ciba/ciba_client.py:
 /// `requests` and PyJWT, written against the specification) against a live server whose user's phone is the SDK:
@@ -19,7 +21,7 @@ struct CIBAPollTests {
 
     /// Runs the client with `scenario` for `hint` while `phone` answers on the user's device; the client's last JSON line.
     static func run(
-        _ scenario: String, hint: String = "nora", extra: [String] = [], ping: Bool = false, push: Bool = false,
+        _ scenario: String, hint: String = "nora", extra: [String] = [], ping: Bool = false, push: Bool = false, clientKey: Bool = false,
         phone: @escaping @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { _, _ in },
         after: @escaping @Sendable (TesseraRuntime) async throws -> Void = { _ in }
     ) async throws -> [String: Any] {
@@ -36,6 +38,17 @@ struct CIBAPollTests {
             let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
             let issuer = "http://127.0.0.1:\(port)"
             var extra = extra
+            if clientKey {
+                // The client's own P-256 key: its public half registered (a JWK Set), the PEM for the Python client.
+                let key = P256.Signing.PrivateKey(), point = key.publicKey.x963Representation
+                let jwk = ["kty": "EC", "crv": "P-256", "kid": "client-es256", "alg": "ES256", "use": "sig",
+                           "x": Base64URL.encode(point[1..<33]), "y": Base64URL.encode(point[33...])]
+                let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [jwk]]), as: UTF8.self)
+                _ = try await runtime.signIn.oidc.clientKeys.setSettings(ClientKeySettings(jwks: jwks), client: client)
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("ciba-client-\(UUID().uuidString).pem").path
+                try key.pemRepresentation.write(toFile: file, atomically: true, encoding: .utf8)
+                extra.append("key=" + file)
+            }
             if ping || push {
                 let receiver = try NodeQuorumEndToEndTests.freePort()
                 _ = try await runtime.signIn.ciba.setSettings(
@@ -45,7 +58,7 @@ struct CIBAPollTests {
             }
             let arguments = [Self.script, issuer, client.clientKey, secret, scenario, hint] + extra
             let child = Task { try await ChildProcess.run(python, arguments) }
-            if ["poll", "reuse", "ping", "push"].contains(scenario), hint == "nora" {
+            if ["poll", "reuse", "ping", "push", "pkjwt", "lht"].contains(scenario), hint == "nora" || scenario == "lht" {
                 guard let pending = await eventually(timeout: .seconds(120), { try? await tessera.pendingAuthRequests().first }) else {
                     Issue.record("no request reached the phone: \((try? await child.value)?.output ?? "")")
                     return
@@ -154,5 +167,20 @@ struct CIBAPollTests {
         #expect(declined["pushes"] as? Int == 1 && declined["bearer_ok"] as? Bool == true)
         let expired = try await Self.run("push", hint: "nobody@example.com", extra: ["steady", "requested_expiry=2"], push: true)
         #expect(expired["stage"] as? String == "push" && expired["error"] as? String == "expired_token", "\(expired)")
+    }
+
+    @Test("private_key_jwt (OIDC Core §9, RFC 7523): the client authenticates at both endpoints with assertions signed by its registered key; the tokens come; a replayed assertion and one for another audience are invalid_client (401)")
+    func privateKeyJWT() async throws {
+        let result = try await Self.run("pkjwt", clientKey: true, phone: Self.approve)
+        #expect(result["stage"] as? String == "tokens" && result["sub"] as? String == "nora" && result["userinfo_sub"] as? String == "nora", "\(result)")
+        #expect(result["first"] as? String == "invalid_grant", "an authenticated client polling a used auth_req_id: \(result)")
+        #expect(result["replay"] as? String == "invalid_client" && result["replay_status"] as? Int == 401 && result["foreign"] as? String == "invalid_client", "\(result)")
+    }
+
+    @Test("§7.1 login_hint_token: a JWT the client signed naming the user by sub_id (email) reaches the user's phone; approved: the tokens; an expired one is expired_login_hint_token, one signed by another key invalid_request")
+    func loginHintToken() async throws {
+        let result = try await Self.run("lht", hint: "nora@example.com", clientKey: true, phone: Self.approve)
+        #expect(result["stage"] as? String == "tokens" && result["sub"] as? String == "nora", "\(result)")
+        #expect(result["stale"] as? String == "expired_login_hint_token" && result["unsigned"] as? String == "invalid_request", "\(result)")
     }
 }
