@@ -17,7 +17,7 @@ struct AdminCommand: AsyncParsableCommand {
 struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client", abstract: "Manage clients (apps).",
-        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self, ClientPolicyCommand.self, ClientPushCommand.self, ClientOIDCCommand.self, ClientCIBACommand.self, ClientCIBAChannelCommand.self]
+        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self, ClientPolicyCommand.self, ClientPushCommand.self, ClientOIDCCommand.self, ClientCIBACommand.self, ClientCIBAChannelCommand.self, ClientKeysCommand.self]
     )
 
     struct Create: AsyncParsableCommand {

@@ -38,6 +38,8 @@ package struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             "PUT clients/{clientKey}/ciba": "admin.client.ciba_set",
             "PUT clients/{clientKey}/ciba/channel": "admin.client.ciba_channel_set",
             "DELETE clients/{clientKey}/ciba/channel": "admin.client.ciba_channel_removed",
+            "PUT clients/{clientKey}/keys": "admin.client.keys_set",
+            "DELETE clients/{clientKey}/keys": "admin.client.keys_removed",
             "PUT clients/{clientKey}/oidc/logo": "admin.client.logo_set",
             "DELETE clients/{clientKey}/oidc/logo": "admin.client.logo_removed",
             "POST clients/{clientKey}/webhooks": "admin.webhook.created",

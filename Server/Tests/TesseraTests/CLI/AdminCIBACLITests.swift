@@ -71,4 +71,35 @@ struct AdminCIBACLITests {
             #expect(rows == 2)
         }
     }
+
+    @Test("keys: none at first (404); set from a JWK Set file (audited admin.client.keys_set; the kid shown); a file with a private key member is 1005 jwks; --remove (audited), then 404")
+    func clientKeys() async throws {
+        let tessera = try AdminCLITests.binary()
+        try await TestDeployment.serveRuntime(issuer: "https://login.example.com") { runtime, admin, _ in
+            let client = try await runtime.clients.create(name: "Bank", bundleIds: ["com.example.bank"]).client
+            let base = ["admin", "client", "keys", client.clientKey]
+            let none = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(none.status != 0 && none.output.contains("1007"), "\(none.output)")
+            let key = P256.Signing.PrivateKey(), point = key.publicKey.x963Representation
+            var jwk = ["kty": "EC", "crv": "P-256", "kid": "bank-2026", "alg": "ES256", "x": Base64URL.encode(point[1..<33]), "y": Base64URL.encode(point[33...])]
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).json").path
+            try JSONSerialization.data(withJSONObject: ["keys": [jwk]]).write(to: URL(fileURLWithPath: file))
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let set = try await DeviceCLITests.run(tessera, base + ["--jwks-file", file] + admin)
+            #expect(set.status == 0 && set.output.contains("kid: bank-2026"), "\(set.output)")
+            jwk["d"] = Base64URL.encode(key.rawRepresentation)
+            try JSONSerialization.data(withJSONObject: ["keys": [jwk]]).write(to: URL(fileURLWithPath: file))
+            let secret = try await DeviceCLITests.run(tessera, base + ["--jwks-file", file] + admin)
+            #expect(secret.status != 0 && secret.output.contains("1005") && secret.output.contains("jwks"), "\(secret.output)")
+            let removed = try await DeviceCLITests.run(tessera, base + ["--remove"] + admin)
+            #expect(removed.status == 0, "\(removed.output)")
+            let gone = try await DeviceCLITests.run(tessera, base + admin)
+            #expect(gone.status != 0 && gone.output.contains("1007"), "\(gone.output)")
+            let rows = try await runtime.database.read { sql in
+                try await runtime.repositories.audit.entries(.init(type: "admin.client.keys_set"), in: sql).count
+                    + runtime.repositories.audit.entries(.init(type: "admin.client.keys_removed"), in: sql).count
+            }
+            #expect(rows == 2)
+        }
+    }
 }
