@@ -97,7 +97,7 @@ if scenario in ("ping", "push"):
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
 if scenario == "expire":
     form["requested_expiry"] = "1"
-if scenario == "push":
+if scenario in ("ping", "push"):
     # Extra arguments after the port and flaky/steady: name=value added to the request.
     for item in extra[2:]:
         name, _, value = item.partition("=")
