@@ -12,6 +12,8 @@ extension BenchCommand {
     /// authorize page before it. Prints the medians, the 90th percentiles and the ratio of the medians.
     /// Like `oidc`, each POST comes "from" its own address (run the server with
     /// `--http-trusted-proxies 127.0.0.1`) and each known user is named at most 5 times (the page's limits).
+    /// With `--ciba-secret` it times CIBA's backchannel authentication request (`POST /oauth2/bc-authorize` with a
+    /// `login_hint`, `client_secret_basic`) instead: the same question for the backchannel.
     struct OIDCTiming: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "oidc-timing", abstract: "Median time of the hosted page's identifier POST, known vs unknown account."
@@ -20,6 +22,7 @@ extension BenchCommand {
         @Option(help: "A redirect URI registered for the client (never called).") var redirectUri = "http://127.0.0.1:9/callback"
         @Option(help: "Identifier POSTs timed per kind (known, unknown).") var samples = 200
         @Option(help: "Untimed pairs first (warm-up).") var warmup = 20
+        @Option(help: "Time CIBA's bc-authorize with this client secret instead of the page's identifier POST.") var cibaSecret: String?
 
         func run() async throws {
             let url = try load.url(), codes = load.codes(), load = self.load
@@ -33,13 +36,25 @@ extension BenchCommand {
             }
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
             let flow = OIDCBenchFlow(
-                http: http, base: base, clientId: load.clientKey, clientSecret: "", redirectUri: redirectUri, keys: .init(), issuer: ""
+                http: http, base: base, clientId: load.clientKey, clientSecret: cibaSecret ?? "", redirectUri: redirectUri, keys: .init(), issuer: ""
             )
             var known: [Double] = [], unknown: [Double] = []
             for index in 0..<(samples + warmup) {
                 for isKnown in [true, false] {
                     let identifier = isKnown ? emails[index / 5] : "\(load.prefix)-nobody-\(index)@bench.example.com"
                     let address = "10.\(load.runNumber % 10).\(index / 256 % 256).\(index % 256)"
+                    if cibaSecret != nil {
+                        let began = ContinuousClock.now
+                        let started = try await flow.token(
+                            ["scope": "openid", "login_hint": identifier, "binding_message": "Timing"], path: "/oauth2/bc-authorize"
+                        )
+                        let elapsed = ContinuousClock.now - began
+                        guard started["auth_req_id"] is String else { throw ValidationError("bc-authorize gave no auth_req_id") }
+                        guard index >= warmup else { continue }
+                        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                        if isKnown { known.append(millis) } else { unknown.append(millis) }
+                        continue
+                    }
                     let page = try await flow.openPage(
                         challenge: PKCE.challenge(of: PKCE.randomToken()), state: "timing", nonce: "timing", from: address
                     )
