@@ -12,12 +12,14 @@ struct ClientCIBACommand: AsyncParsableCommand {
     @Argument(help: "Client key.") var clientKey: String
     @Option(help: "poll, ping or push.") var mode: String?
     @Option(help: "The client's backchannel_client_notification_endpoint (for ping and push).") var notificationEndpoint: String?
+    @Flag(help: "Each request must carry the user's user_code (their Tessera password); with --mode.") var userCodeRequired = false
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var options: AdminOptions
 
     func validate() throws {
         if let mode, !["poll", "ping", "push"].contains(mode) { throw ValidationError("--mode must be poll, ping or push, not \(mode)") }
         if mode == nil, notificationEndpoint != nil { throw ValidationError("--notification-endpoint goes with --mode ping (or poll)") }
+        if mode == nil, userCodeRequired { throw ValidationError("--user-code-required goes with --mode") }
         if mode == "ping" || mode == "push", notificationEndpoint == nil { throw ValidationError("--mode \(mode ?? "") needs --notification-endpoint") }
     }
 
@@ -26,7 +28,8 @@ struct ClientCIBACommand: AsyncParsableCommand {
         let settings: CIBAClientSettings
         if let mode {
             settings = try await api.send(
-                .PUT, path, body: CIBAClientSettings(deliveryMode: mode, notificationEndpoint: notificationEndpoint), as: CIBAClientSettings.self
+                .PUT, path, body: CIBAClientSettings(deliveryMode: mode, notificationEndpoint: notificationEndpoint, userCodeRequired: userCodeRequired),
+                as: CIBAClientSettings.self
             )
         } else {
             settings = try await api.get(path, as: CIBAClientSettings.self)
@@ -34,6 +37,7 @@ struct ClientCIBACommand: AsyncParsableCommand {
         if json { printJSON(settings); return }
         print("delivery:      \(settings.deliveryMode)")
         print("notification:  \(settings.notificationEndpoint ?? "(none)")")
+        print("user code:     \(settings.userCodeRequired ? "required" : "not required")")
     }
 }
 

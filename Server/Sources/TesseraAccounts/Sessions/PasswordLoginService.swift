@@ -50,6 +50,28 @@ package struct PasswordLoginService: Sendable {
     }
 
     package func login(client: Client, identifier: String, password: String, ip: String?) async throws -> SessionGrant {
+        let userId = try await verify(client: client, identifier: identifier, password: password, ip: ip)
+        let now = clock.now(), users = self.users, audit = self.audit, sessions = self.sessions
+        let (created, identity) = try await database.transaction { sql in
+            try await users.resetPasswordFailures(userId: userId, in: sql)
+            let created = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
+            let identity = try await users.identity(userId: userId, in: sql)
+            try await audit.append(
+                AuditEvent(
+                    "session.created", actor: "session:\(created.id)", clientId: client.id, userId: userId, sessionId: created.id,
+                    details: ["method": "password"]
+                ),
+                in: sql
+            )
+            return (created, identity)
+        }
+        return SessionGrant(sessionToken: created.token, sessionExpiresIn: created.expiresIn, identity: identity)
+    }
+
+    /// The user whose password `password` is (the ID), with every limit of ``login(client:identifier:password:ip:)``:
+    /// 7110 for an unknown identifier or a wrong password alike, 7111 while locked, 7112 past the per-IP limit (with
+    /// `ip`). The failures are counted; a right password does not reset them (the caller does, in its transaction).
+    package func verify(client: Client, identifier: String, password: String, ip: String?) async throws -> String {
         let now = clock.now()
         let channel: OTPChannel = identifier.contains("@") ? .email : .sms
         guard let target = try? TargetNormalizer.normalize(identifier, channel: channel), !password.isEmpty, password.count <= 1024 else {
@@ -100,21 +122,13 @@ package struct PasswordLoginService: Sendable {
                 }
                 throw Self.invalid
             }
-            let sessions = self.sessions
-            let (created, identity) = try await database.transaction { sql in
-                try await users.resetPasswordFailures(userId: userId, in: sql)
-                let created = try await sessions.create(userId: userId, deviceId: nil, now: now, in: sql)
-                let identity = try await users.identity(userId: userId, in: sql)
-                try await audit.append(
-                    AuditEvent(
-                        "session.created", actor: "session:\(created.id)", clientId: client.id, userId: userId, sessionId: created.id,
-                        details: ["method": "password"]
-                    ),
-                    in: sql
-                )
-                return (created, identity)
-            }
-            return SessionGrant(sessionToken: created.token, sessionExpiresIn: created.expiresIn, identity: identity)
+            return userId
         }
+    }
+
+    /// Resets the user's count of wrong passwords (after a right one).
+    package func succeeded(userId: String) async throws {
+        let users = self.users
+        try await database.transaction { sql in try await users.resetPasswordFailures(userId: userId, in: sql) }
     }
 }

@@ -421,6 +421,7 @@ async function settings(detail, clientKey) {
   const cibaOut = el("div");
   const cibaMode = el("select", { id: "client-ciba-mode" }, el("option", { value: "poll" }, "poll"), el("option", { value: "ping" }, "ping"), el("option", { value: "push" }, "push"));
   const cibaEndpoint = el("input", { type: "url", id: "client-ciba-endpoint", placeholder: "https://app.example.com/ciba" });
+  const cibaUserCode = el("input", { type: "checkbox", id: "client-ciba-user-code" });
 
   card.append(
     el("h2", {}, "Authenticator policy"),
@@ -441,6 +442,7 @@ async function settings(detail, clientKey) {
     el("h2", {}, "Backchannel sign-in (OpenID CIBA)"),
     el("label", { for: "client-ciba-mode" }, "How the client learns the outcome: poll the token endpoint, a ping to its notification endpoint, or the tokens pushed there"), cibaMode,
     el("label", { for: "client-ciba-endpoint" }, "Notification endpoint (for ping and push: https, or plain http to a loopback host)"), cibaEndpoint,
+    el("label", { for: "client-ciba-user-code" }, cibaUserCode, " Each request must carry the user's user_code (their Tessera password)"),
     el("div", { class: "actions" }, el("button", { type: "button", id: "client-ciba-save", onclick: saveCIBA }, "Save CIBA settings")), cibaOut,
     el("h2", {}, "Push"), pushView,
     el("p", { class: "muted" }, "Replace the settings (private keys are never shown again):"), pushEdit,
@@ -458,7 +460,7 @@ async function settings(detail, clientKey) {
     if (oidc.hasLogo) showLogo();
   }
   const ciba = await attempt(cibaOut, () => admin("GET", base + "/ciba"));
-  if (ciba) { cibaMode.value = ciba.deliveryMode; cibaEndpoint.value = ciba.notificationEndpoint || ""; cibaMode.dataset.loaded = "1"; }
+  if (ciba) { cibaMode.value = ciba.deliveryMode; cibaEndpoint.value = ciba.notificationEndpoint || ""; cibaUserCode.checked = !!ciba.userCodeRequired; cibaMode.dataset.loaded = "1"; }
   const push = await attempt(pushOut, () => admin("GET", base + "/push"));
   if (push) pushView.textContent = push.provider ? JSON.stringify(push, null, 2) : "No push settings: devices poll.";
 
@@ -495,7 +497,7 @@ async function settings(detail, clientKey) {
     if (await attempt(logoOut, async () => { await admin("DELETE", base + "/oidc/logo"); return true; })) { logoOut.append(el("div", { class: "notice" }, "Logo removed.")); logoPreview.hidden = true; logoPreview.removeAttribute("src"); }
   }
   async function saveCIBA() {
-    const body = { deliveryMode: cibaMode.value };
+    const body = { deliveryMode: cibaMode.value, userCodeRequired: cibaUserCode.checked };
     if (cibaEndpoint.value.trim()) body.notificationEndpoint = cibaEndpoint.value.trim();
     if (await attempt(cibaOut, () => admin("PUT", base + "/ciba", body))) cibaOut.append(el("div", { class: "notice", id: "client-ciba-saved" }, "CIBA settings saved."));
   }

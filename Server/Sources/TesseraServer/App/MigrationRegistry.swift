@@ -135,6 +135,7 @@ enum Migrator {
         Migration(version: 20, name: "ciba-channel-client-keys", parts: [
             CIBAMigrations.channelClients,
             CIBAMigrations.outboxKinds,
+            CIBAMigrations.userCode,
             OIDCMigrations.clientKeys,
         ]),
     ]

@@ -123,6 +123,11 @@ struct SignInDomain: Sendable {
         ciba.interval = configuration.cibaInterval
         ciba.pings = pingRepository
         ciba.pingSealer = SealedResultToken(key: pingKey)
+        let passwordLogin = accounts.passwordLogin
+        ciba.userCode = { client, identifier, code in
+            let userId = try await passwordLogin.verify(client: client, identifier: identifier, password: code, ip: nil)
+            try await passwordLogin.succeeded(userId: userId)
+        }
         self.ciba = ciba
         cibaChannel = CIBAChannelService(oidc: oidc, pings: pingRepository, sealer: SealedResultToken(key: pingKey))
         let relyingParty = auth.relyingParty

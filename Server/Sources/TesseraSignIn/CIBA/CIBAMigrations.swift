@@ -76,4 +76,9 @@ package enum CIBAMigrations {
     package static let outboxKinds = MigrationPart(version: 20, statements: [
         "ALTER TABLE ciba_ping_outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'ping'",
     ])
+
+    /// Version 20: whether a client's backchannel requests must carry the user's `user_code` (CIBA §7.1).
+    package static let userCode = MigrationPart(version: 20, statements: [
+        "ALTER TABLE ciba_clients ADD COLUMN user_code_required INTEGER NOT NULL DEFAULT 0",
+    ])
 }

@@ -15,6 +15,9 @@ package struct CIBAService: Sendable {
     /// Ping mode: the outbox and the sealer of what a ping carries (nil: ping clients cannot make requests).
     package var pings: (any CIBAPingRepository)?
     package var pingSealer: SealedResultToken?
+    /// `user_code` (CIBA §7.1): checks a user's code, their Tessera password, with the password log-in's limits
+    /// (the user's e-mail address or phone number, the code); throws its errors (nil: clients cannot require codes).
+    package var userCode: (@Sendable (_ client: Client, _ identifier: String, _ code: String) async throws -> Void)?
 
     package static let grantType = "urn:openid:params:grant-type:ciba"
     static let idDomain = "ciba-auth-req-id"
@@ -54,6 +57,7 @@ package struct CIBAService: Sendable {
         let settings = try await oidc.database.read { sql in try await clients.settings(clientId: client.id, in: sql) }
         let notificationToken = try Self.notificationToken(form["client_notification_token"], mode: settings.deliveryMode)
         let userKey = try await user(client: client, form: form)
+        if settings.userCodeRequired { try await checkUserCode(form["user_code"], userKey: userKey, client: client) }
         let id = oidc.random.token(prefix: "car_"), idHash = oidc.hasher.hash(id, domain: Self.idDomain)
         let ping = try notificationToken.map { token -> (any CIBAPingRepository, String) in
             guard let pings, let pingSealer else { throw OIDCService.OAuthError(error: "invalid_request", description: "\(settings.deliveryMode) mode is not available") }

@@ -36,7 +36,7 @@ package struct OIDCProviderMetadata: Codable, Sendable {
     /// CIBA Core 1.0 §4: the backchannel authentication endpoint, in poll and ping mode, without `user_code`.
     package var backchannelAuthenticationEndpoint: String
     package var backchannelTokenDeliveryModesSupported = ["poll", "ping", "push"]
-    package var backchannelUserCodeParameterSupported = false
+    package var backchannelUserCodeParameterSupported = true
 
     /// The scopes Tessera knows.
     package static let knownScopes = ["openid", "email", "profile", "phone", "offline_access"]

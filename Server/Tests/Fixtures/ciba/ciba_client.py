@@ -19,7 +19,10 @@ kid "client-es256") in the extra argument key=PATH:
          same assertion again (a replay), and one for another audience: both invalid_client.
   lht:   login_hint_token (CIBA §7.1): a JWT the client signs naming the user by sub_id {format: email}; the phone
          approves; then an expired one (expired_login_hint_token) and one signed by a key not registered
-         (invalid_request)."""
+         (invalid_request).
+  usercode: the client requires user_code (discovery says backchannel_user_code_parameter_supported): without one
+         missing_user_code, a wrong one invalid_user_code, an unknown user with a code invalid_user_code too; then
+         with the user's code (the extra argument code=…) the request reaches the phone and the tokens come."""
 import base64
 import hashlib
 import http.server
@@ -34,7 +37,7 @@ import requests
 
 issuer, client_id, secret, scenario, hint = sys.argv[1:6]
 extra = sys.argv[6:]
-options = dict(item.partition("=")[::2] for item in extra if item.startswith("key="))
+options = dict(item.partition("=")[::2] for item in extra if item.startswith(("key=", "code=")))
 signing_key = open(options["key"]).read() if "key" in options else None
 session = requests.Session()
 session.auth = (client_id, secret)
@@ -107,6 +110,14 @@ if scenario == "lht":
     del form["login_hint"]
     form["login_hint_token"] = jwt.encode({"sub_id": {"format": "email", "email": hint}, "aud": issuer, "exp": now + 120},
                                           signing_key, algorithm="ES256", headers={"kid": "client-es256"})
+if scenario == "usercode":
+    assert discovery.get("backchannel_user_code_parameter_supported") is True
+    base = {"scope": "openid", "login_hint": hint, "binding_message": "Order 4711"}
+    checks = {"missing": session.post(endpoint, data=base, timeout=30).json().get("error"),
+              "wrong": session.post(endpoint, data={**base, "user_code": "not-the-code"}, timeout=30).json().get("error"),
+              "nobody": session.post(endpoint, data={**base, "login_hint": "nobody@example.com", "user_code": options["code"]},
+                                     timeout=30).json().get("error")}
+    form["user_code"] = options["code"]
 if scenario == "refused":
     # extra: pairs of name=value replacing the form (name= alone removes it).
     for item in extra:
@@ -202,6 +213,8 @@ result = {"stage": "tokens", "sub": claims["sub"], "amr": claims.get("amr"), "no
           "token_type": body["token_type"], "scope": body["scope"], "polls": polls}
 userinfo = requests.get(discovery["userinfo_endpoint"], headers={"Authorization": "Bearer " + body["access_token"]}, timeout=30)
 result["userinfo_sub"] = userinfo.json().get("sub") if userinfo.status_code == 200 else userinfo.status_code
+if scenario == "usercode":
+    result.update(checks)
 if scenario == "pkjwt":
     # RFC 7523 §3 (7): a jti used once is refused; §3 (3): the audience must be this server.
     used = assertion(token_endpoint, jti="once-" + secrets.token_hex(4))

@@ -22,6 +22,7 @@ struct CIBAPollTests {
     /// Runs the client with `scenario` for `hint` while `phone` answers on the user's device; the client's last JSON line.
     static func run(
         _ scenario: String, hint: String = "nora", extra: [String] = [], ping: Bool = false, push: Bool = false, clientKey: Bool = false,
+        userCode: String? = nil,
         phone: @escaping @Sendable (TesseraClient, AuthChannelResponse) async throws -> Void = { _, _ in },
         after: @escaping @Sendable (TesseraRuntime) async throws -> Void = { _ in }
     ) async throws -> [String: Any] {
@@ -38,6 +39,15 @@ struct CIBAPollTests {
             let secret = try await runtime.clients.rotateSecret(clientKey: client.clientKey).clientSecret
             let issuer = "http://127.0.0.1:\(port)"
             var extra = extra
+            if let userCode {
+                // nora's Tessera password, which the client requires as her user_code.
+                let hash = try await runtime.accounts.passwordLogin.passwords.hash(userCode)
+                try await runtime.database.withSQL { sql in
+                    try await sql.raw("UPDATE users SET password_hash = \(bind: hash) WHERE user_key = 'nora'").run()
+                }
+                _ = try await runtime.signIn.ciba.setSettings(CIBAClientSettings(userCodeRequired: true), client: client)
+                extra.append("code=" + userCode)
+            }
             if clientKey {
                 // The client's own P-256 key: its public half registered (a JWK Set), the PEM for the Python client.
                 let key = P256.Signing.PrivateKey(), point = key.publicKey.x963Representation
@@ -58,7 +68,7 @@ struct CIBAPollTests {
             }
             let arguments = [Self.script, issuer, client.clientKey, secret, scenario, hint] + extra
             let child = Task { try await ChildProcess.run(python, arguments) }
-            if ["poll", "reuse", "ping", "push", "pkjwt", "lht"].contains(scenario), hint == "nora" || scenario == "lht" {
+            if ["poll", "reuse", "ping", "push", "pkjwt", "lht", "usercode"].contains(scenario), hint == "nora" || scenario == "lht" {
                 guard let pending = await eventually(timeout: .seconds(120), { try? await tessera.pendingAuthRequests().first }) else {
                     Issue.record("no request reached the phone: \((try? await child.value)?.output ?? "")")
                     return
@@ -184,5 +194,13 @@ struct CIBAPollTests {
         let result = try await Self.run("lht", hint: "nora@example.com", clientKey: true, phone: Self.approve)
         #expect(result["stage"] as? String == "tokens" && result["sub"] as? String == "nora", "\(result)")
         #expect(result["stale"] as? String == "expired_login_hint_token" && result["unsigned"] as? String == "invalid_request", "\(result)")
+    }
+
+    @Test("§7.1 user_code, for a client that requires it (the user's Tessera password): none is missing_user_code, a wrong one invalid_user_code, an unknown user's invalid_user_code too; the right one reaches the phone and the tokens come")
+    func userCode() async throws {
+        let result = try await Self.run("usercode", userCode: "correct horse 4711", phone: Self.approve)
+        #expect(result["missing"] as? String == "missing_user_code" && result["wrong"] as? String == "invalid_user_code", "\(result)")
+        #expect(result["nobody"] as? String == "invalid_user_code", "\(result)")
+        #expect(result["stage"] as? String == "tokens" && result["sub"] as? String == "nora", "\(result)")
     }
 }
