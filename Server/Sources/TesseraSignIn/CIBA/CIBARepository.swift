@@ -39,6 +39,8 @@ package protocol CIBARepository: Sendable {
     func poll(idHash: String, now: Int64, raise: Int64, in sql: any SQLDatabase) async throws -> Bool
     /// Marks the request used; false when it was already (a second poll that raced this one).
     func markUsed(idHash: String, now: Int64, in sql: any SQLDatabase) async throws -> Bool
+    /// Takes back a mark of `markUsed` whose tokens could not be issued, so that the client may poll again.
+    func unmarkUsed(idHash: String, in sql: any SQLDatabase) async throws
     /// Deletes requests that expired before `before` (the janitor).
     func purge(before: Int64, in sql: any SQLDatabase) async throws
 }
@@ -100,6 +102,10 @@ package struct SQLCIBARepository: CIBARepository {
         try await sql.raw(
             "UPDATE ciba_requests SET used_at = \(bind: now) WHERE id_hash = \(bind: idHash) AND used_at IS NULL RETURNING id_hash"
         ).first() != nil
+    }
+
+    package func unmarkUsed(idHash: String, in sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE ciba_requests SET used_at = NULL WHERE id_hash = \(bind: idHash)").run()
     }
 
     package func purge(before: Int64, in sql: any SQLDatabase) async throws {

@@ -109,11 +109,17 @@ package struct CIBAService: Sendable {
         guard try await oidc.database.transaction({ sql in try await repository.markUsed(idHash: idHash, now: now, in: sql) }) else {
             throw CIBAState.used.error!
         }
-        let claims = try await oidc.tokens.verify(resultToken)
-        return try await oidc.issueTokens(
-            client: client, userKey: claims.sub.value, scope: record.scope, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr,
-            nonce: nil, family: idHash, sessionId: nil, nodes: claims.nodes, at: now
-        )
+        do {
+            let claims = try await oidc.tokens.verify(resultToken)
+            return try await oidc.issueTokens(
+                client: client, userKey: claims.sub.value, scope: record.scope, authTime: Int64(claims.iat.value.timeIntervalSince1970), amr: claims.amr,
+                nonce: nil, family: idHash, sessionId: nil, nodes: claims.nodes, at: now
+            )
+        } catch {
+            // No tokens came of the mark: take it back, so that the client's next poll may get them.
+            try? await oidc.database.transaction { sql in try await repository.unmarkUsed(idHash: idHash, in: sql) }
+            throw error
+        }
     }
 
     /// The user the hint names (nil when none): `login_hint` a user key or an e-mail address, `id_token_hint` an ID
