@@ -22,6 +22,8 @@ TESSERA_DEBIAN_CHECKS=(
   "fonts-liberation:/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
   "apache2:/usr/sbin/apache2"
   "libapache2-mod-auth-openidc:/usr/lib/apache2/modules/mod_auth_openidc.so"
+  "systemd:/usr/bin/systemd-analyze"
+  "kubectl:/usr/bin/kubectl"
 )
 
 # The PyPI tools, and the modules whose import shows they are there.

@@ -7,7 +7,7 @@ struct TesseraCommand: AsyncParsableCommand {
         abstract: "Tessera: passwordless identity and device authentication.",
         version: TesseraVersion.current,
         subcommands: [
-            ServeCommand.self, NodeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self, RelyingPartyCommand.self,
+            ServeCommand.self, NodeCommand.self, AdminCommand.self, OutboxCommand.self, DeviceCommand.self, RelyingPartyCommand.self, ProbeCommand.self,
         ]
     )
 }
