@@ -14,12 +14,19 @@ package struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware 
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            metrics.record(method: request.method, route: context.endpointPath, status: response.status.code, duration: start.duration(to: .now))
+            metrics.record(method: request.method, route: Self.route(context), status: response.status.code, duration: start.duration(to: .now))
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            metrics.record(method: request.method, route: context.endpointPath, status: status, duration: start.duration(to: .now))
+            metrics.record(method: request.method, route: Self.route(context), status: status, duration: start.duration(to: .now))
             throw error
         }
+    }
+
+    /// The matched route's pattern; nil (counted as `unmatched`) when none matched: Hummingbird's router names that
+    /// case `NotFound` (a 404, and a 405 for a path routed only for other methods).
+    static func route(_ context: Context) -> String? {
+        guard let path = context.endpointPath, path != "NotFound" else { return nil }
+        return path
     }
 }

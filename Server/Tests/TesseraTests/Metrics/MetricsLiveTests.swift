@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -96,6 +98,27 @@ struct MetricsLiveTests {
                         #expect(!value.contains("ch_") && !value.contains(deviceId) && !value.contains(token), "\(sample.name) \(sample.labels)")
                     }
                 }
+            }
+        }
+    }
+
+    @Test("an unknown path (404) and a path routed only for other methods (405) are counted under route=\"unmatched\", never under the router's \"NotFound\"")
+    func unmatchedRoutes() async throws {
+        try await LiveServer.run(bundleId: Self.bundle, configure: { $0.metricsToken = Self.token }) { runtime, _, url in
+            let base = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+            for (method, path, status) in [(HTTPMethod.GET, "/no-such-path", 404), (.DELETE, "/healthz", 405)] {
+                var request = HTTPClientRequest(url: base + path)
+                request.method = method
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                #expect(Int(response.status.code) == status, "\(method) \(path)")
+            }
+            let metricsApp = Application(router: runtime.makeMetricsRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await metricsApp.test(.live) { metrics in
+                let response = try await metrics.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(Self.token)"])
+                let samples = try await Self.parse(String(buffer: response.body))
+                #expect(Self.value(samples, "tessera_http_requests_total", ["route": "unmatched", "method": "GET", "status": "404"]) == 1)
+                #expect(Self.value(samples, "tessera_http_requests_total", ["route": "unmatched", "method": "DELETE", "status": "405"]) == 1)
+                #expect(!samples.contains { $0.labels["route"] == "NotFound" }, "\(samples.filter { $0.name == "tessera_http_requests_total" })")
             }
         }
     }
