@@ -19,6 +19,8 @@ struct ChildNodeLauncher: EmbeddedNodeLauncher {
     /// The `tessera` executable to start (this one).
     var executable: String
     var logLevel: Logger.Level
+    /// The server's log format, which its embedded nodes take too.
+    var logFormat: LogFormat = .text
 
     /// The path of the running executable.
     static func currentExecutable() -> String {
@@ -33,7 +35,7 @@ struct ChildNodeLauncher: EmbeddedNodeLauncher {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [
             "node", "run", "--data-dir", request.directory, "--host", "127.0.0.1", "--port", "0", "--server-key", request.serverKey,
-            "--log-level", logLevel.rawValue, "--stop-on-stdin-eof",
+            "--log-level", logLevel.rawValue, "--log-format", logFormat.rawValue, "--stop-on-stdin-eof",
         ]
         let input = Pipe(), output = Pipe()
         process.standardInput = input

@@ -22,6 +22,7 @@ struct NodeCommand: AsyncParsableCommand {
         @Option(help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.") var tlsCertificate: String?
         @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
         @Option(help: "Log level.") var logLevel = "info"
+        @Option(help: "Log format: text, or json (one JSON object a line).") var logFormat = "text"
         @Flag(help: "Stop when standard input ends (an embedded node started by `tessera serve` dies with its server).")
         var stopOnStdinEof = false
 
@@ -33,7 +34,12 @@ struct NodeCommand: AsyncParsableCommand {
             guard let level = Logger.Level(rawValue: logLevel) else {
                 throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            let logger = makeLogger(level: level)
+            guard let format = LogFormat(rawValue: logFormat) else { throw ValidationError("--log-format must be text or json, not \(logFormat)") }
+            if format == .json {
+                LoggingSystem.bootstrap { label in JSONLogHandler.standardError(label: label, metadataProvider: nil) }
+            }
+            // Its own label: an embedded node's lines go to the server's standard error beside the server's.
+            let logger = makeLogger(level: level, label: "tessera-node")
             // Nothing is created for a node that cannot listen.
             try await ListenAddressCheck.check(host: host, port: port)
             let node: NodeServer

@@ -38,7 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
             try await ListenAddressCheck.check(host: metrics.host, port: metrics.port)
             logger.notice("metrics listener: GET http://\(metrics.host):\(metrics.port)/metrics", metadata: ["token": .string(configuration.metricsToken == nil ? "none" : "required")])
         }
-        let launcher = ChildNodeLauncher(executable: ChildNodeLauncher.currentExecutable(), logLevel: configuration.logLevel)
+        let launcher = ChildNodeLauncher(
+            executable: ChildNodeLauncher.currentExecutable(), logLevel: configuration.logLevel, logFormat: configuration.logFormat
+        )
         let runtime = try await TesseraRuntime.bootstrap(configuration: configuration, logger: logger, nodeLauncher: launcher)
         if let first = runtime.firstStart {
             printFirstStart(first, configuration: configuration)

@@ -63,8 +63,8 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-func makeLogger(level: Logger.Level) -> Logger {
-    var logger = Logger(label: "tessera")
+func makeLogger(level: Logger.Level, label: String = "tessera") -> Logger {
+    var logger = Logger(label: label)
     logger.logLevel = level
     return logger
 }

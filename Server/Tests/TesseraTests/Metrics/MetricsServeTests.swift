@@ -5,10 +5,11 @@ import TesseraCore
 import TesseraTestSupport
 
 /// `tessera serve` with `--metrics-listen`, `--metrics-token` and `--log-format json`: `/metrics` is
-/// on its own listener (not on the public port), asks for the token, and every log line is JSON.
+/// on its own listener (not on the public port), asks for the token, and every log line is JSON, the embedded
+/// node's too (under its own label).
 @Suite("Metrics: tessera serve")
 struct MetricsServeTests {
-    @Test("the metrics listener serves /metrics with its token only; the public port does not; log lines are JSON objects")
+    @Test("the metrics listener serves /metrics with its token only; the public port does not; log lines are JSON objects, the embedded node's under the label tessera-node")
     func serve() async throws {
         let binary = try #require(DeviceCLITests.binary, "build the tessera executable first (swift build --build-tests builds it)")
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-serve-\(UUID().uuidString)").path
@@ -20,7 +21,7 @@ struct MetricsServeTests {
         let server = try ChildProcess(
             binary.path,
             [
-                "serve", "--port", "\(port)", "--data-dir", base + "/data", "--nodes-embedded", "0", "--log-format", "json",
+                "serve", "--port", "\(port)", "--data-dir", base + "/data", "--nodes-embedded", "1", "--log-format", "json",
                 "--metrics-listen", "127.0.0.1:\(metricsPort)", "--metrics-token", token,
             ],
             directory: base, stdout: .null, stderr: .file(logPath)
@@ -46,6 +47,8 @@ struct MetricsServeTests {
         _ = await server.exited()
         let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
         #expect(lines.contains { $0.contains("metrics listener") }, "\(lines)")
+        // The embedded node's lines (it writes to the server's standard error) are JSON too, under its own label.
+        #expect(lines.contains { $0.contains(#""label":"tessera-node""#) }, "\(lines)")
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["timestamp"] is String && object?["level"] is String && object?["label"] is String && object?["message"] is String, "\(line)")
