@@ -4,11 +4,12 @@ import ServiceLifecycle
 
 /// The background worker of every outbox (courier, push, webhooks): wakes at once when this instance
 /// queued something and polls for the rest (other instances, retries that fell due); claims a batch
-/// of due deliveries, attempts them in parallel while their leases are renewed, records each fate,
-/// and goes on until nothing is due.
+/// of due deliveries, attempts them in parallel while their leases are renewed, records each fate the
+/// moment its attempt ended (a delivered message is settled before a slow one of its batch is done, so a
+/// `kill -9` repeats at most the deliveries in flight), and goes on until nothing is due.
 ///
-/// A failed claim ends the round (the worker polls again); a failed record leaves the rows leased, so
-/// the lease runs out and they are attempted again: at least once, never lost.
+/// A failed claim ends the round (the worker polls again); a failed record leaves the row leased, so
+/// the lease runs out and it is attempted again: at least once, never lost.
 package final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
     /// The outbox this worker drains.
     package let queue: Queue
@@ -49,20 +50,19 @@ package final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
             if batch.isEmpty { return tried }
             tried += batch.count
             let queue = self.queue, logger = self.logger
-            let fates = await queue.whileRenewingLeases(of: batch.map(queue.id(of:)), claimant: claimant, logger: logger) {
-                await withTaskGroup(of: (Int, DeliveryFate).self) { group in
-                    for (index, delivery) in batch.enumerated() {
-                        group.addTask { (index, await queue.attempt(delivery, logger: logger)) }
-                    }
-                    return await group.reduce(into: [(delivery: Queue.Delivery, fate: DeliveryFate)]()) { fates, outcome in
-                        fates.append((batch[outcome.0], outcome.1))
+            await queue.whileRenewingLeases(of: batch.map(queue.id(of:)), claimant: claimant, logger: logger) {
+                await withTaskGroup(of: Void.self) { group in
+                    for delivery in batch {
+                        group.addTask {
+                            let fate = await queue.attempt(delivery, logger: logger)
+                            do {
+                                try await queue.record([(delivery, fate)], logger: logger)
+                            } catch {
+                                logger.error("recording a delivery of the \(queue.name) failed", metadata: ["error": .string(String(describing: error))])
+                            }
+                        }
                     }
                 }
-            }
-            do {
-                try await queue.record(fates, logger: logger)
-            } catch {
-                logger.error("recording deliveries of the \(queue.name) failed", metadata: ["error": .string(String(describing: error))])
             }
         }
     }
