@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOCore
 import NIOSSL
 
 /// The server's HTTP clients, one per kind of peer, shut down with the runtime.
@@ -16,6 +17,10 @@ struct OutboundHTTPClients: Sendable {
         push = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.push(configuration))
         var webhookHTTP = Self.untraced()
         webhookHTTP.redirectConfiguration = .disallow
+        // A receiver that refuses connections fails its attempt at once (retried by the outbox's backoff), instead
+        // of being dialled again until the connect timeout ran out while the rest of its batch waited.
+        webhookHTTP.connectionPool.retryConnectionEstablishment = false
+        webhookHTTP.timeout.connect = .milliseconds(configuration.webhooksTimeout.millis)
         if let file = configuration.webhooksCAFile {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.additionalTrustRoots = [.file(file)]
@@ -40,6 +45,8 @@ struct OutboundHTTPClients: Sendable {
         var http = untraced()
         http.httpVersion = .automatic
         http.redirectConfiguration = .disallow
+        // A provider (or UnifiedPush endpoint) that refuses connections fails the attempt at once; the outbox retries.
+        http.connectionPool.retryConnectionEstablishment = false
         if let file = configuration.pushCAFile {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.additionalTrustRoots = [.file(file)]

@@ -122,6 +122,36 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test("a client whose endpoint refuses connections does not hold back another's: with a 60 s timeout, one drain delivers the healthy client's event and fails the refused one at once (connection refused, not a timeout)", arguments: TestDatabase.kinds)
+    func refusedEndpointIsolated(kind: TestDatabase) async throws {
+        try await Self.withReceiver { receiver in
+            let manual = Self.clock()
+            try await withTestRuntime(kind, clock: manual.clock, configure: { $0.webhooksTimeout = .seconds(60) }) { runtime in
+                let healthy = try await runtime.makeTestClient(), dead = try await runtime.makeTestClient()
+                let good = try await Self.endpoint(runtime, healthy, receiver)
+                // Port 9 (discard) on loopback: nothing listens there, so a connection is refused at once.
+                let bad = try await runtime.webhookAdmin.create(
+                    clientKey: dead.clientKey, CreateWebhookRequest(url: "http://127.0.0.1:9/hooks", eventTypes: ["*"])
+                )
+                try await Self.event(runtime, "login.completed", client: dead)
+                try await Self.event(runtime, "login.completed", client: healthy)
+                let began = ContinuousClock.now
+                #expect(try await Self.drain(runtime, receiver, manual) == 2)
+                let elapsed = ContinuousClock.now - began
+                #expect(try receiver.records().count == 1)
+                let delivered = try await runtime.webhookAdmin.deliveries(good.endpoint.id, limit: 10, before: nil)
+                #expect(delivered.deliveries.map(\.status) == ["delivered"])
+                let refused = try await runtime.webhookAdmin.deliveries(bad.endpoint.id, limit: 10, before: nil).deliveries
+                #expect(refused.map(\.status) == ["pending"] && refused.first?.attempts == 1, "\(refused)")
+                let error = refused.first?.lastError ?? ""
+                #expect(error.lowercased().contains("refused") && !error.lowercased().contains("deadline"), "failed at once as refused: \(error)")
+                // Not a timing window: a guard that names the old behaviour if it comes back (the refused connection
+                // dialled again and again until the connect timeout, here the 60 s of webhooks.timeoutMs, ran out).
+                #expect(elapsed < .seconds(30), "the drain took \(elapsed)")
+            }
+        }
+    }
+
     @Test("rotation: during the overlap both secrets sign and either verifies; after it only the new one", arguments: TestDatabase.kinds)
     func rotationOverlap(kind: TestDatabase) async throws {
         try await Self.withReceiver { receiver in
