@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SQLKit
+import Synchronization
 import Testing
 import TesseraCore
 import TesseraTestSupport
@@ -148,6 +152,65 @@ struct WebhookDeliveryTests {
                 // Not a timing window: a guard that names the old behaviour if it comes back (the refused connection
                 // dialled again and again until the connect timeout, here the 60 s of webhooks.timeoutMs, ran out).
                 #expect(elapsed < .seconds(30), "the drain took \(elapsed)")
+            }
+        }
+    }
+
+    /// A loopback socket that listens but never accepts: the kernel completes connections and takes requests, and
+    /// nothing ever answers (a receiver that hangs). Closing it resets them.
+    final class SilentListener: Sendable {
+        /// The socket until it is closed (closed once: a second close could hit a descriptor reused meanwhile).
+        let fd: Mutex<Int32?>
+        let port: Int
+
+        init() throws {
+            let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) } }
+            guard bound == 0, listen(socketFD, 16) == 0 else { throw ConfigurationError("cannot listen on loopback") }
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+            fd = Mutex(socketFD)
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        func close() {
+            if let open = fd.withLock({ fd in defer { fd = nil }; return fd }) { _ = Glibc.close(open) }
+        }
+    }
+
+    @Test("a receiver that never answers holds only its own delivery: an event queued for another client while it hangs is delivered meanwhile (the worker claims again while deliveries are in flight)", arguments: TestDatabase.kinds)
+    func slowEndpointIsolated(kind: TestDatabase) async throws {
+        try await Self.withReceiver { receiver in
+            let manual = Self.clock()
+            try await withTestRuntime(kind, clock: manual.clock, configure: { $0.webhooksTimeout = .seconds(60); $0.webhooksPollInterval = .milliseconds(100) }) { runtime in
+                let healthy = try await runtime.makeTestClient(), stuck = try await runtime.makeTestClient()
+                let good = try await Self.endpoint(runtime, healthy, receiver)
+                let silent = try SilentListener()
+                defer { silent.close() }
+                let hanging = try await runtime.webhookAdmin.create(
+                    clientKey: stuck.clientKey, CreateWebhookRequest(url: "http://127.0.0.1:\(silent.port)/hooks", eventTypes: ["*"])
+                )
+                try receiver.setNow(manual.clock.now())
+                try await Self.event(runtime, "login.completed", client: stuck)
+                let draining = Task { await runtime.webhooks.drain() }
+                // The stuck delivery is in flight (its attempt was counted when it was claimed)…
+                let inFlight = await eventually {
+                    (try? await runtime.webhookAdmin.deliveries(hanging.endpoint.id, limit: 10, before: nil).deliveries.first?.attempts) == 1
+                }
+                #expect(inFlight)
+                // …when the other client's event is queued: it is claimed and delivered while the first still hangs.
+                try await Self.event(runtime, "login.completed", client: healthy)
+                let delivered = await eventually { (try? receiver.records().count) == 1 }
+                #expect(delivered, "the healthy receiver's event arrived while the other receiver hung")
+                let stillHanging = try await runtime.webhookAdmin.deliveries(hanging.endpoint.id, limit: 10, before: nil).deliveries
+                #expect(stillHanging.map(\.status) == ["pending"] && stillHanging.first?.lastError == nil, "\(stillHanging)")
+                let page = try await runtime.webhookAdmin.deliveries(good.endpoint.id, limit: 10, before: nil)
+                #expect(page.deliveries.map(\.status) == ["delivered"])
+                silent.close()
+                #expect(await draining.value == 2)
             }
         }
     }
