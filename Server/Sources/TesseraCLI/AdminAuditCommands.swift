@@ -36,21 +36,42 @@ struct AuditAdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract: "Fetch the whole log, recompute its hash chain locally and check every checkpoint's signature; name the first bad row.",
-            discussion: "Prints OK with the number of rows and exits 0, or names the first bad row (its sequence number and what is wrong) and exits 1."
+            discussion: """
+                Prints OK with the number of rows and how far the signed checkpoints vouch, and exits 0, or names the first bad row (its \
+                sequence number and what is wrong) and exits 1. --checkpoints FILE also checks the log against checkpoints kept outside the \
+                database (the server's audit.checkpointFile): rows removed after them (a truncated log) are found.
+                """
         )
+        @Option(help: "Checkpoints kept outside the database (audit.checkpointFile: one JSON object a line).") var checkpoints: String?
         @OptionGroup var options: AdminOptions
+
+        /// The checkpoints of a kept file (blank lines skipped; a line that is no checkpoint stops with its number).
+        static func kept(_ path: String) throws -> [AuditCheckpoint] {
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read --checkpoints \(path)") }
+            return try String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated().compactMap { index, line in
+                guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+                guard let checkpoint = try? JSONDecoder().decode(AuditCheckpoint.self, from: Data(line.utf8)) else {
+                    throw ValidationError("--checkpoints \(path): line \(index + 1) is not a checkpoint")
+                }
+                return checkpoint
+            }
+        }
 
         func run() async throws {
             let api = try await AdminAPI.connect(options)
             // The key and the checkpoints before the rows: every row they name is then among those read.
             let key = try await api.get("audit/key", as: AuditPublicKey.self)
+            let kept = try self.checkpoints.map(Self.kept) ?? []
             let checkpoints = try await api.get("audit/checkpoints", as: AuditCheckpointList.self).checkpoints
             var verifier = AuditVerifier()
             let head = try await AuditAdminCommand.read(api, after: 0) { verifier.check($0) }
-            if let problem = verifier.finish(head: head, checkpoints: checkpoints, publicKey: key) {
+            if let problem = verifier.finish(head: head, checkpoints: checkpoints, publicKey: key) ?? verifier.finish(external: kept, publicKey: key) {
                 throw CLIFailure(status: CLIFailure.refused, message: "audit log FAILED: \(problem.message)")
             }
-            print("audit log OK: \(verifier.count) rows, \(checkpoints.count) signed checkpoints (key \(key.keyId))")
+            let keptText = self.checkpoints == nil ? "" : " and \(kept.count) kept outside the database"
+            print("audit log OK: \(verifier.count) rows, \(checkpoints.count) signed checkpoints\(keptText) (key \(key.keyId))")
+            let unvouched = Int64(verifier.count) - verifier.vouchedSeq
+            print("vouched for by a signed checkpoint: rows 1–\(verifier.vouchedSeq)" + (unvouched > 0 ? "; the \(unvouched) newer rows are not yet" : ""))
         }
     }
 

@@ -74,6 +74,7 @@ enum ConfigurationHelp {
         "passwords.scryptLogN": "scrypt cost of identity passwords, N = 2^value (default 15)",
         "push.caFile": "extra trusted CA (PEM) for the push providers' hosts (default system roots)",
         "audit.checkpointInterval": "seconds between signed checkpoints of the audit log (default 300)",
+        "audit.checkpointFile": "a file each audit checkpoint is also appended to, outside the database (default none)",
         "metrics.listen": "host:port of a separate listener serving GET /metrics (default off)",
         "metrics.token": "bearer token /metrics requires (required off loopback)",
         "webhooks.pollIntervalMs": "how often the webhook worker looks for due deliveries (default 1000)",

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -13,6 +14,10 @@ package struct AuditCheckpointService: Service {
     package let clock: WallClock
     package let interval: Duration
     package let logger: Logger
+    /// `audit.checkpointFile`: each checkpoint is also appended here, one JSON object a line, so that it leaves the
+    /// database (keep the file on other storage; `tessera admin audit verify --checkpoints FILE` checks the log
+    /// against it). Every checkpoint is also logged at notice level, for the same reason.
+    package var file: String?
 
     package init(
         database: any Database,
@@ -50,12 +55,41 @@ package struct AuditCheckpointService: Service {
     @discardableResult
     package func checkpoint() async throws -> AuditCheckpoint? {
         let audit = self.audit, key = self.key, now = clock.now()
-        return try await database.transaction { sql in
+        let written: AuditCheckpoint? = try await database.transaction { sql in
             let head = try await audit.head(in: sql)
             if let last = try await audit.lastCheckpointSeq(in: sql), last >= head.seq { return nil }
             let checkpoint = try AuditChain.checkpoint(seq: head.seq, hash: head.hash, time: now, key: key)
             try await audit.insert(checkpoint, in: sql)
             return checkpoint
+        }
+        if let written { export(written) }
+        return written
+    }
+
+    /// Takes a checkpoint out of the database: a log line, and a line of `file` when one is set.
+    func export(_ checkpoint: AuditCheckpoint) {
+        logger.notice("audit checkpoint", metadata: [
+            "seq": .stringConvertible(checkpoint.seq), "hash": .string(checkpoint.hash), "time": .stringConvertible(checkpoint.time),
+            "keyId": .string(checkpoint.keyId), "signature": .string(checkpoint.signature),
+        ])
+        guard let file else { return }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            var line = try encoder.encode(checkpoint)
+            line.append(UInt8(ascii: "\n"))
+            if !FileManager.default.fileExists(atPath: file) {
+                guard FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw CocoaError(.fileWriteNoPermission)
+                }
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: line)
+            try handle.synchronize()
+        } catch {
+            logger.error("audit checkpoint not written to audit.checkpointFile", metadata: ["file": .string(file), "error": .string(String(describing: error))])
         }
     }
 }

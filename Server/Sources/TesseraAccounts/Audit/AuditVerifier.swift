@@ -49,6 +49,42 @@ public struct AuditVerifier: Sendable {
         }
     }
 
+    /// The newest row a checked checkpoint vouches for (0: none); rows after it are covered by no signature yet.
+    public private(set) var vouchedSeq: Int64 = 0
+
+    /// Checks checkpoints kept outside the database (`audit.checkpointFile`) against the rows read and `publicKey`:
+    /// each must be signed by the key, and the row it names must be there with its hash. A checkpoint past the last
+    /// row read means rows were removed (the log truncated, its head rewound). Call after ``finish(head:checkpoints:publicKey:)``.
+    public mutating func finish(external: [AuditCheckpoint], publicKey: AuditPublicKey) -> Problem? {
+        if let problem { return problem }
+        guard let raw = Data(base64Encoded: publicKey.publicKey), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
+            problem = Problem(seq: 0, message: "the audit public key cannot be read")
+            return problem
+        }
+        for checkpoint in external.sorted(by: { $0.seq < $1.seq }) {
+            let message = AuditChain.checkpointMessage(seq: checkpoint.seq, hash: checkpoint.hash, time: checkpoint.time)
+            guard checkpoint.keyId == AuditChain.keyId(of: key), let signature = Data(base64Encoded: checkpoint.signature),
+                  key.isValidSignature(signature, for: message)
+            else {
+                problem = Problem(seq: checkpoint.seq, message: "kept checkpoint at row \(checkpoint.seq): bad signature (key \(checkpoint.keyId))")
+                return problem
+            }
+            if checkpoint.seq > lastSeq {
+                problem = Problem(
+                    seq: checkpoint.seq,
+                    message: "row \(checkpoint.seq): missing — a kept checkpoint vouches for it, but the log ends at row \(lastSeq) (truncated)"
+                )
+                return problem
+            }
+            guard checkpoint.seq == 0 || hashes[checkpoint.seq] == checkpoint.hash else {
+                problem = Problem(seq: checkpoint.seq, message: "row \(checkpoint.seq): its hash differs from the kept checkpoint at row \(checkpoint.seq)")
+                return problem
+            }
+            vouchedSeq = max(vouchedSeq, checkpoint.seq)
+        }
+        return nil
+    }
+
     /// Checks the end of the chain against `head` and each checkpoint against the rows and `publicKey`.
     /// Read the head and the checkpoints before the rows: rows appended meanwhile are welcome, but
     /// every row the head or a checkpoint names must be among those checked.
@@ -81,6 +117,7 @@ public struct AuditVerifier: Sendable {
                 )
                 return problem
             }
+            vouchedSeq = max(vouchedSeq, checkpoint.seq)
         }
         return nil
     }

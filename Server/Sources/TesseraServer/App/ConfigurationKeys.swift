@@ -25,7 +25,7 @@ public enum ConfigurationKeys {
         "sessions.lifetime", "sessions.idleTimeout", "sessions.pendingLifetime",
         "passwords.maxFailures", "passwords.lockout", "passwords.perIpHourlyLimit", "passwords.scryptLogN",
         "push.caFile",
-        "audit.checkpointInterval",
+        "audit.checkpointInterval", "audit.checkpointFile",
         "metrics.listen", "metrics.token", "log.format",
         "webhooks.pollIntervalMs", "webhooks.timeoutMs", "webhooks.allowHttp", "webhooks.caFile",
     ]

@@ -36,8 +36,10 @@ struct OperationsDomain: Sendable {
             logger: logger, pollInterval: configuration.webhooksPollInterval, timeout: configuration.webhooksTimeout, metrics: metrics,
             wakeup: storage.webhookWakeup
         )
-        auditCheckpoints = AuditCheckpointService(
+        var checkpoints = AuditCheckpointService(
             database: database, audit: stores.audit, key: keys.auditKey, clock: clock, interval: configuration.auditCheckpointInterval, logger: logger
         )
+        checkpoints.file = configuration.auditCheckpointFile
+        auditCheckpoints = checkpoints
     }
 }

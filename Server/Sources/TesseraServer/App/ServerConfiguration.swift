@@ -104,6 +104,8 @@ public struct ServerConfiguration: Sendable {
     public var passwordScryptLogN = 15
     /// How often a signed checkpoint of the audit log is written (`audit.checkpointInterval`, seconds).
     public var auditCheckpointInterval: Duration = .seconds(300)
+    /// A file each audit checkpoint is also appended to, outside the database (`audit.checkpointFile`); nil: none.
+    public var auditCheckpointFile: String?
     /// How often the webhook worker looks for due deliveries (`webhooks.pollIntervalMs`).
     public var webhooksPollInterval: Duration = .seconds(1)
     /// How long one webhook POST may take (`webhooks.timeoutMs`).
@@ -297,6 +299,7 @@ public struct ServerConfiguration: Sendable {
         passwordPerIPHourlyLimit = try count("passwords.perIpHourlyLimit", passwordPerIPHourlyLimit, range: 1...1_000_000)
         passwordScryptLogN = try count("passwords.scryptLogN", passwordScryptLogN, range: 10...20)
         auditCheckpointInterval = try seconds("audit.checkpointInterval", auditCheckpointInterval, range: 10...86400)
+        auditCheckpointFile = config.string(forKey: "audit.checkpointFile")
         webhooksPollInterval = .milliseconds(try count("webhooks.pollIntervalMs", 1000, range: 50...60000))
         webhooksTimeout = .milliseconds(try count("webhooks.timeoutMs", 10000, range: 100...60000))
         webhooksAllowHttp = config.bool(forKey: "webhooks.allowHttp", default: false)

@@ -95,4 +95,47 @@ struct AuditCLITests {
             #expect(forged.output.contains("checkpoint at row 6: bad signature"), "\(forged.output)")
         }
     }
+
+    @Test("a log truncated together with its newest checkpoint and its head (undetectable from the database alone) is found with the checkpoints kept outside it (audit.checkpointFile); verify says how far the checkpoints vouch", arguments: engines)
+    func truncationFoundWithKeptCheckpoints(engine: String) async throws {
+        let tessera = try AdminCLITests.binary()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoints-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try await Self.serve(engine) { runtime, admin in
+            var checkpoints = runtime.auditCheckpoints
+            checkpoints.file = file
+            let audit = runtime.repositories.audit
+            func append(_ count: Int) async throws {
+                for index in 1...count {
+                    try await runtime.database.transaction { sql in
+                        try await audit.append(AuditEvent("test.event", actor: "system", userId: "usr_\(index)"), in: sql)
+                    }
+                }
+            }
+            try await append(3)
+            #expect(try await checkpoints.checkpoint()?.seq == 3)
+            try await append(3)
+            #expect(try await checkpoints.checkpoint()?.seq == 6)
+            try await append(2)
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 2, "one kept line per checkpoint: \(lines)")
+
+            let whole = try await DeviceCLITests.run(tessera, ["admin", "audit", "verify", "--checkpoints", file] + admin)
+            #expect(whole.status == 0, "\(whole.output)")
+            #expect(whole.output.contains("2 signed checkpoints and 2 kept outside the database"), "\(whole.output)")
+            #expect(whole.output.contains("rows 1–6; the 2 newer rows are not yet"), "\(whole.output)")
+
+            // Rows 4–8 removed with the checkpoint at row 6, the head rewound to row 3: the database alone still verifies.
+            let third = try await runtime.database.read { sql in try await audit.entries(AuditQuery(after: 2, limit: 1, named: false), in: sql) }
+            let row3 = try #require(third.first)
+            try await Self.sql(runtime, "DELETE FROM audit_log WHERE seq > 3")
+            try await Self.sql(runtime, "DELETE FROM audit_checkpoints WHERE seq > 3")
+            try await Self.sql(runtime, "UPDATE audit_head SET seq = 3, hash = \(bind: row3.hash) WHERE id = 1")
+            let alone = try await DeviceCLITests.run(tessera, ["admin", "audit", "verify"] + admin)
+            #expect(alone.status == 0 && alone.output.contains("rows 1–3"), "the database alone cannot tell: \(alone.output)")
+            let kept = try await DeviceCLITests.run(tessera, ["admin", "audit", "verify", "--checkpoints", file] + admin)
+            #expect(kept.status == 1, "\(kept.output)")
+            #expect(kept.output.contains("row 6: missing") && kept.output.contains("truncated"), "\(kept.output)")
+        }
+    }
 }
