@@ -19,14 +19,31 @@ package enum SigningKeySet {
         let keys = JWTKeyCollection()
         var added = 0
         for entry in entries.prefix(50) {
-            guard (entry["use"] as? String ?? "sig") == "sig", entry["kid"] is String, (entry["alg"] as? String).map(algorithms.contains) ?? true,
-                  entry["d"] == nil,
-                  let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
+            // The algorithm the key is for: its `alg`, else the one its type implies. Given to jwt-kit, it makes the key at
+            // once, so a key that is no key (a point off the curve, a short modulus) is passed over here, not at a sign-in.
+            guard (entry["use"] as? String ?? "sig") == "sig", entry["kid"] is String, entry["d"] == nil,
+                  let algorithm = (entry["alg"] as? String) ?? implied(entry), algorithms.contains(algorithm)
+            else { continue }
+            var pinned = entry
+            pinned["alg"] = algorithm
+            guard let data = try? JSONSerialization.data(withJSONObject: pinned), let jwk = try? JSONDecoder().decode(JWK.self, from: data),
                   (try? await keys.add(jwk: jwk)) != nil
             else { continue }
             added += 1
         }
         guard added > 0 else { throw AppError.invalidField(field, "\(field) holds no public signing key with a kid (RSA, EC or OKP)") }
         return keys
+    }
+
+    /// The algorithm a JWK without `alg` is taken for: RS256 for RSA, ES256/384/512 for the P curves, EdDSA for Ed25519.
+    static func implied(_ entry: [String: Any]) -> String? {
+        switch (entry["kty"] as? String, entry["crv"] as? String) {
+        case ("RSA", _): "RS256"
+        case ("EC", "P-256"): "ES256"
+        case ("EC", "P-384"): "ES384"
+        case ("EC", "P-521"): "ES512"
+        case ("OKP", "Ed25519"): "EdDSA"
+        default: nil
+        }
     }
 }
