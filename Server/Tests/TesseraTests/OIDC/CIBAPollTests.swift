@@ -148,15 +148,18 @@ struct CIBAPollTests {
         #expect(result["content_type"] as? String == "application/json")
     }
 
-    @Test("§10.2 ping mode: declined on the phone: the ping, then access_denied; expired: the ping, then expired_token; a ping-mode request without client_notification_token is invalid_request")
+    @Test("§10.2 ping mode: declined on the phone: the ping, then access_denied; expired: the ping, then expired_token; a ping-mode request without client_notification_token, or with one that is no bearer token or too long, is invalid_request")
     func pingDeclined() async throws {
         let result = try await Self.run("ping", ping: true) { tessera, pending in try await tessera.declineAuthRequest(pending) }
         #expect(result["stage"] as? String == "token" && result["error"] as? String == "access_denied" && result["pings"] as? Int == 1, "\(result)")
         #expect(result["bearer_ok"] as? Bool == true && result["body_ok"] as? Bool == true)
         let expired = try await Self.run("ping", hint: "nobody@example.com", extra: ["steady", "requested_expiry=2"], ping: true)
         #expect(expired["stage"] as? String == "token" && expired["error"] as? String == "expired_token" && expired["pings"] as? Int == 1, "\(expired)")
-        let refused = try await Self.run("refused", extra: ["client_notification_token="], ping: true)
-        #expect(refused["error"] as? String == "invalid_request" && refused["status"] as? Int == 400, "\(refused)")
+        // An empty token, one with a space (not a bearer token, RFC 6750 §2.1) and one of 1,025 characters.
+        for token in ["", "has space", String(repeating: "t", count: 1025)] {
+            let refused = try await Self.run("refused", extra: ["client_notification_token=" + token], ping: true)
+            #expect(refused["error"] as? String == "invalid_request" && refused["status"] as? Int == 400, "\(token.prefix(12)): \(refused)")
+        }
     }
 
     @Test("§10.3 push mode: approved; the tokens reach the client's endpoint after one refusal (503, retried; the same tokens), once, with its client_notification_token; the ID token carries the auth_req_id claim, at_hash and rt_hash (§10.3.1); userinfo answers the pushed access token; the token endpoint refuses a push client (unauthorized_client)")
