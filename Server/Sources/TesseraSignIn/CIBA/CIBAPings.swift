@@ -95,13 +95,17 @@ package struct CIBAPings: DeliveryQueue {
                 let outcome = try await delivery.channel_id.asyncMap { try await self.outcome(delivery.client_id, $0) } ?? nil
                 guard let status = CIBAChannelService.status(of: outcome) else { return .retry(error: "not final yet") }
                 (endpoint, body) = (url, try JSONEncoder().encode(["status": status]))
-            case "push":
-                let clients = self.clients
+            default:
+                // A ping or a push, to the endpoint the client registered; a client no longer in that mode drops it.
+                let clients = self.clients, mode = delivery.kind == "push" ? "push" : "ping"
                 let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
-                guard settings.deliveryMode == "push", let url = settings.notificationEndpoint, let pushBody else { return .dropped }
-                if let payload = sealed.payload {
+                guard settings.deliveryMode == mode, let url = settings.notificationEndpoint else { return .dropped }
+                if mode == "ping" {
+                    (endpoint, body) = (url, try JSONEncoder().encode(["auth_req_id": sealed.authReqId]))
+                } else if let payload = sealed.payload {
                     (endpoint, body) = (url, Data(payload.utf8))
                 } else {
+                    guard let pushBody else { return .dropped }
                     guard let minted = try await pushBody(delivery.client_id, delivery.id, sealed.authReqId) else { return .retry(error: "not final yet") }
                     // Kept (sealed) before the first try, so that every retry sends the same tokens.
                     var kept = sealed
@@ -110,11 +114,6 @@ package struct CIBAPings: DeliveryQueue {
                     try await repository.updateSealed(id: delivery.id, sealed: try sealer.seal(text, channelId: delivery.id))
                     (endpoint, body) = (url, minted)
                 }
-            default:
-                let clients = self.clients
-                let settings = try await database.read { sql in try await clients.settings(clientId: delivery.client_id, in: sql) }
-                guard settings.deliveryMode == "ping", let url = settings.notificationEndpoint else { return .dropped }
-                (endpoint, body) = (url, try JSONEncoder().encode(["auth_req_id": sealed.authReqId]))
             }
         } catch {
             return .retry(error: "storage")
@@ -125,21 +124,6 @@ package struct CIBAPings: DeliveryQueue {
         request.headers.add(name: "authorization", value: "Bearer " + sealed.token)
         request.headers.add(name: "user-agent", value: "Tessera-CIBA/1")
         request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            let response = try await httpClient.execute(request, timeout: .milliseconds(timeout.millis))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            let code = Int(response.status.code)
-            if (200..<300).contains(code) {
-                logger.info("\(what) delivered", metadata: ["attempt": .stringConvertible(delivery.attempts)])
-                return .delivered
-            }
-            logger.notice("\(what) refused", metadata: ["attempt": .stringConvertible(delivery.attempts), "status": .stringConvertible(code)])
-            if (400..<500).contains(code), code != 408, code != 429 { return .refused(error: "HTTP \(code)", status: code) }
-            let retryAfter = response.headers.first(name: "retry-after").flatMap { Int64($0) }.map { Duration.seconds($0) }
-            return .retry(error: "HTTP \(code)", status: code, retryAfter: retryAfter)
-        } catch {
-            logger.notice("\(what) failed", metadata: ["attempt": .stringConvertible(delivery.attempts), "error": .string(String(describing: error))])
-            return .retry(error: String(describing: error))
-        }
+        return await .post(request, through: httpClient, timeout: timeout, what: what, attempt: delivery.attempts, logger: logger)
     }
 }

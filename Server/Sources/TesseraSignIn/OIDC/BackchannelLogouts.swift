@@ -89,23 +89,8 @@ package struct BackchannelLogouts: DeliveryQueue {
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "user-agent", value: "Tessera-Logout/1")
         request.body = .bytes(ByteBuffer(string: "logout_token=" + token))
-        do {
-            let response = try await httpClient.execute(request, timeout: .milliseconds(timeout.millis))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            let code = Int(response.status.code)
-            if (200..<300).contains(code) {
-                logger.info("back-channel logout delivered", metadata: ["attempt": .stringConvertible(delivery.attempts)])
-                return .delivered
-            }
-            logger.notice("back-channel logout refused", metadata: ["attempt": .stringConvertible(delivery.attempts), "status": .stringConvertible(code)])
-            // §2.8: 400 means the client could not log out with this token; another try of the same would not help.
-            if (400..<500).contains(code), code != 408, code != 429 { return .refused(error: "HTTP \(code)", status: code) }
-            let retryAfter = response.headers.first(name: "retry-after").flatMap { Int64($0) }.map { Duration.seconds($0) }
-            return .retry(error: "HTTP \(code)", status: code, retryAfter: retryAfter)
-        } catch {
-            logger.notice("back-channel logout failed", metadata: ["attempt": .stringConvertible(delivery.attempts), "error": .string(String(describing: error))])
-            return .retry(error: String(describing: error))
-        }
+        // §2.8: a 400 means the client could not log out with this token; another try of the same would not help.
+        return await .post(request, through: httpClient, timeout: timeout, what: "back-channel logout", attempt: delivery.attempts, logger: logger)
     }
 }
 
