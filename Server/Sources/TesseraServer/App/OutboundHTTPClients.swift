@@ -15,18 +15,26 @@ struct OutboundHTTPClients: Sendable {
     init(configuration: ServerConfiguration) {
         general = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.untraced())
         push = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.push(configuration))
-        var webhookHTTP = Self.untraced()
-        webhookHTTP.redirectConfiguration = .disallow
-        // A receiver that refuses connections fails its attempt at once (retried by the outbox's backoff), instead
-        // of being dialled again until the connect timeout ran out while the rest of its batch waited.
-        webhookHTTP.connectionPool.retryConnectionEstablishment = false
-        webhookHTTP.timeout.connect = .milliseconds(configuration.webhooksTimeout.millis)
-        if let file = configuration.webhooksCAFile {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.file(file)]
-            webhookHTTP.tlsConfiguration = tls
-        }
-        webhooks = HTTPClient(eventLoopGroupProvider: .singleton, configuration: webhookHTTP)
+        webhooks = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.webhooks(configuration))
+    }
+
+    /// To webhook receivers, back-channel logout and CIBA endpoints: no redirects, `webhooks.caFile` trusted too. A
+    /// receiver that refuses connections fails its attempt at once (retried by the outbox's backoff), instead of being
+    /// dialled again until the connect timeout ran out while other deliveries waited.
+    static func webhooks(_ configuration: ServerConfiguration) -> HTTPClient.Configuration {
+        var http = untraced()
+        http.redirectConfiguration = .disallow
+        http.connectionPool.retryConnectionEstablishment = false
+        http.timeout.connect = .milliseconds(configuration.webhooksTimeout.millis)
+        if let file = configuration.webhooksCAFile { http.tlsConfiguration = trusting(file) }
+        return http
+    }
+
+    /// The system's trust roots and the certificates of `file` (PEM).
+    private static func trusting(_ file: String) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.file(file)]
+        return tls
     }
 
     /// An HTTP client configuration without tracing. async-http-client takes the process's tracer when none is
@@ -47,11 +55,7 @@ struct OutboundHTTPClients: Sendable {
         http.redirectConfiguration = .disallow
         // A provider (or UnifiedPush endpoint) that refuses connections fails the attempt at once; the outbox retries.
         http.connectionPool.retryConnectionEstablishment = false
-        if let file = configuration.pushCAFile {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.file(file)]
-            http.tlsConfiguration = tls
-        }
+        if let file = configuration.pushCAFile { http.tlsConfiguration = trusting(file) }
         return http
     }
 
