@@ -140,8 +140,11 @@ struct CIBAPollTests {
     @Test("§10.2 ping mode: approved; the notification reaches the client's endpoint with its client_notification_token as a bearer token and the auth_req_id, after one refusal (503, retried), and is sent once; then the tokens")
     func pingApproved() async throws {
         let result = try await Self.run("ping", extra: ["flaky"], ping: true, phone: Self.approve) { runtime in
-            let counts = try await runtime.signIn.cibaPings.queue.repository.counts()
-            #expect(counts == ["sent": 1], "\(counts)")
+            // The worker records the delivery once it read the receiver's answer: awaited, not assumed.
+            let repository = runtime.signIn.cibaPings.queue.repository
+            let sent = await eventually { (try? await repository.counts()) == ["sent": 1] }
+            let counts = (try? await repository.counts()) ?? [:]
+            #expect(sent, "\(counts)")
         }
         #expect(result["stage"] as? String == "tokens" && result["sub"] as? String == "nora", "\(result)")
         #expect(result["pings"] as? Int == 2 && result["bearer_ok"] as? Bool == true && result["body_ok"] as? Bool == true, "\(result)")
@@ -165,8 +168,11 @@ struct CIBAPollTests {
     @Test("§10.3 push mode: approved; the tokens reach the client's endpoint after one refusal (503, retried; the same tokens), once, with its client_notification_token; the ID token carries the auth_req_id claim, at_hash and rt_hash (§10.3.1); userinfo answers the pushed access token; the token endpoint refuses a push client (unauthorized_client)")
     func pushApproved() async throws {
         let result = try await Self.run("push", extra: ["flaky"], push: true, phone: Self.approve) { runtime in
-            let counts = try await runtime.signIn.cibaPings.queue.repository.counts()
-            #expect(counts == ["sent": 1], "\(counts)")
+            // The worker records the delivery once it read the receiver's answer: awaited, not assumed.
+            let repository = runtime.signIn.cibaPings.queue.repository
+            let sent = await eventually { (try? await repository.counts()) == ["sent": 1] }
+            let counts = (try? await repository.counts()) ?? [:]
+            #expect(sent, "\(counts)")
         }
         #expect(result["stage"] as? String == "push" && result["sub"] as? String == "nora" && result["pushes"] as? Int == 2, "\(result)")
         #expect(result["bearer_ok"] as? Bool == true && result["auth_req_id_ok"] as? Bool == true && result["content_type"] as? String == "application/json")
