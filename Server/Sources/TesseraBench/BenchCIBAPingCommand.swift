@@ -65,7 +65,7 @@ extension BenchCommand {
                         // Stop making requests a second before the moment they are all due.
                         while index < count, ContinuousClock.now < due - .seconds(1) {
                             let left = due - ContinuousClock.now
-                            let expiry = Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+                            let expiry = Int(left.inSeconds.rounded(.up))
                             let token = "bench-\(index)-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
                             do {
                                 let started = try await flow.token(
@@ -96,7 +96,7 @@ extension BenchCommand {
                 state = tally.state.withLock { $0 }
             }
             let cpuUsed = cpu.seconds() - cpuBefore
-            let seconds = state.last.map { $0 - due }.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
+            let seconds = state.last.map { ($0 - due).inSeconds } ?? 0
             print(String(
                 format: #"RESULT {"conc":%d,"requests":%d,"failed":%d,"pings":%d,"wrong":%d,"seconds":%.2f,"rate":%.1f}"#,
                 concurrency, requests, failed, state.ok, state.wrong, seconds, seconds > 0 ? Double(state.ok) / seconds : 0

@@ -162,7 +162,7 @@ func measureUntilExhausted(
                         break
                     }
                     let elapsed = ContinuousClock.now - began
-                    results.append((ok, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000))
+                    results.append((ok, elapsed.inMilliseconds))
                 }
                 return results
             }
@@ -201,7 +201,7 @@ func printResult(
         FileHandle.standardError.write(Data("out of fixtures after \(exhaustedAt): the run stopped early; give it more users\n".utf8))
     }
     let elapsed = exhaustedAt ?? (ContinuousClock.now - start)
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.inSeconds
     let good = results.filter(\.ok).map(\.millis).sorted()
     func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
     print(String(
@@ -233,4 +233,11 @@ actor OutboxTail {
         }
         throw ValidationError("no code for \(recipient)")
     }
+}
+
+extension Duration {
+    /// The duration in seconds, with its fraction.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    /// The duration in milliseconds, with its fraction.
+    var inMilliseconds: Double { inSeconds * 1000 }
 }

@@ -51,7 +51,7 @@ extension BenchCommand {
                         let elapsed = ContinuousClock.now - began
                         guard started["auth_req_id"] is String else { throw ValidationError("bc-authorize gave no auth_req_id") }
                         guard index >= warmup else { continue }
-                        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                        let millis = elapsed.inMilliseconds
                         if isKnown { known.append(millis) } else { unknown.append(millis) }
                         continue
                     }
@@ -63,7 +63,7 @@ extension BenchCommand {
                     let elapsed = ContinuousClock.now - began
                     guard answer.status == 200 else { throw ValidationError("identify answered HTTP \(answer.status): \(answer.body.prefix(300))") }
                     guard index >= warmup else { continue }
-                    let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                    let millis = elapsed.inMilliseconds
                     if isKnown { known.append(millis) } else { unknown.append(millis) }
                 }
             }

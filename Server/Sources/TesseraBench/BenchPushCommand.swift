@@ -65,7 +65,7 @@ extension BenchCommand {
                 delivered = Self.delivered(records) - before
             }
             let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             print(String(
                 format: #"RESULT {"conc":%d,"users":%d,"requests":%d,"failed":%d,"pushes":%d,"seconds":%.2f,"push_rate":%.1f}"#,
                 load.concurrency, names.map(\.count).reduce(0, +), sent, results.count - sent, delivered, seconds, Double(delivered) / seconds
