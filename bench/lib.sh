@@ -31,8 +31,16 @@ start_tessera() {
 }
 
 # cpu_ticks PID…: user + system clock ticks used so far by these processes (/proc/<pid>/stat).
-cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 "/proc/$p/stat"); s=$((s + a + b)); done; echo $s; }
+cpu_ticks() { local s=0 p a b; for p in "$@"; do read -r a b < <(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null) || continue; s=$((s + a + b)); done; echo $s; }
 HZ=$(getconf CLK_TCK)
+
+# db_pids: the PostgreSQL backends serving the database of DATABASE_URL (empty on SQLite or without one), whose CPU
+# wrk_json reports beside the server's (db_cores): PostgreSQL's own work per operation.
+db_pids() {
+  local name=${DATABASE_URL##*/}; name=${name%%\?*}
+  [ -n "${DATABASE_URL:-}" ] && [ -n "$name" ] || return 0
+  pgrep -f "postgres: [^ ]+ $name " | tr '\n' ' ' || true
+}
 
 # wrk_json OUT_JSONL CONC PIDS -- wrk arguments…: runs `wrk -t1` for DURATION s at CONC connections
 # with the given script (which writes its JSON result line to RESULT_FILE) and URL, and appends that
@@ -41,10 +49,14 @@ HZ=$(getconf CLK_TCK)
 wrk_json() {
   local out=$1 conc=$2 pids=$3 c0 c1 t0 t1 tmp; shift 4
   tmp=$(mktemp)
+  local dbp d0 d1
+  dbp=$(db_pids); d0=$(cpu_ticks $dbp)
   c0=$(cpu_ticks ${pids//,/ }); t0=$(date +%s.%N)
   RESULT_FILE=$tmp timeout $((DURATION + 60)) wrk -t1 -c"$conc" -d"${DURATION}s" --timeout 30s "$@" >> "${out%.jsonl}.txt" 2>&1 || true
   c1=$(cpu_ticks ${pids//,/ }); t1=$(date +%s.%N)
-  WRK_EXTRA=${WRK_EXTRA:-} python3 -c "import json,os;d=json.loads(open('$tmp').read().strip().splitlines()[-1]);d.update(conc=$conc,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),3));d.update(json.loads(os.environ['WRK_EXTRA'] or '{}'));print(json.dumps(d))" \
+  d1=$(cpu_ticks $dbp); local dbnew; dbnew=$(comm -13 <(tr ' ' '\n' <<< "$dbp" | sort) <(db_pids | tr ' ' '\n' | sort)); d1=$((d1 + $(cpu_ticks $dbnew)))
+  local db_cores=None; [ -n "$dbp$dbnew" ] && db_cores="round(($d1-$d0)/$HZ/($t1-$t0),3)"
+  WRK_EXTRA=${WRK_EXTRA:-} python3 -c "import json,os;d=json.loads(open('$tmp').read().strip().splitlines()[-1]);d.update(conc=$conc,server_cores=round(($c1-$c0)/$HZ/($t1-$t0),3),db_cores=$db_cores);d.update(json.loads(os.environ['WRK_EXTRA'] or '{}'));print(json.dumps(d))" \
     | tee -a "$out" || echo "wrk gave no result at c=$conc (see ${out%.jsonl}.txt)"
   rm -f "$tmp"
 }

@@ -15,6 +15,10 @@ public final class PostgresDatabase: Database {
     private let probeConfiguration: PostgresConnection.Configuration
     /// `host:port/database`, for messages (never the password).
     public let location: String
+    /// Whether statements run as named prepared statements (``PostgresPreparedSQL``); `?prepare=off` turns it off.
+    package let prepares: Bool
+    /// The options a database URL may carry after `?`.
+    static let urlOptions: Set<String> = ["sslmode", "prepare"]
 
     /// Creates a pool for a `postgres://user:password@host:port/database` URL.
     package init(url: String, logger: Logger) throws {
@@ -25,7 +29,20 @@ public final class PostgresDatabase: Database {
             throw ConfigurationError("database URL must look like postgres://user:password@host:5432/database")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        for item in components.queryItems ?? [] where !Self.urlOptions.contains(item.name) {
+            throw ConfigurationError(
+                "database URL option \"\(item.name)\" is unknown (known: \(Self.urlOptions.sorted().joined(separator: ", ")))"
+            )
+        }
         let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
+        guard ["disable", "prefer", "require", "verify-ca", "verify-full"].contains(tlsMode) else {
+            throw ConfigurationError("database URL option sslmode=\(tlsMode) is invalid (disable, prefer, require, verify-ca or verify-full)")
+        }
+        switch components.queryItems?.first(where: { $0.name == "prepare" })?.value ?? "on" {
+        case "on": prepares = true
+        case "off": prepares = false
+        case let other: throw ConfigurationError("database URL option prepare=\(other) is invalid (on or off)")
+        }
         let tls: PostgresClient.Configuration.TLS
         let probeTLS: PostgresConnection.Configuration.TLS
         switch tlsMode {
@@ -74,8 +91,9 @@ public final class PostgresDatabase: Database {
 
     public func withSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
+            let prepares = self.prepares
             return try await client.withConnection { connection in
-                try await body(connection.sql(queryLogLevel: nil))
+                try await body(prepares ? PostgresPreparedSQL(connection: connection, autocommit: true) : connection.sql(queryLogLevel: nil))
             }
         } catch {
             throw RefusedValue.problem(for: error) ?? error
@@ -84,8 +102,10 @@ public final class PostgresDatabase: Database {
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
+            let prepares = self.prepares
             return try await client.withConnection { connection in
-                try await inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
+                let sql: any SQLDatabase = prepares ? PostgresPreparedSQL(connection: connection, autocommit: false) : connection.sql(queryLogLevel: nil)
+                return try await inTransaction(sql, begin: "BEGIN", body)
             }
         } catch {
             throw RefusedValue.problem(for: error) ?? error
