@@ -33,17 +33,18 @@ package struct AuditQuery: Sendable {
     }
 }
 
-/// The audit log, the one owner of `audit_log`, `audit_head` and `audit_checkpoints`: an
-/// append-only, hash-chained record of security events. A service appends inside the transaction
-/// that makes the change, as its last statement before the commit, so the head row's lock (which
-/// serialises appends across instances) is held as briefly as possible.
+/// The audit log, the one owner of `audit_log`, `audit_head`, `audit_pending` and `audit_checkpoints`:
+/// an append-only, hash-chained record of security events. A service appends inside the transaction
+/// that makes the change. On PostgreSQL the append is deferred (``AuditSequencer``) and the reads
+/// chain what is pending before they read.
 package protocol AuditLog: Sendable {
     /// Appends `events` in order (one locking read of the head, one INSERT, one UPDATE of the head),
     /// inside the caller's transaction, stamped with the injected clock.
     func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws
-    /// Rows in sequence order, with their subjects' keys when `query.named`.
+    /// Rows in sequence order, with their subjects' keys when `query.named`. On PostgreSQL every event
+    /// committed before the call is chained first (``AuditSequencer/settle()``, in a transaction of its own).
     func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry]
-    /// The last row's sequence number and hash.
+    /// The last row's sequence number and hash, after chaining what is pending (as ``entries(_:in:)``).
     func head(in sql: any SQLDatabase) async throws -> AuditHead
     /// Stores a checkpoint; a second one for the same row and key is ignored.
     func insert(_ checkpoint: AuditCheckpoint, in sql: any SQLDatabase) async throws
@@ -53,11 +54,15 @@ package protocol AuditLog: Sendable {
     func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint]
     /// Signalled after this process appends (nil: readers poll only).
     var appended: AuditAppendSignal? { get }
+    /// What chains deferred appends (PostgreSQL); nil where appends chain at once.
+    var sequencer: AuditSequencer? { get }
 }
 
 extension AuditLog {
     /// Readers poll only.
     package var appended: AuditAppendSignal? { nil }
+    /// Appends chain at once.
+    package var sequencer: AuditSequencer? { nil }
 
     /// Appends one event inside the caller's transaction.
     package func append(_ event: AuditEvent, in sql: any SQLDatabase) async throws {

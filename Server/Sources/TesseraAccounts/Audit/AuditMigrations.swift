@@ -42,4 +42,25 @@ package enum AuditMigrations {
         )
         """,
     ])
+
+    /// Version 21: events appended on PostgreSQL, waiting for the ``AuditSequencer`` to chain them
+    /// (`audit_pending`; unused on SQLite, whose appends chain at once).
+    package static let pending = MigrationPart(version: 21, statements: [
+        """
+        CREATE TABLE audit_pending (
+            batch TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            time BIGINT NOT NULL,
+            type TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            client_id TEXT,
+            user_id TEXT,
+            device_id TEXT,
+            session_id TEXT,
+            details TEXT NOT NULL,
+            PRIMARY KEY (batch, position)
+        )
+        """,
+        "CREATE INDEX audit_pending_order ON audit_pending (time, batch, position)",
+    ])
 }

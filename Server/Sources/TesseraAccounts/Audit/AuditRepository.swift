@@ -1,8 +1,10 @@
 import SQLKit
 
-/// ``AuditLog`` over SQLKit. On PostgreSQL the head row is read `FOR UPDATE`, so appends by several
-/// instances queue on it and the chain stays linear; on SQLite the single writer (`BEGIN IMMEDIATE`)
-/// already serialises them.
+/// ``AuditLog`` over SQLKit. On SQLite an append chains its rows at once: the single writer
+/// (`BEGIN IMMEDIATE`) serialises appends. On PostgreSQL an append only inserts its events into
+/// `audit_pending`, a row of their own that no other transaction touches, and the ``AuditSequencer``
+/// chains them in batches (``sequencePending(limit:in:)``), holding the head row's lock once per batch
+/// instead of once per audited change of every instance.
 package struct SQLAuditRepository: AuditLog {
     package let kind: DatabaseKind
     package let clock: WallClock
@@ -11,22 +13,37 @@ package struct SQLAuditRepository: AuditLog {
     /// Looks up the client and user keys of the rows read (nil: rows carry the IDs only).
     package var subjects: (any AuditSubjectKeys)? = nil
 
+    /// On PostgreSQL: chains what appends leave in `audit_pending` (nil on SQLite, which chains at once).
+    package private(set) var sequencer: AuditSequencer?
+
+    /// With `database`, a PostgreSQL one gets its ``AuditSequencer`` (run it as a service; readers settle
+    /// through it). Without, appends chain at once on either engine (tests of the chain itself).
     package init(
         kind: DatabaseKind,
         clock: WallClock,
         appended: AuditAppendSignal? = nil,
-        subjects: (any AuditSubjectKeys)? = nil
+        subjects: (any AuditSubjectKeys)? = nil,
+        database: (any Database)? = nil,
+        random: RandomSource = .system
     ) {
         self.kind = kind
         self.clock = clock
         self.appended = appended
         self.subjects = subjects
+        if let database, database.kind == .postgres {
+            sequencer = AuditSequencer(database: database, log: self, random: random)
+        }
     }
 
     package static let columns = "seq, time, type, actor, client_id, user_id, device_id, session_id, details, prev_hash, hash"
 
     package func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws {
         guard !events.isEmpty else { return }
+        if let sequencer {
+            try await appendPending(events, batch: sequencer.batchId(), in: sql)
+            sequencer.wake()
+            return
+        }
         let lock: SQLQueryString = kind == .postgres ? " FOR UPDATE" : ""
         guard let row = try await sql.raw("SELECT seq, hash FROM audit_head WHERE id = 1" + lock).first() else {
             throw AppError.internalError(detail: "The audit log has no head row")
@@ -62,6 +79,7 @@ package struct SQLAuditRepository: AuditLog {
     }
 
     package func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry] {
+        try await sequencer?.settle()
         var statement: SQLQueryString = "SELECT \(unsafeRaw: Self.columns) FROM audit_log WHERE seq > \(bind: query.after)"
         if let type = query.type { statement = statement + " AND type = \(bind: type)" }
         if let subject = query.subject {
@@ -84,6 +102,7 @@ package struct SQLAuditRepository: AuditLog {
     }
 
     package func head(in sql: any SQLDatabase) async throws -> AuditHead {
+        try await sequencer?.settle()
         guard let row = try await sql.raw("SELECT seq, hash FROM audit_head WHERE id = 1").first() else {
             return AuditHead(seq: 0, hash: AuditChain.genesis)
         }

@@ -72,6 +72,7 @@ package struct WebhookAuditLog: AuditLog {
 
     package func entries(_ query: AuditQuery, in sql: any SQLDatabase) async throws -> [AuditEntry] { try await base.entries(query, in: sql) }
     package func head(in sql: any SQLDatabase) async throws -> AuditHead { try await base.head(in: sql) }
+    package var sequencer: AuditSequencer? { base.sequencer }
     package func insert(_ checkpoint: AuditCheckpoint, in sql: any SQLDatabase) async throws { try await base.insert(checkpoint, in: sql) }
     package func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64? { try await base.lastCheckpointSeq(in: sql) }
     package func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint] { try await base.checkpoints(in: sql) }

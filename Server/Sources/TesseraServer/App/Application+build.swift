@@ -47,7 +47,8 @@ extension TesseraRuntime {
     }
 
     /// The services that deliver and clean up: courier, node sync, channel expiry, the auth event relay, push, webhooks.
-    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push, webhooks, signIn.logouts, signIn.passkeyNodes, signIn.cibaPings] }
+    public var backgroundServices: [any Service] { [courier, nodeSync] + auth.services(logger: logger) + [push, webhooks, signIn.logouts, signIn.passkeyNodes, signIn.cibaPings]
+            + (storage.repositories.audit.sequencer.map { [$0] } ?? []) }
 
     /// HTTP/1.1 (over TLS when `tls` is given) with a problem document for requests that cannot be
     /// parsed (``MalformedRequestHandler``); `router`'s routes answer a method the parser does not know with 405.

@@ -138,6 +138,10 @@ enum Migrator {
             CIBAMigrations.userCode,
             OIDCMigrations.clientKeys,
         ]),
+        // Issue 40: audit appends on PostgreSQL no longer lock the head row; the sequencer chains them.
+        Migration(version: 21, name: "audit-pending", parts: [
+            AuditMigrations.pending,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -42,7 +42,9 @@ struct Repositories: Sendable {
             authenticators: SQLAuthenticatorRepository(), passkeys: SQLPasskeyRepository(), outbox: outbox, nodes: SQLNodeRepository(database: database), push: push, oidc: SQLOIDCRepository(database: database),
             oidcSessions: SQLOIDCSessionRepository(database: database, clock: clock, random: random),
             audit: WebhookAuditLog(
-                base: SQLAuditRepository(kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects), webhooks: webhooks,
+                base: SQLAuditRepository(
+                    kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects, database: database, random: random
+                ), webhooks: webhooks,
                 subjects: subjects, clock: clock, random: random, wake: webhookWake
             ),
             webhooks: webhooks

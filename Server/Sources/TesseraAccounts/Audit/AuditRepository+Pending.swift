@@ -1,0 +1,80 @@
+import SQLKit
+
+/// The PostgreSQL side of ``SQLAuditRepository``: appends leave their events in `audit_pending`, and
+/// the ``AuditSequencer`` moves them into the chain in batches.
+extension SQLAuditRepository {
+    /// Inserts `events` into `audit_pending` as one batch (in order), inside the caller's transaction:
+    /// no row that another transaction writes, so audited changes no longer wait for each other.
+    func appendPending(_ events: [AuditEvent], batch: String, in sql: any SQLDatabase) async throws {
+        let time = clock.now()
+        var insert: SQLQueryString = """
+            INSERT INTO audit_pending (batch, position, time, type, actor, client_id, user_id, device_id, session_id, details) VALUES 
+            """
+        for (position, event) in events.enumerated() {
+            if position > 0 { insert = insert + ", " }
+            insert = insert + """
+                (\(bind: batch), \(bind: position), \(bind: time), \(bind: event.type), \(bind: event.actor), \(bind: event.clientId), \
+                \(bind: event.userId), \(bind: event.deviceId), \(bind: event.sessionId), \(bind: event.detailsJSON))
+                """
+        }
+        try await sql.raw(insert).run()
+    }
+
+    /// Chains up to `limit` pending events, oldest first (by time, then batch, then position), after
+    /// the head, inside the caller's transaction: the head is read `FOR UPDATE`, so two sequencers (two
+    /// instances) take turns and the second sees what the first moved. Returns how many were moved.
+    package func sequencePending(limit: Int, in sql: any SQLDatabase) async throws -> Int {
+        guard let row = try await sql.raw("SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE").first() else {
+            throw AppError.internalError(detail: "The audit log has no head row")
+        }
+        var seq = try row.decode(column: "seq", as: Int64.self)
+        var hash = try row.decode(column: "hash", as: String.self)
+        let taken = try await sql.raw(
+            """
+            DELETE FROM audit_pending WHERE (batch, position) IN
+            (SELECT batch, position FROM audit_pending ORDER BY time, batch, position LIMIT \(bind: limit))
+            RETURNING batch, position, time, type, actor, client_id, user_id, device_id, session_id, details
+            """
+        ).all().map(Pending.init)
+        guard !taken.isEmpty else { return 0 }
+        var insert: SQLQueryString = "INSERT INTO audit_log (\(unsafeRaw: Self.columns)) VALUES "
+        for (index, event) in taken.sorted().enumerated() {
+            seq += 1
+            let prev = hash
+            hash = AuditChain.hash(prevHash: prev, canonical: AuditChain.canonical(
+                seq: seq, time: event.time, type: event.type, actor: event.actor, clientId: event.clientId, userId: event.userId,
+                deviceId: event.deviceId, sessionId: event.sessionId, details: event.details
+            ))
+            if index > 0 { insert = insert + ", " }
+            insert = insert + """
+                (\(bind: seq), \(bind: event.time), \(bind: event.type), \(bind: event.actor), \(bind: event.clientId), \(bind: event.userId), \
+                \(bind: event.deviceId), \(bind: event.sessionId), \(bind: event.details), \(bind: prev), \(bind: hash))
+                """
+        }
+        try await sql.raw(insert).run()
+        try await sql.raw("UPDATE audit_head SET seq = \(bind: seq), hash = \(bind: hash) WHERE id = 1").run()
+        return taken.count
+    }
+
+    /// One row of `audit_pending`.
+    private struct Pending: Comparable {
+        let batch: String, position: Int, time: Int64
+        let type: String, actor: String, clientId: String?, userId: String?, deviceId: String?, sessionId: String?, details: String
+
+        init(_ row: any SQLRow) throws {
+            batch = try row.decode(column: "batch", as: String.self)
+            position = try row.decode(column: "position", as: Int.self)
+            time = try row.decode(column: "time", as: Int64.self)
+            type = try row.decode(column: "type", as: String.self)
+            actor = try row.decode(column: "actor", as: String.self)
+            clientId = try row.decode(column: "client_id", as: String?.self)
+            userId = try row.decode(column: "user_id", as: String?.self)
+            deviceId = try row.decode(column: "device_id", as: String?.self)
+            sessionId = try row.decode(column: "session_id", as: String?.self)
+            details = try row.decode(column: "details", as: String.self)
+        }
+
+        static func < (a: Pending, b: Pending) -> Bool { (a.time, a.batch, a.position) < (b.time, b.batch, b.position) }
+        static func == (a: Pending, b: Pending) -> Bool { (a.batch, a.position) == (b.batch, b.position) }
+    }
+}
