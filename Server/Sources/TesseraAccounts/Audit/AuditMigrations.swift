@@ -43,13 +43,13 @@ package enum AuditMigrations {
         """,
     ])
 
-    /// Version 21: events appended on PostgreSQL, waiting for the ``AuditSequencer`` to chain them
-    /// (`audit_pending`; unused on SQLite, whose appends chain at once).
+    /// Version 21: events appended on PostgreSQL, waiting for the ``AuditSequencer`` to chain them in the
+    /// order of their `id` (a PostgreSQL sequence: the order of the appends). Unused on SQLite, whose appends
+    /// chain at once (it accepts the type name and never inserts).
     package static let pending = MigrationPart(version: 21, statements: [
         """
         CREATE TABLE audit_pending (
-            batch TEXT NOT NULL,
-            position INTEGER NOT NULL,
+            id BIGSERIAL PRIMARY KEY,
             time BIGINT NOT NULL,
             type TEXT NOT NULL,
             actor TEXT NOT NULL,
@@ -57,10 +57,8 @@ package enum AuditMigrations {
             user_id TEXT,
             device_id TEXT,
             session_id TEXT,
-            details TEXT NOT NULL,
-            PRIMARY KEY (batch, position)
+            details TEXT NOT NULL
         )
         """,
-        "CREATE INDEX audit_pending_order ON audit_pending (time, batch, position)",
     ])
 }

@@ -3,24 +3,25 @@ import SQLKit
 /// The PostgreSQL side of ``SQLAuditRepository``: appends leave their events in `audit_pending`, and
 /// the ``AuditSequencer`` moves them into the chain in batches.
 extension SQLAuditRepository {
-    /// Inserts `events` into `audit_pending` as one batch (in order), inside the caller's transaction:
-    /// no row that another transaction writes, so audited changes no longer wait for each other.
-    func appendPending(_ events: [AuditEvent], batch: String, in sql: any SQLDatabase) async throws {
+    /// Inserts `events` into `audit_pending` in order, inside the caller's transaction: rows that no other
+    /// transaction writes, so audited changes no longer wait for each other. Their `id`s (a sequence) keep
+    /// the order of the appends.
+    func appendPending(_ events: [AuditEvent], in sql: any SQLDatabase) async throws {
         let time = clock.now()
         var insert: SQLQueryString = """
-            INSERT INTO audit_pending (batch, position, time, type, actor, client_id, user_id, device_id, session_id, details) VALUES 
+            INSERT INTO audit_pending (time, type, actor, client_id, user_id, device_id, session_id, details) VALUES 
             """
         for (position, event) in events.enumerated() {
             if position > 0 { insert = insert + ", " }
             insert = insert + """
-                (\(bind: batch), \(bind: position), \(bind: time), \(bind: event.type), \(bind: event.actor), \(bind: event.clientId), \
+                (\(bind: time), \(bind: event.type), \(bind: event.actor), \(bind: event.clientId), \
                 \(bind: event.userId), \(bind: event.deviceId), \(bind: event.sessionId), \(bind: event.detailsJSON))
                 """
         }
         try await sql.raw(insert).run()
     }
 
-    /// Chains up to `limit` pending events, oldest first (by time, then batch, then position), after
+    /// Chains up to `limit` pending events, in the order of their appends (`id`), after
     /// the head, inside the caller's transaction: the head is read `FOR UPDATE`, so two sequencers (two
     /// instances) take turns and the second sees what the first moved. Returns how many were moved.
     package func sequencePending(limit: Int, in sql: any SQLDatabase) async throws -> Int {
@@ -31,9 +32,8 @@ extension SQLAuditRepository {
         var hash = try row.decode(column: "hash", as: String.self)
         let taken = try await sql.raw(
             """
-            DELETE FROM audit_pending WHERE (batch, position) IN
-            (SELECT batch, position FROM audit_pending ORDER BY time, batch, position LIMIT \(bind: limit))
-            RETURNING batch, position, time, type, actor, client_id, user_id, device_id, session_id, details
+            DELETE FROM audit_pending WHERE id IN (SELECT id FROM audit_pending ORDER BY id LIMIT \(bind: limit))
+            RETURNING id, time, type, actor, client_id, user_id, device_id, session_id, details
             """
         ).all().map(Pending.init)
         guard !taken.isEmpty else { return 0 }
@@ -58,12 +58,11 @@ extension SQLAuditRepository {
 
     /// One row of `audit_pending`.
     private struct Pending: Comparable {
-        let batch: String, position: Int, time: Int64
+        let id: Int64, time: Int64
         let type: String, actor: String, clientId: String?, userId: String?, deviceId: String?, sessionId: String?, details: String
 
         init(_ row: any SQLRow) throws {
-            batch = try row.decode(column: "batch", as: String.self)
-            position = try row.decode(column: "position", as: Int.self)
+            id = try row.decode(column: "id", as: Int64.self)
             time = try row.decode(column: "time", as: Int64.self)
             type = try row.decode(column: "type", as: String.self)
             actor = try row.decode(column: "actor", as: String.self)
@@ -74,7 +73,7 @@ extension SQLAuditRepository {
             details = try row.decode(column: "details", as: String.self)
         }
 
-        static func < (a: Pending, b: Pending) -> Bool { (a.time, a.batch, a.position) < (b.time, b.batch, b.position) }
-        static func == (a: Pending, b: Pending) -> Bool { (a.batch, a.position) == (b.batch, b.position) }
+        static func < (a: Pending, b: Pending) -> Bool { a.id < b.id }
+        static func == (a: Pending, b: Pending) -> Bool { a.id == b.id }
     }
 }

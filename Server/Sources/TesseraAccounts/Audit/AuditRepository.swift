@@ -23,15 +23,14 @@ package struct SQLAuditRepository: AuditLog {
         clock: WallClock,
         appended: AuditAppendSignal? = nil,
         subjects: (any AuditSubjectKeys)? = nil,
-        database: (any Database)? = nil,
-        random: RandomSource = .system
+        database: (any Database)? = nil
     ) {
         self.kind = kind
         self.clock = clock
         self.appended = appended
         self.subjects = subjects
         if let database, database.kind == .postgres {
-            sequencer = AuditSequencer(database: database, log: self, random: random)
+            sequencer = AuditSequencer(database: database, log: self)
         }
     }
 
@@ -40,7 +39,7 @@ package struct SQLAuditRepository: AuditLog {
     package func append(_ events: [AuditEvent], in sql: any SQLDatabase) async throws {
         guard !events.isEmpty else { return }
         if let sequencer {
-            try await appendPending(events, batch: sequencer.batchId(), in: sql)
+            try await appendPending(events, in: sql)
             sequencer.wake()
             return
         }

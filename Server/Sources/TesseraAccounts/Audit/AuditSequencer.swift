@@ -5,27 +5,21 @@ import ServiceLifecycle
 /// at once after this instance appended, every second for what other instances appended, and before
 /// anything reads the log (``settle()``), so a reader sees every event whose change committed.
 ///
-/// Several instances may run one each: they take turns on the head row, one batch at a time. An event
-/// is chained after the events that were pending before it (by time, then by append), so the order of
-/// the chain is the order of the sequencer's batches, and a change that commits late can follow events
-/// stamped a little later than it.
+/// Several instances may run one each: they take turns on the head row, one batch at a time. Events are
+/// chained in the order of their appends (a PostgreSQL sequence); a change that commits late is chained
+/// when it has committed, so it can follow events stamped a little later than it.
 package final class AuditSequencer: Service, Sendable {
     let database: any Database
     let log: SQLAuditRepository
-    let random: RandomSource
     private let wakeup = WorkerWakeup()
     /// Events chained in one transaction at most.
     static let batchLimit = 500
     package var logger: Logger { Logger(label: "tessera") }
 
-    init(database: any Database, log: SQLAuditRepository, random: RandomSource) {
+    init(database: any Database, log: SQLAuditRepository) {
         self.database = database
         self.log = log
-        self.random = random
     }
-
-    /// A fresh batch key for one append (its events keep their order inside it).
-    func batchId() -> String { random.identifier() }
 
     /// Asks the sequencer to chain what is pending now.
     func wake() { wakeup.wake() }

@@ -48,9 +48,9 @@ public struct DeviceRegistrationService: Sendable {
     package func sendRecoveryOTP(_ request: RecoveryOTPRequest, client: Client, ip: String?) async throws -> RecoveryOTPResponse {
         let notMatched = Self.identityNotMatched
         let now = clock.now()
-        let keys = ["recovery-user|\(client.id)|\(request.userKey)"] + (ip.map { ["recovery-ip|\($0)"] } ?? [])
+        let userKey = "recovery-user|\(client.id)|\(request.userKey)", ipKey = ip.map { "recovery-ip|\($0)" }
         let counts = try await database.transaction { sql in
-            try await RateCounters().increment(keys, now: now, window: .seconds(3600), in: sql)
+            try await RateCounters().increment([userKey], shared: ipKey.map { [$0] } ?? [], now: now, window: .seconds(3600), in: sql)
         }
         if counts.values.contains(where: { $0 > identityChecksPerHour }) {
             throw AppError.identityCheckRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))

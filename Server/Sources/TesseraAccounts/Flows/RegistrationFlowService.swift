@@ -62,7 +62,7 @@ package struct RegistrationFlowService: Sendable {
         let id = random.identifier(prefix: "flw_"), now = clock.now(), expires = now + lifetime.millis, repository = self.repository
         let limit = perIPHourlyLimit
         try await database.transaction { sql in
-            if let ip, try await RateCounters().increment("flow-ip|\(ip)", now: now, window: .seconds(3600), in: sql) > limit {
+            if let ip, try await RateCounters().increment("flow-ip|\(ip)", shared: true, now: now, window: .seconds(3600), in: sql) > limit {
                 throw AppError.flowRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
             }
             try await repository.insert(id: id, clientId: client.id, now: now, expiresAt: expires, in: sql)

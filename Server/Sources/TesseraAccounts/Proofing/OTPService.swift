@@ -86,17 +86,15 @@ public struct OTPService: Sendable {
                 id: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: now + settings.codeLifetime.millis, in: sql
             )
             try await outbox.enqueue(message, in: sql)
-            // The hourly counters of this app and of this address are rows that every send of the app (or the
-            // address) updates, so on PostgreSQL each send holds their lock until it commits. They are counted
-            // last, after the rows of this send alone, with the audit head (another shared row) after them: the
-            // section that sends wait for each other in is as short as it can be. A refusal still rolls
-            // everything back, as before.
+            // The hourly counters of this app and of this address are counted by every send of the app (or the
+            // address): they are shared keys, spread over several rows on PostgreSQL (RateCounters), so sends
+            // seldom wait for each other's row lock. A refusal still rolls everything back.
             let retry = Int(3600 - (now / 1000) % 3600)
             let targetKey = "otp-target|\(client.id)|\(channel.rawValue)|\(target)"
             let ipKey = ip.map { "otp-ip|\($0)" }
             let clientKey = "otp-client|\(client.id)"
             let counts = try await counters.increment(
-                [targetKey, clientKey] + (ipKey.map { [$0] } ?? []), now: now, window: .seconds(3600), in: sql
+                [targetKey], shared: [clientKey] + (ipKey.map { [$0] } ?? []), now: now, window: .seconds(3600), in: sql
             )
             if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
                 throw AppError.otpTargetRateLimited(retryAfter: retry)

@@ -79,7 +79,7 @@ package struct PasswordLoginService: Sendable {
         }
         let counters = self.counters, limit = perIPHourlyLimit
         if let ip {
-            let count = try await database.withSQL { try await counters.increment("pwd-ip|\(ip)", now: now, window: .seconds(3600), in: $0) }
+            let count = try await database.withSQL { try await counters.increment("pwd-ip|\(ip)", shared: true, now: now, window: .seconds(3600), in: $0) }
             if count > limit {
                 throw AppError.passwordRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
             }

@@ -43,7 +43,7 @@ struct Repositories: Sendable {
             oidcSessions: SQLOIDCSessionRepository(database: database, clock: clock, random: random),
             audit: WebhookAuditLog(
                 base: SQLAuditRepository(
-                    kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects, database: database, random: random
+                    kind: database.kind, clock: clock, appended: AuditAppendSignal(), subjects: subjects, database: database
                 ), webhooks: webhooks,
                 subjects: subjects, clock: clock, random: random, wake: webhookWake
             ),

@@ -272,7 +272,7 @@ package struct OIDCService: Sendable {
         let window = rateWindow
         let ipKey = "oidc-ip:\(ip)", idKey = "oidc-id:\(request.clientId):\(normalized)"
         let counts = try await database.withSQL { sql in
-            try await RateCounters().increment([ipKey, idKey], now: now, window: window, in: sql)
+            try await RateCounters().increment([idKey], shared: [ipKey], now: now, window: window, in: sql)
         }
         guard (counts[ipKey] ?? 0) <= perIPLimit, (counts[idKey] ?? 0) <= perIdentifierLimit else {
             throw AppError.oidcRateLimited(detail: "Wait a few minutes and try again")

@@ -2,23 +2,43 @@ import SQLKit
 
 /// Fixed-window counters in the database, shared by every instance. Incrementing is one atomic
 /// upsert, so concurrent requests never lose a count.
+///
+/// A key that many concurrent requests count (an app's, an address's: `shared`) would be one row that
+/// each of them updates, holding its lock until it commits: on PostgreSQL, where transactions run side
+/// by side, that row is where every request waited. Such a key is spread over ``shards`` rows there,
+/// one picked at random by each call, and its count is the sum of its rows (the unspread row
+/// included, so a window counted before the spread still counts). The sum sees what other requests
+/// committed: concurrent requests can pass a shared key's limit by at most their number. Keys of one
+/// subject (a user, an address's OTP target) and SQLite (one writer) stay one row.
 package struct RateCounters: Sendable {
+    /// Rows a shared key is spread over on PostgreSQL.
+    package static let shards = 16
+
     /// Counters on the database handle each call is given.
     package init() {}
 
-    /// Adds one to `key` in the window containing `now` and returns the new count.
-    package func increment(_ key: String, now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> Int {
-        try await increment([key], now: now, window: window, in: sql)[key] ?? 0
+    /// Adds one to `key` in the window containing `now` and returns the new count (`shared`: spread,
+    /// see the type's description).
+    package func increment(_ key: String, shared: Bool = false, now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> Int {
+        let counts = shared
+            ? try await increment([], shared: [key], now: now, window: window, in: sql)
+            : try await increment([key], now: now, window: window, in: sql)
+        return counts[key] ?? 0
     }
 
-    /// Adds one to each key (distinct keys) in the window containing `now`, in one statement, and
-    /// returns the new counts by key.
-    package func increment(_ keys: [String], now: Int64, window: Duration, in sql: any SQLDatabase) async throws -> [String: Int] {
-        guard !keys.isEmpty else { return [:] }
+    /// Adds one to each key (distinct keys) in the window containing `now` and returns the new counts
+    /// by key: `keys` in one row each, `shared` spread over ``shards`` rows on PostgreSQL.
+    package func increment(
+        _ keys: [String], shared: [String] = [], now: Int64, window: Duration, in sql: any SQLDatabase
+    ) async throws -> [String: Int] {
+        let spread = sql.dialect.name == "postgresql" && Self.shards > 1
+        let shard = spread ? Int.random(in: 0..<Self.shards) : 0
+        let rows = keys + shared.map { spread ? "\($0)#\(shard)" : $0 }
+        guard !rows.isEmpty else { return [:] }
         let windowMillis = window.millis
         let start = now - now % windowMillis
         var query = SQLQueryString("INSERT INTO rate_counters (counter_key, window_start, count) VALUES ")
-        for (index, key) in keys.enumerated() {
+        for (index, key) in rows.enumerated() {
             query.appendInterpolation(unsafeRaw: index == 0 ? "" : ", ")
             query.appendInterpolation("(\(bind: key), \(bind: start), 1)" as SQLQueryString)
         }
@@ -28,6 +48,22 @@ package struct RateCounters: Sendable {
         var counts: [String: Int] = [:]
         for row in try await sql.raw(query).all() {
             counts[try row.decode(column: "counter_key", as: String.self)] = try row.decode(column: "count", as: Int.self)
+        }
+        guard spread, !shared.isEmpty else { return counts }
+        // Each shared key's other rows, as committed: one read, no lock.
+        var others: [String: String] = [:]
+        for key in shared {
+            counts[key] = counts.removeValue(forKey: "\(key)#\(shard)") ?? 0
+            others[key] = key
+            for other in 0..<Self.shards where other != shard { others["\(key)#\(other)"] = key }
+        }
+        let names = Array(others.keys)
+        let read = try await sql.raw(
+            "SELECT counter_key, count FROM rate_counters WHERE window_start = \(bind: start) AND counter_key IN (\(binds: names))"
+        ).all()
+        for row in read {
+            guard let key = others[try row.decode(column: "counter_key", as: String.self)] else { continue }
+            counts[key, default: 0] += try row.decode(column: "count", as: Int.self)
         }
         return counts
     }

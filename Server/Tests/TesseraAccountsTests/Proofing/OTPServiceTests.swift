@@ -168,6 +168,7 @@ struct OTPServiceTests {
             }
             #expect(try await count("SELECT COUNT(*) AS n FROM otp_challenges") == 4)
             #expect(try await count("SELECT COUNT(*) AS n FROM outbox") == 4)
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             #expect(try await count("SELECT COUNT(*) AS n FROM audit_log WHERE type = 'otp.sent'") == 4)
             #expect(try await count("SELECT COUNT(*) AS n FROM otp_challenges WHERE target = 't1@example.com' AND consumed_at IS NULL") == 1)
         }

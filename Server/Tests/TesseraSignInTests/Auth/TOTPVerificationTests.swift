@@ -62,6 +62,7 @@ struct TOTPVerificationTests {
             #expect(answers == (0..<10).map { "\(ErrorCode.totpInvalid) \(9 - $0)" } + ["\(ErrorCode.totpLocked)"])
             #expect(await Self.answer(runtime, client, userKey: "guesser", code: right) == "\(ErrorCode.totpLocked)")
             #expect(await Self.answer(runtime, client, userKey: "nobody", code: right) == "\(ErrorCode.totpUserUnknown)")
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let audit = try await runtime.database.read { sql in
                 try await sql.raw("SELECT type FROM audit_log WHERE type LIKE 'totp.%'").all().map { try $0.decode(column: "type", as: String.self) }
             }

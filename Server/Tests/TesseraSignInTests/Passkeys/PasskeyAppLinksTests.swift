@@ -91,6 +91,7 @@ struct PasskeyAppLinksTests {
                 }
             }
             struct Row: Decodable { var type: String }
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let rows = try await runtime.database.read { sql in
                 try await sql.raw("SELECT type FROM audit_log WHERE type = 'admin.client.passkey_app_links_set'").all(decoding: Row.self)
             }

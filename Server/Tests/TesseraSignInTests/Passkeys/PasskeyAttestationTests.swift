@@ -97,6 +97,7 @@ struct PasskeyAttestationTests {
             #expect(accepted.aaguid == String(repeating: "5a", count: 16))
 
             struct Row: Decodable { var details: String }
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let rows = try await runtime.database.read { sql in
                 try await sql.raw("SELECT details FROM audit_log WHERE type = 'passkey.failed' ORDER BY seq").all(decoding: Row.self)
             }

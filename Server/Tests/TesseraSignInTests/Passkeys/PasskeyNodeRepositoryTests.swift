@@ -58,6 +58,7 @@ struct PasskeyNodeRepositoryTests {
             await PasskeyServiceTests.expectProblem(.authQuorumNotReached) {
                 _ = try await runtime.passkeys.finishAuthentication(client: client, challengeId: request.challengeId, binding: "b", response: response)
             }
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let details = try await runtime.database.read { sql in
                 try await sql.raw("SELECT details FROM audit_log WHERE type = 'passkey.failed'").all().map { try $0.decode(column: "details", as: String.self) }
             }

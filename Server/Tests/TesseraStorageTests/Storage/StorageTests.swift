@@ -82,6 +82,48 @@ struct StorageTests {
         }
     }
 
+    @Test("a shared key (an app's, an address's): no concurrent count is lost, each one counts at least itself and the committed ones, the next sees them all; spread over rows on PostgreSQL only", arguments: TestDatabase.kinds)
+    func sharedCounterSpread(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind) { runtime in
+            let database = runtime.database
+            let counts = try await withThrowingTaskGroup(of: [String: Int].self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await database.transaction { sql in
+                            try await RateCounters().increment(["own|\(index)"], shared: ["app"], now: 1_000_000, window: .seconds(3600), in: sql)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [[String: Int]]()) { $0.append($1) }
+            }
+            #expect(counts.allSatisfy { $0.count == 2 && $0.values.allSatisfy { (1...40).contains($0) } })
+            #expect(counts.map { $0["app"] ?? 0 }.max() ?? 0 >= 1)
+            // Sequentially, each count is exact: every committed increment is in the sum.
+            let next = try await database.withSQL { sql in
+                try await RateCounters().increment("app", shared: true, now: 1_000_000, window: .seconds(3600), in: sql)
+            }
+            #expect(next == 41)
+            let again = try await database.withSQL { sql in
+                try await RateCounters().increment("app", shared: true, now: 3_599_999, window: .seconds(3600), in: sql)
+            }
+            #expect(again == 42, "the same window")
+            let rows = try await database.read { sql in
+                try await sql.raw("SELECT count(*) AS n FROM rate_counters WHERE counter_key LIKE 'app%'").first()?.decode(column: "n", as: Int.self) ?? 0
+            }
+            if kind == .postgres {
+                #expect(rows > 1 && rows <= RateCounters.shards, "spread over rows: \(rows)")
+            } else {
+                #expect(rows == 1)
+            }
+            // A key counted before the spread (its own row) still counts.
+            try await database.withSQL { sql in try await RateCounters().increment("old", now: 1_000_000, window: .seconds(3600), in: sql) }
+            let old = try await database.withSQL { sql in
+                try await RateCounters().increment("old", shared: true, now: 1_000_000, window: .seconds(3600), in: sql)
+            }
+            #expect(old == 2)
+        }
+    }
+
     @Test("the resend gate lets exactly one of many concurrent sends through", arguments: TestDatabase.kinds)
     func cooldownGateAtomic(kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in

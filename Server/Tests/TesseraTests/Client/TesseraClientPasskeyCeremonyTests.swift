@@ -34,6 +34,7 @@ struct TesseraClientPasskeyCeremonyTests {
             #expect(provider.creations.last?.excludedCredentialIds == [Data(provider.authenticator.credentialId)])
             #expect(provider.creations.last?.userId == asked.userId, "the same opaque user handle")
             struct Row: Decodable { var type: String }
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let rows = try await runtime.database.read { sql in
                 try await sql.raw("SELECT type FROM audit_log WHERE type = 'passkey.registered'").all(decoding: Row.self)
             }

@@ -55,6 +55,7 @@ struct TesseraClientPasskeyTests {
 
             let deviceId = try #require(try tessera.loadDeviceID())
             struct Row: Decodable { var type: String; var actor: String }
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let rows = try await runtime.database.read { sql in
                 try await sql.raw("SELECT type, actor FROM audit_log WHERE type IN ('passkey.renamed', 'passkey.revoked') ORDER BY seq").all(decoding: Row.self)
             }

@@ -101,6 +101,7 @@ struct PasskeyQuorumEndToEndTests {
             #expect(Set(withTwo.nodes) == Set(nodeIds.dropFirst()), "\(withTwo.nodes)")
             nodes[1].signal(SIGKILL)
             try await expectNoQuorum(&authenticator, "one node of three")
+            try await runtime.repositories.audit.sequencer?.settle()  // PostgreSQL chains appends in the background
             let failures = try await runtime.database.read { sql in
                 try await sql.raw("SELECT details FROM audit_log WHERE type = 'passkey.failed' ORDER BY seq").all().map { try $0.decode(column: "details", as: String.self) }
             }
