@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts or stops a throw-away PostgreSQL for the tests: data in $PGDATA (default
+# Starts or stops a throw-away PostgreSQL for the tests (`resume`: start again after `stop`, data kept): data in $PGDATA (default
 # /tmp/tessera-pgdata), listening on 127.0.0.1:$PGPORT (default 54329), password "secret".
 # As root it runs as the `postgres` user (the Debian package makes it); as anyone else, as that user.
 # scripts/test.sh gives each run its own directory and a free port.
@@ -34,5 +34,13 @@ case "${1:-start}" in
     ;;
   stop)
     as_owner "$PGBIN/pg_ctl -D $PGDATA -m fast stop" >/dev/null 2>&1 || true
+    ;;
+  resume)
+    # Starts a server stopped with `stop` again, on its data and with its options (a restart in two steps, for
+    # the test that keeps requests coming while PostgreSQL is down).
+    as_owner "$PGBIN/pg_ctl -D $PGDATA -l $PGDATA/server.log -w -o '-p $PGPORT -c listen_addresses=127.0.0.1 -k $PGDATA -c max_connections=200 -c fsync=off' start" >/dev/null
+    ;;
+  *)
+    echo "usage: .ci/postgres.sh start|stop|resume" >&2; exit 2
     ;;
 esac

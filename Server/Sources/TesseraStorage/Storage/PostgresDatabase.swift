@@ -96,7 +96,7 @@ public final class PostgresDatabase: Database {
                 try await body(prepares ? PostgresPreparedSQL(connection: connection, autocommit: true) : connection.sql(queryLogLevel: nil))
             }
         } catch {
-            throw RefusedValue.problem(for: error) ?? error
+            throw RefusedValue.problem(for: error) ?? DatabaseOutage.problem(for: error) ?? error
         }
     }
 
@@ -108,7 +108,7 @@ public final class PostgresDatabase: Database {
                 return try await inTransaction(sql, begin: "BEGIN", body)
             }
         } catch {
-            throw RefusedValue.problem(for: error) ?? error
+            throw RefusedValue.problem(for: error) ?? DatabaseOutage.problem(for: error) ?? error
         }
     }
 

@@ -1,0 +1,73 @@
+import Foundation
+import TesseraServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PostgreSQL server of one test's own, made by `.ci/postgres.sh` with its own data directory and a free
+/// port, for a test that stops and starts it under load (the shared test server must stay up for the others).
+public final class PrivatePostgres: Sendable {
+    /// `postgres://postgres:secret@127.0.0.1:<port>/tessera_test`.
+    public let url: String
+    let dataDirectory: String
+    let port: Int
+
+    static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: ".ci/postgres.sh").path
+
+    private init(dataDirectory: String, port: Int) {
+        self.dataDirectory = dataDirectory
+        self.port = port
+        url = "postgres://postgres:secret@127.0.0.1:\(port)/tessera_test"
+    }
+
+    /// Makes and starts a fresh server (initdb, then start, as `scripts/test.sh` does for the shared one).
+    public static func start() async throws -> PrivatePostgres {
+        _ = try TestRequirements.postgresURL()  // PostgreSQL is installed where the shared test server runs
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-pg-\(UUID().uuidString)").path
+        let server = PrivatePostgres(dataDirectory: directory, port: try freePort())
+        try await server.run("start")
+        return server
+    }
+
+    /// Stops the server (`pg_ctl stop -m fast`: sessions are ended, the data is kept).
+    public func stop() async throws { try await run("stop") }
+
+    /// Starts it again after ``stop()``.
+    public func resume() async throws { try await run("resume") }
+
+    /// Stops it and removes its data.
+    public func remove() async {
+        try? await run("stop")
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    private func run(_ verb: String) async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGDATA"] = dataDirectory
+        environment["PGPORT"] = String(port)
+        // Output to a file, not a pipe: the server that `start` leaves running would hold a pipe open, and a reader
+        // waiting for its end would wait for ever.
+        let log = dataDirectory + ".\(verb).log"
+        let child = try ChildProcess("/bin/bash", [Self.script, verb], environment: environment, stdout: .file(log))
+        let status = try await ChildProcess.onOwnThread { child.waitUntilExit() }
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        guard status == 0 else {
+            throw ConfigurationError("\(Self.script) \(verb) failed (\(status)): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
+    }
+
+    /// A free loopback port (bound, read, released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
