@@ -133,7 +133,14 @@ for DB in $DBS; do
     grep '^{' "$OUT/tessera-$DB-otp.log" || true
   fi
 done
-if [[ $DBS == *postgres* ]]; then bash .ci/postgres.sh stop; fi
+if [[ $DBS == *postgres* ]]; then
+  bash .ci/postgres.sh stop
+  # Two instances on one PostgreSQL (issue 40 item 2): one instance, then two behind HAProxy, with each process's CPU per send.
+  echo "== Tessera (postgres): two instances behind HAProxy (bench/instances.sh)"
+  OUT=$OUT/instances REPORT=0 DURATION=$DURATION timeout 1200 bash bench/instances.sh > "$OUT/instances.log" 2>&1 \
+    || { echo "instances.sh failed:"; tail -5 "$OUT/instances.log"; }
+  grep '^{' "$OUT/instances.log" || true
+fi
 
 for P in $PEERS; do
   R=""

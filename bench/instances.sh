@@ -5,7 +5,8 @@
 # and the CPU per send of each process (each instance, HAProxy, PostgreSQL's backends), so the scaling can be read
 # even on a 2-core machine where the pair cannot run faster than one. Writes bench/results/<UTC>-instances/ and
 # bench/INSTANCES.md. Not a CI test.
-#   env: DURATION=10 CONC=64 PORT=8111 SMTP_PORT=2627 BIN=… BENCH=… (prebuilt)
+#   env: DURATION=10 CONC=64 PORT=8111 SMTP_PORT=2627 BIN=… BENCH=… (prebuilt) OUT=<dir> REPORT=0 (leave bench/INSTANCES.md
+#        alone; bench/all.sh runs it so and reports it in bench/ALL.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -13,7 +14,7 @@ DURATION=${DURATION:-10}
 CONC=${CONC:-64}
 PORT=${PORT:-8111}
 SMTP_PORT=${SMTP_PORT:-2627}
-OUT=$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-instances
+OUT=${OUT:-$ROOT/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-instances}
 mkdir -p "$OUT"
 missing=()
 command -v wrk >/dev/null || missing+=(wrk)
@@ -128,5 +129,4 @@ for name, label in (("one", "one instance, directly"), ("pair", "two instances b
 print("\nOn 2 cores the pair shares the same CPU as one instance, so its rate says how much a second instance costs, not how "
       "far it scales; the CPU per send of each process is the figure that carries to a larger machine.")
 PY
-cp "$OUT/summary.md" bench/INSTANCES.md
-echo "results in $OUT; bench/INSTANCES.md updated"
+if [ "${REPORT:-1}" = 1 ]; then cp "$OUT/summary.md" bench/INSTANCES.md; echo "results in $OUT; bench/INSTANCES.md updated"; fi
