@@ -64,14 +64,24 @@ struct PostgresPreparedSQL: SQLDatabase {
                 let rows = try await connection.execute(DynamicPreparedStatement(bindings: bindings), logger: logger)
                 for try await row in rows { onRow(row.sql(decodingContext: .default)) }
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "0A000" {
-            // "cached plan must not change result type": another instance changed a table under the
-            // statement (a migration). It is prepared afresh under a new name: at once when the statement
-            // commits by itself, at the next call inside a transaction (this error has ended it).
+        } catch let error as PSQLError where error.code == .server && !Self.executionError(error.serverInfo?[.sqlState]) {
+            // PostgreSQL refused the statement. If it was the preparation that failed (in a transaction
+            // an earlier error had aborted, say), postgres-nio keeps that failure for the name on this
+            // connection and would answer it to every later call: the statement gets a new name.
             PreparedStatementNames.shared.forget(text: text, questionMarks: query is TesseraHTTPKit.SQLStatement, types: types)
-            guard autocommit else { throw error }
+            // "cached plan must not change result type" (0A000): another instance changed a table under the
+            // statement (a migration). Prepared afresh at once when the statement commits by itself; inside a
+            // transaction the error has ended the transaction, and the next call prepares it.
+            guard autocommit, error.serverInfo?[.sqlState] == "0A000" else { throw error }
             try await execute(sql: query, onRow)
         }
+    }
+
+    /// SQLSTATE classes that only the execution raises (data exceptions, constraint violations, serialisation
+    /// failures), never a preparation: the statement keeps its name.
+    static func executionError(_ sqlState: String?) -> Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("22") || sqlState.hasPrefix("23") || sqlState.hasPrefix("40")
     }
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
