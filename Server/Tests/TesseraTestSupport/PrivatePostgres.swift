@@ -25,7 +25,7 @@ public final class PrivatePostgres: Sendable {
     public static func start() async throws -> PrivatePostgres {
         _ = try TestRequirements.postgresURL()  // PostgreSQL is installed where the shared test server runs
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-pg-\(UUID().uuidString)").path
-        let server = PrivatePostgres(dataDirectory: directory, port: try freePort())
+        let server = PrivatePostgres(dataDirectory: directory, port: try freeLoopbackPort())
         try await server.run("start")
         return server
     }
@@ -56,18 +56,18 @@ public final class PrivatePostgres: Sendable {
             throw ConfigurationError("\(Self.script) \(verb) failed (\(status)): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
     }
+}
 
-    /// A free loopback port (bound, read, released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+/// A free loopback port (bound, read, released).
+public func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
 }

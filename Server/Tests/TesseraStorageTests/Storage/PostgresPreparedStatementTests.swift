@@ -13,6 +13,21 @@ import TesseraServerTestSupport
 struct PostgresPreparedStatementTests {
     static var postgres: [TestDatabase] { TestDatabase.kinds.filter { $0 == .postgres } }
 
+    /// Runs `body` on a fresh database of the test server (the URL with `suffix`), closed and dropped afterwards.
+    static func withFreshDatabase(_ suffix: String = "", _ body: (PostgresDatabase) async throws -> Void) async throws {
+        let url = try await TestDatabase.freshPostgresURL()
+        let database = try await PostgresDatabase.open(url: url + suffix, logger: TestDatabase.logger)
+        do {
+            try await body(database)
+        } catch {
+            await database.close()
+            await TestDatabase.drop(url)
+            throw error
+        }
+        await database.close()
+        await TestDatabase.drop(url)
+    }
+
     /// The statements this session has prepared whose text names `table`.
     static func prepared(naming table: String, in sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE \(bind: "%\(table)%")")
@@ -21,9 +36,7 @@ struct PostgresPreparedStatementTests {
 
     @Test("a statement is prepared once per connection and gives the same rows each time; NULL and a value share no plan", arguments: postgres)
     func preparedOnce(kind: TestDatabase) async throws {
-        let url = try await TestDatabase.freshPostgresURL()
-        let database = try await PostgresDatabase.open(url: url, logger: TestDatabase.logger)
-        do {
+        try await Self.withFreshDatabase { database in
             let (rows, count) = try await database.withSQL { sql in
                 try await sql.raw("CREATE TABLE pp_items (id TEXT PRIMARY KEY, note INTEGER, n BIGINT NOT NULL)").run()
                 // NULL first, then a value, in the same place: PostgreSQL would infer `note` as int4 for a statement
@@ -42,20 +55,12 @@ struct PostgresPreparedStatementTests {
             #expect(rows == Array(repeating: ["i1=7", "i2=null", "i3=9"], count: 3))
             // The INSERT with a NULL note, the INSERT with a value, the SELECT: three statements, each once.
             #expect(count == 3)
-        } catch {
-            await database.close()
-            await TestDatabase.drop(url)
-            throw error
         }
-        await database.close()
-        await TestDatabase.drop(url)
     }
 
     @Test("a column added under a prepared SELECT * (another instance's migration): the next call has the new column", arguments: postgres)
     func tableChanged(kind: TestDatabase) async throws {
-        let url = try await TestDatabase.freshPostgresURL()
-        let database = try await PostgresDatabase.open(url: url, logger: TestDatabase.logger)
-        do {
+        try await Self.withFreshDatabase { database in
             let columns = try await database.withSQL { sql -> [Int] in
                 try await sql.raw("CREATE TABLE pp_wide (id TEXT PRIMARY KEY, a TEXT NOT NULL)").run()
                 try await sql.raw("INSERT INTO pp_wide (id, a) VALUES ('x', 'y')").run()
@@ -68,35 +73,22 @@ struct PostgresPreparedStatementTests {
                 return columns
             }
             #expect(columns == [2, 2, 3])
-        } catch {
-            await database.close()
-            await TestDatabase.drop(url)
-            throw error
         }
-        await database.close()
-        await TestDatabase.drop(url)
     }
 
     @Test("?prepare=off runs every statement unnamed; an unknown URL option or an invalid value stops the start, naming it", arguments: postgres)
     func urlOptions(kind: TestDatabase) async throws {
-        let url = try await TestDatabase.freshPostgresURL()
-        let database = try await PostgresDatabase.open(url: url + "?prepare=off", logger: TestDatabase.logger)
-        do {
+        try await Self.withFreshDatabase("?prepare=off") { database in
             let count = try await database.withSQL { sql in
                 try await sql.raw("CREATE TABLE pp_off (id TEXT PRIMARY KEY)").run()
                 for index in 0..<3 { try await sql.statement("INSERT INTO pp_off (id) VALUES (?)", "i\(index)").run() }
                 return try await Self.prepared(naming: "pp_off", in: sql)
             }
             #expect(count == 0)
-        } catch {
-            await database.close()
-            await TestDatabase.drop(url)
-            throw error
         }
-        await database.close()
-        await TestDatabase.drop(url)
         for (suffix, named) in [("?prepared=off", "\"prepared\""), ("?prepare=maybe", "prepare=maybe"), ("?sslmode=sometimes", "sslmode=sometimes")] {
-            let error = #expect(throws: ConfigurationError.self) { try PostgresDatabase(url: url + suffix, logger: TestDatabase.logger) }
+            let url = "postgres://postgres:secret@127.0.0.1:5432/tessera" + suffix  // refused before any connection
+            let error = #expect(throws: ConfigurationError.self) { try PostgresDatabase(url: url, logger: TestDatabase.logger) }
             #expect(error?.description.contains(named) == true, "\(suffix): \(error?.description ?? "")")
         }
     }
