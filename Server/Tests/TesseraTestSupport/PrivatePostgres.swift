@@ -50,7 +50,7 @@ public final class PrivatePostgres: Sendable {
         // waiting for its end would wait for ever.
         let log = dataDirectory + ".\(verb).log"
         let child = try ChildProcess("/bin/bash", [Self.script, verb], environment: environment, stdout: .file(log))
-        let status = try await ChildProcess.onOwnThread { child.waitUntilExit() }
+        let status = await ChildProcess.onOwnThread { child.waitUntilExit() }
         defer { try? FileManager.default.removeItem(atPath: log) }
         guard status == 0 else {
             throw ConfigurationError("\(Self.script) \(verb) failed (\(status)): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")

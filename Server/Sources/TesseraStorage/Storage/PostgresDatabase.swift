@@ -93,7 +93,7 @@ public final class PostgresDatabase: Database {
         do {
             let prepares = self.prepares
             return try await client.withConnection { connection in
-                try await body(prepares ? PostgresPreparedSQL(connection: connection, autocommit: true) : connection.sql(queryLogLevel: nil))
+                try await body(PostgresPreparedSQL(connection: connection, autocommit: true, prepares: prepares))
             }
         } catch {
             throw RefusedValue.problem(for: error) ?? DatabaseOutage.problem(for: error) ?? error
@@ -104,8 +104,7 @@ public final class PostgresDatabase: Database {
         do {
             let prepares = self.prepares
             return try await client.withConnection { connection in
-                let sql: any SQLDatabase = prepares ? PostgresPreparedSQL(connection: connection, autocommit: false) : connection.sql(queryLogLevel: nil)
-                return try await inTransaction(sql, begin: "BEGIN", body)
+                try await inTransaction(PostgresPreparedSQL(connection: connection, autocommit: false, prepares: prepares), begin: "BEGIN", body)
             }
         } catch {
             throw RefusedValue.problem(for: error) ?? DatabaseOutage.problem(for: error) ?? error

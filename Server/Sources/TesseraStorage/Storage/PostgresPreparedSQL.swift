@@ -35,10 +35,14 @@ struct PostgresPreparedSQL: SQLDatabase {
     /// for a changed table can run again at once; inside a transaction the error ends the transaction.
     let autocommit: Bool
 
-    init(connection: PostgresConnection, autocommit: Bool) {
+    /// Whether statements are prepared (`?prepare=off`: every statement runs unnamed).
+    let prepares: Bool
+
+    init(connection: PostgresConnection, autocommit: Bool, prepares: Bool = true) {
         self.connection = connection
         self.base = connection.sql(queryLogLevel: nil)
         self.autocommit = autocommit
+        self.prepares = prepares
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
@@ -48,6 +52,10 @@ struct PostgresPreparedSQL: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        // A statement written to a connection PostgreSQL has closed (a restart, a failover: the pool may lend it
+        // before it has seen the close) is dropped by the channel and never answered: its request waited for ever.
+        guard !connection.isClosed else { throw AppError.storageUnavailable() }
+        guard prepares else { return try await base.execute(sql: query, onRow) }
         let text: String, binds: [any Encodable & Sendable]
         if let statement = query as? TesseraHTTPKit.SQLStatement {
             (text, binds) = (statement.text, statement.binds)

@@ -116,7 +116,7 @@ struct StorageTests {
                 #expect(rows == 1)
             }
             // A key counted before the spread (its own row) still counts.
-            try await database.withSQL { sql in try await RateCounters().increment("old", now: 1_000_000, window: .seconds(3600), in: sql) }
+            _ = try await database.withSQL { sql in try await RateCounters().increment("old", now: 1_000_000, window: .seconds(3600), in: sql) }
             let old = try await database.withSQL { sql in
                 try await RateCounters().increment("old", shared: true, now: 1_000_000, window: .seconds(3600), in: sql)
             }
