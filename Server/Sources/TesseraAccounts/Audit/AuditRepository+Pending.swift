@@ -21,6 +21,12 @@ extension SQLAuditRepository {
         try await sql.raw(insert).run()
     }
 
+    /// Whether any event waits in `audit_pending` (a read without a lock: the cheap question before a
+    /// ``sequencePending(limit:in:)`` that takes the head's lock).
+    package func hasPending(in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT id FROM audit_pending ORDER BY id LIMIT 1").first() != nil
+    }
+
     /// Chains up to `limit` pending events, in the order of their appends (`id`), after
     /// the head, inside the caller's transaction: the head is read `FOR UPDATE`, so two sequencers (two
     /// instances) take turns and the second sees what the first moved. Returns how many were moved.
