@@ -57,13 +57,14 @@ struct PostgresPreparedSQL: SQLDatabase {
         guard !connection.isClosed else { throw AppError.storageUnavailable() }
         guard prepares else { return try await base.execute(sql: query, onRow) }
         let text: String, binds: [any Encodable & Sendable]
+        let questionMarks = query is TesseraHTTPKit.SQLStatement
         if let statement = query as? TesseraHTTPKit.SQLStatement {
             (text, binds) = (statement.text, statement.binds)
         } else {
             (text, binds) = serialize(query)
         }
         guard binds.count <= PreparedStatementNames.maxBinds, let (bindings, types) = Self.bindings(binds),
-              let prepared = PreparedStatementNames.shared.prepared(text: text, questionMarks: query is TesseraHTTPKit.SQLStatement, types: types)
+              let prepared = PreparedStatementNames.shared.prepared(text: text, questionMarks: questionMarks, types: types)
         else {
             return try await base.execute(sql: query, onRow)
         }
@@ -76,7 +77,7 @@ struct PostgresPreparedSQL: SQLDatabase {
             // PostgreSQL refused the statement. If it was the preparation that failed (in a transaction
             // an earlier error had aborted, say), postgres-nio keeps that failure for the name on this
             // connection and would answer it to every later call: the statement gets a new name.
-            PreparedStatementNames.shared.forget(text: text, questionMarks: query is TesseraHTTPKit.SQLStatement, types: types)
+            PreparedStatementNames.shared.forget(text: text, questionMarks: questionMarks, types: types)
             // "cached plan must not change result type" (0A000): another instance changed a table under the
             // statement (a migration). Prepared afresh at once when the statement commits by itself; inside a
             // transaction the error has ended the transaction, and the next call prepares it.
