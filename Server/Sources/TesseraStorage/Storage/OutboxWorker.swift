@@ -57,13 +57,7 @@ package final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
                             group.addTask {
                                 await queue.whileRenewingLeases(of: [queue.id(of: delivery)], claimant: claimant, logger: logger) {
                                     let fate = await queue.attempt(delivery, logger: logger)
-                                    do {
-                                        try await queue.record([(delivery, fate)], logger: logger)
-                                    } catch {
-                                        logger.error(
-                                            "recording a delivery of the \(queue.name) failed", metadata: ["error": .string(String(describing: error))]
-                                        )
-                                    }
+                                    await Self.record(fate, of: delivery, in: queue, logger: logger)
                                 }
                                 return true
                             }
@@ -91,6 +85,33 @@ package final class OutboxWorker<Queue: DeliveryQueue>: Service, Sendable {
                     ticking = false
                     claimNow = true
                 }
+            }
+        }
+    }
+
+    /// How long a fate that could not be recorded is tried again (the database restarting, a failover): a delivery
+    /// whose fate was never recorded is attempted again once its lease ran out, so a message already handed over
+    /// would go out twice. The lease is renewed meanwhile, as for a slow attempt.
+    package static var recordPatience: Duration { .seconds(30) }
+
+    /// Records `fate`, trying again with backoff (0.1 s doubling to 2 s) for up to ``recordPatience`` while the
+    /// database refuses; then the row is left to its lease, and attempted again when the lease ends.
+    static func record(_ fate: DeliveryFate, of delivery: Queue.Delivery, in queue: Queue, logger: Logger) async {
+        let deadline = ContinuousClock.now + recordPatience
+        var pause = Duration.milliseconds(100)
+        while true {
+            do {
+                try await queue.record([(delivery, fate)], logger: logger)
+                return
+            } catch {
+                let metadata: Logger.Metadata = ["error": .string(String(describing: error)), "delivery": .string(queue.id(of: delivery))]
+                guard ContinuousClock.now + pause < deadline, !Task.isCancelled else {
+                    logger.error("recording a delivery of the \(queue.name) failed; it is attempted again when its lease ends", metadata: metadata)
+                    return
+                }
+                logger.warning("recording a delivery of the \(queue.name) failed; trying again", metadata: metadata)
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(2))
             }
         }
     }

@@ -69,6 +69,52 @@ struct OutboxWorkerSettlingTests {
         #expect(queue.recorded.withLock { $0 }.last == "slow")
     }
 
+    /// A queue of one delivery whose first `failures` recordings throw, as while the database restarts.
+    final class FlakyRecordQueue: DeliveryQueue {
+        struct Refused: Error {}
+        let failures: Int
+        let calls = Mutex(0)
+        let recorded = Mutex<[String]>([])
+        let claimed = Mutex(false)
+
+        init(failures: Int) { self.failures = failures }
+
+        var name: String { "flaky outbox" }
+
+        func claimDue(limit: Int, claimant: String) async throws -> [String] {
+            claimed.withLock { claimed in
+                defer { claimed = true }
+                return claimed ? [] : ["only"]
+            }
+        }
+
+        func id(of delivery: String) -> String { delivery }
+
+        func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T {
+            await body()
+        }
+
+        func attempt(_ delivery: String, logger: Logger) async -> DeliveryFate { .delivered }
+
+        func record(_ fates: [(delivery: String, fate: DeliveryFate)], logger: Logger) async throws {
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            guard call > failures else { throw Refused() }
+            recorded.withLock { $0.append(contentsOf: fates.map(\.delivery)) }
+        }
+    }
+
+    @Test("a fate the database refused to record is recorded once it answers again (not left to its lease, which would send it twice)")
+    func recordingRetried() async throws {
+        let queue = FlakyRecordQueue(failures: 3)
+        let worker = OutboxWorker(queue: queue, logger: Logger(label: "test"), pollInterval: .seconds(60))
+        #expect(await worker.drain() == 1)
+        #expect(queue.recorded.withLock { $0 } == ["only"])
+        #expect(queue.calls.withLock { $0 } == 4, "three refusals, then the recording")
+    }
+
     /// What was recorded once `count` deliveries were (awaiting the recording itself, bounded only as a guard).
     func eventuallyRecorded(_ queue: StepQueue, count: Int) async -> [String] {
         for _ in 0..<6000 {
