@@ -18,7 +18,11 @@ public final class PostgresDatabase: Database {
     /// Whether statements run as named prepared statements (``PostgresPreparedSQL``); `?prepare=off` turns it off.
     package let prepares: Bool
     /// The options a database URL may carry after `?`.
-    static let urlOptions: Set<String> = ["sslmode", "prepare"]
+    static let urlOptions: Set<String> = ["sslmode", "prepare", "pool_max_conns"]
+    /// The most connections the pool opens when the URL does not say (`?pool_max_conns=`).
+    static let defaultMaximumConnections = 16
+    /// How many connections this pool opens at most.
+    package let maximumConnections: Int
 
     /// Creates a pool for a `postgres://user:password@host:port/database` URL.
     package init(url: String, logger: Logger) throws {
@@ -43,6 +47,11 @@ public final class PostgresDatabase: Database {
         case "off": prepares = false
         case let other: throw ConfigurationError("database URL option prepare=\(other) is invalid (on or off)")
         }
+        let poolText = components.queryItems?.first(where: { $0.name == "pool_max_conns" })?.value ?? "\(Self.defaultMaximumConnections)"
+        guard let pool = Int(poolText), (1...1000).contains(pool) else {
+            throw ConfigurationError("database URL option pool_max_conns=\(poolText) is invalid (a number of connections, 1–1000)")
+        }
+        maximumConnections = pool
         let tls: PostgresClient.Configuration.TLS
         let probeTLS: PostgresConnection.Configuration.TLS
         switch tlsMode {
@@ -59,7 +68,7 @@ public final class PostgresDatabase: Database {
             host: host, port: components.port ?? 5432, username: username, password: components.password,
             database: database.isEmpty ? nil : database, tls: probeTLS
         )
-        configuration.options.maximumConnections = 16
+        configuration.options.maximumConnections = pool
         location = "\(host):\(components.port ?? 5432)/\(database.isEmpty ? username : database)"
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger

@@ -76,7 +76,7 @@ struct PostgresPreparedStatementTests {
         }
     }
 
-    @Test("?prepare=off runs every statement unnamed; an unknown URL option or an invalid value stops the start, naming it", arguments: postgres)
+    @Test("?prepare=off runs every statement unnamed; ?pool_max_conns sizes the pool; an unknown URL option or an invalid value stops the start, naming it", arguments: postgres)
     func urlOptions(kind: TestDatabase) async throws {
         try await Self.withFreshDatabase("?prepare=off") { database in
             let count = try await database.withSQL { sql in
@@ -86,10 +86,15 @@ struct PostgresPreparedStatementTests {
             }
             #expect(count == 0)
         }
-        for (suffix, named) in [("?prepared=off", "\"prepared\""), ("?prepare=maybe", "prepare=maybe"), ("?sslmode=sometimes", "sslmode=sometimes")] {
+        for (suffix, named) in [("?prepared=off", "\"prepared\""), ("?prepare=maybe", "prepare=maybe"), ("?sslmode=sometimes", "sslmode=sometimes"),
+                                ("?pool_max_conns=0", "pool_max_conns=0"), ("?pool_max_conns=many", "pool_max_conns=many")] {
             let url = "postgres://postgres:secret@127.0.0.1:5432/tessera" + suffix  // refused before any connection
             let error = #expect(throws: ConfigurationError.self) { try PostgresDatabase(url: url, logger: TestDatabase.logger) }
             #expect(error?.description.contains(named) == true, "\(suffix): \(error?.description ?? "")")
         }
+        let sized = try PostgresDatabase(url: "postgres://postgres:secret@127.0.0.1:5432/tessera?pool_max_conns=40&prepare=on", logger: TestDatabase.logger)
+        #expect(sized.maximumConnections == 40)
+        let standard = try PostgresDatabase(url: "postgres://postgres:secret@127.0.0.1:5432/tessera", logger: TestDatabase.logger)
+        #expect(standard.maximumConnections == 16)
     }
 }
