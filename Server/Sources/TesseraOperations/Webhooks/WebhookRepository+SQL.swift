@@ -12,6 +12,9 @@ package struct SQLWebhookRepository: WebhookRepository {
     package let clock: WallClock
     package let random: RandomSource
     package var lease: Duration = .seconds(30)
+    /// The most deliveries to one endpoint in flight at once (across instances): a receiver that hangs holds at
+    /// most these until its timeout, and the worker's other slots keep serving everyone else.
+    package static let inFlightPerEndpoint = 4
 
     package init(
         database: any Database,
@@ -56,7 +59,8 @@ package struct SQLWebhookRepository: WebhookRepository {
 
     package func claimDue(limit: Int, claimant: String) async throws -> [WebhookDeliveryClaim] {
         try await queue.claimDue(
-            limit: limit, claimant: claimant, returning: "id, event_id, endpoint_id, event_type, payload, attempts", as: WebhookDeliveryClaim.self
+            limit: limit, claimant: claimant, returning: "id, event_id, endpoint_id, event_type, payload, attempts", as: WebhookDeliveryClaim.self,
+            perGroup: (column: "endpoint_id", limit: Self.inFlightPerEndpoint)
         )
     }
 

@@ -33,11 +33,41 @@ package struct LeasedQueue: Sendable {
     }
 
     /// Reserves up to `limit` due rows for the worker `claimant` (counting the attempt) and returns
-    /// `columns` of each, decoded as `Row`.
-    package func claimDue<Row: Decodable & Sendable>(limit: Int, claimant: String, returning columns: String, as: Row.Type) async throws -> [Row] {
+    /// `columns` of each, decoded as `Row`. With `perGroup`, rows sharing a value of its column (a webhook
+    /// endpoint) are leased at most `perGroup.limit` at a time, counting those already leased (by any instance):
+    /// a receiver that hangs holds that many deliveries, never the worker's every slot.
+    package func claimDue<Row: Decodable & Sendable>(
+        limit: Int, claimant: String, returning columns: String, as: Row.Type, perGroup: (column: String, limit: Int)? = nil
+    ) async throws -> [Row] {
         let now = clock.now()
         let leaseEnd = now + lease.millis
         let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        if let (group, perGroupLimit) = perGroup {
+            return try await database.transaction { sql in
+                try await sql.raw(
+                    """
+                    UPDATE \(unsafeRaw: table) SET locked_until = \(bind: leaseEnd), locked_by = \(bind: claimant), attempts = attempts + 1
+                    WHERE id IN (
+                        SELECT id FROM \(unsafeRaw: table) WHERE id IN (
+                            SELECT ranked.id FROM (
+                                SELECT id, \(unsafeRaw: group) AS grp,
+                                       ROW_NUMBER() OVER (PARTITION BY \(unsafeRaw: group) ORDER BY next_attempt_at, id) AS position
+                                FROM \(unsafeRaw: table)
+                                WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
+                            ) ranked
+                            LEFT JOIN (
+                                SELECT \(unsafeRaw: group) AS grp, COUNT(*) AS leased FROM \(unsafeRaw: table)
+                                WHERE status = 'pending' AND locked_until > \(bind: now) GROUP BY \(unsafeRaw: group)
+                            ) busy ON busy.grp = ranked.grp
+                            WHERE ranked.position + COALESCE(busy.leased, 0) <= \(bind: perGroupLimit)
+                        )
+                        ORDER BY next_attempt_at LIMIT \(bind: limit)\(unsafeRaw: skipLocked)
+                    )
+                    RETURNING \(unsafeRaw: columns)
+                    """
+                ).all(decoding: Row.self)
+            }
+        }
         return try await database.transaction { sql in
             try await sql.raw(
                 """
