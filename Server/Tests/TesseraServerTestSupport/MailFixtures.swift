@@ -184,14 +184,9 @@ package final class SMTPTestServer {
         }
     }
 
-    private static func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port
-        try await channel.close()
-        guard let port else { throw SMTPFixtureError(description: "no free port") }
-        return port
-    }
+    /// A free loopback port below the kernel's ephemeral range (``freeLoopbackPort()``), so that no outgoing connection
+    /// of another test takes it before the server binds.
+    private static func freePort() async throws -> Int { try freeLoopbackPort() }
 }
 
 /// A fake SMTP server on 127.0.0.1 that greets with 220 and answers each command line with `reply(line)`.
