@@ -7,7 +7,9 @@ from pathlib import Path
 
 out = Path(sys.argv[1])
 ours = [json.loads(x) for x in (out / "tessera.jsonl").read_text().splitlines() if x.strip()]
-idle, peak, sink, sink_codes, accepted_total = (out / "tessera_rss.txt").read_text().split()
+# otp-send.sh writes: idle RSS, peak RSS, sink messages, with a code, accepted in total, duplicates, sent (n/a on SQLite)
+idle, peak, sink, sink_codes, accepted_total, *extra = (out / "tessera_rss.txt").read_text().split()
+duplicates = extra[0] if extra else "?"
 peer = {}
 if (out / "peer.jsonl").exists():
     for line in (out / "peer.jsonl").read_text().splitlines():
@@ -48,8 +50,8 @@ rp = f"{peer_peak / int(peak):.1f}× less" if peer_peak else "—"
 print(f"| idle RSS (MiB) | {idle} | {peer_idle or '—'} | {ri} |")
 print(f"| peak RSS under load (MiB) | {peak} | {peer_peak or '—'} | {rp} |")
 print()
-print(f"Sink total: {sink} messages received, {sink_codes} carrying a six-digit code; {accepted_total} sends accepted "
-      "(warm-up included). Goal (issue 3): ≥ 25× privacyIDEA's rate with every mail delivered; idle RSS ≤ 1/5.")
+print(f"Sink total: {sink} messages received, {sink_codes} carrying a six-digit code, {duplicates} to a recipient seen "
+      f"before; {accepted_total} sends accepted (warm-up included). Goal (issue 3): ≥ 25× privacyIDEA's rate with every mail delivered; idle RSS ≤ 1/5.")
 PEER_README_TRIGGER = 40.7  # ../shared/peers/privacyidea/README.md, measured there on 2026-11-22
 if peer:
     measured = sum(p["rps"] for p in peer.values()) / len(peer)
