@@ -71,7 +71,8 @@ let package = Package(
         // The verifier node (`tessera node`): its own key, registry and errors. Never depends on
         // TesseraServer, PostgreSQL or SMTP (scripts/check-node-deps.sh checks it).
         // W3C WebAuthn Level 3 verification (registration and assertion, attestation formats none,
-        // packed and fido-u2f, a strict CBOR decoder): no I/O, shared by the server and the verifier node.
+        // packed and fido-u2f, a strict CBOR decoder) and App Attest verification (attestation and assertion,
+        // Apple's App Attestation Root CA pinned): no I/O, shared by the server and the verifier node.
         .target(
             name: "TesseraWebAuthn",
             dependencies: [
