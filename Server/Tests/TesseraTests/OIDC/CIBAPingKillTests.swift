@@ -23,31 +23,20 @@ struct CIBAPingKillTests {
         _ = try TestRequirements.postgresURL()
         let url = try await TestDatabase.freshPostgresURL()
         let receiver = try await FixtureServer(script: "ciba_ping_receiver.py", arguments: ["--tls"], imports: ["cryptography"], purpose: "the HTTPS CIBA ping receiver")
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ciba-kill-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        let master = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let admin = "tat_" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
-        func start(_ name: String) throws -> (ChildProcess, Int) {
-            let port = try NodeQuorumEndToEndTests.freePort()
-            let process = try ChildProcess(binary.path, [
-                "serve", "--port", "\(port)", "--data-dir", base + "/" + name, "--nodes-embedded", "0", "--database-url", url,
-                "--master-key", master, "--admin-token", admin, "--webhooks-ca-file", receiver.directory + "/cert.pem",
-                "--webhooks-poll-interval-ms", "100",
-            ], directory: base, stdout: .file(base + "/\(name).log"))
-            return (process, port)
-        }
-        let (a, portA) = try start("a")
-        let (b, portB) = try start("b")
-        defer {
-            a.signal(SIGKILL)
-            b.signal(SIGKILL)
+        let pair: ServePair
+        do {
+            pair = try await ServePair(binary: binary, databaseURL: url, label: "ciba-kill", arguments: [
+                "--webhooks-ca-file", receiver.directory + "/cert.pem", "--webhooks-poll-interval-ms", "100",
+            ])
+        } catch {
             receiver.stop()
-            try? FileManager.default.removeItem(atPath: base)
+            throw error
         }
-        for port in [portA, portB] {
-            let up = await eventually { await Self.call(port, "GET", "/healthz") != nil }
-            try #require(up, "tessera serve did not start: \((try? String(contentsOfFile: base + "/\(port == portA ? "a" : "b").log", encoding: .utf8)) ?? "")")
+        defer {
+            pair.stop()
+            receiver.stop()
         }
+        let (a, portA, admin) = (pair.a, pair.portA, pair.admin)
         let created = try #require(await Self.call(portA, "POST", "/v1/admin/clients", admin: admin, json: #"{"name":"Bank","bundleIds":["com.example.bank"]}"#))
         let clientKey = try #require(created["clientKey"] as? String ?? (created["client"] as? [String: Any])?["clientKey"] as? String, "\(created)")
         let rotated = try #require(await Self.call(portA, "POST", "/v1/admin/clients/\(clientKey)/rotate-secret", admin: admin))

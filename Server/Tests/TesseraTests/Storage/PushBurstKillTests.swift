@@ -32,31 +32,20 @@ struct PushBurstKillTests {
         _ = try TestRequirements.postgresURL()
         let url = try await TestDatabase.freshPostgresURL()
         let peer = try await PushPeer()
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("push-kill-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        let master = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let admin = "tat_" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
-        func start(_ name: String) throws -> (ChildProcess, Int) {
-            let port = try freeLoopbackPort()
-            let process = try ChildProcess(binary.path, [
-                "serve", "--port", "\(port)", "--data-dir", base + "/" + name, "--nodes-embedded", "0", "--database-url", url,
-                "--master-key", master, "--admin-token", admin, "--push-ca-file", peer.certificate.certificate,
-                "--auth-channel-lifetime", "900", "--courier-poll-interval-ms", "100", "--log-level", "warning",
-            ], directory: base, stdout: .file(base + "/\(name).log"))
-            return (process, port)
-        }
-        let (a, portA) = try start("a")
-        let (b, portB) = try start("b")
-        defer {
-            a.signal(SIGKILL)
-            b.signal(SIGKILL)
+        let pair: ServePair
+        do {
+            pair = try await ServePair(binary: binary, databaseURL: url, label: "push-kill", arguments: [
+                "--push-ca-file", peer.certificate.certificate, "--auth-channel-lifetime", "900", "--log-level", "warning",
+            ])
+        } catch {
             peer.stop()
-            try? FileManager.default.removeItem(atPath: base)
+            throw error
         }
-        for (port, name) in [(portA, "a"), (portB, "b")] {
-            let up = await eventually { await CIBAPingKillTests.call(port, "GET", "/healthz") != nil }
-            try #require(up, "tessera serve did not start: \((try? String(contentsOfFile: base + "/\(name).log", encoding: .utf8)) ?? "")")
+        defer {
+            pair.stop()
+            peer.stop()
         }
+        let (a, portA, portB, admin, base) = (pair.a, pair.portA, pair.portB, pair.admin, pair.base)
 
         // A client pushing through the APNs peer, and one user whose device has an APNs token.
         let created = try #require(await CIBAPingKillTests.call(
