@@ -37,38 +37,43 @@ package struct RateCounters: Sendable {
         guard !rows.isEmpty else { return [:] }
         let windowMillis = window.millis
         let start = now - now % windowMillis
-        var query = SQLQueryString("INSERT INTO rate_counters (counter_key, window_start, count) VALUES ")
+        var upsert = SQLQueryString("INSERT INTO rate_counters (counter_key, window_start, count) VALUES ")
         for (index, key) in rows.enumerated() {
-            query.appendInterpolation(unsafeRaw: index == 0 ? "" : ", ")
-            query.appendInterpolation("(\(bind: key), \(bind: start), 1)" as SQLQueryString)
+            upsert.appendInterpolation(unsafeRaw: index == 0 ? "" : ", ")
+            upsert.appendInterpolation("(\(bind: key), \(bind: start), 1)" as SQLQueryString)
         }
-        query.appendInterpolation(
+        upsert.appendInterpolation(
             unsafeRaw: " ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1 RETURNING counter_key, count"
         )
-        var counts: [String: Int] = [:]
-        for row in try await sql.raw(query).all() {
-            counts[try row.decode(column: "counter_key", as: String.self)] = try row.decode(column: "count", as: Int.self)
+        guard spread, !shared.isEmpty else {
+            var counts: [String: Int] = [:]
+            for row in try await sql.raw(upsert).all() {
+                counts[try row.decode(column: "counter_key", as: String.self)] = try row.decode(column: "count", as: Int.self)
+            }
+            return counts
         }
-        guard spread, !shared.isEmpty else { return counts }
-        // Each shared key's other rows, as committed: one read, no lock.
+        // Each shared key's other rows, as committed, read in the same statement as the upsert (one round trip):
+        // the outer SELECT sees the table as it was before the upsert, and the rows it reads are not the upserted ones.
         var others: [String: String] = [:]
         for key in shared {
-            counts[key] = counts.removeValue(forKey: "\(key)#\(shard)") ?? 0
             others[key] = key
             for other in 0..<Self.shards where other != shard { others["\(key)#\(other)"] = key }
         }
-        let names = Array(others.keys)
-        let read = try await sql.raw(
-            "SELECT counter_key, count FROM rate_counters WHERE window_start = \(bind: start) AND counter_key IN (\(binds: names))"
-        ).all()
-        for row in read {
-            guard let key = others[try row.decode(column: "counter_key", as: String.self)] else { continue }
-            counts[key, default: 0] += try row.decode(column: "count", as: Int.self)
+        let names = others.keys.sorted()
+        var query = SQLQueryString("WITH upserted AS (")
+        query.appendInterpolation(upsert)
+        query.appendInterpolation(
+            ") SELECT counter_key, count FROM upserted UNION ALL SELECT counter_key, count FROM rate_counters WHERE window_start = \(bind: start) AND counter_key IN (\(binds: names))" as SQLQueryString
+        )
+        var counts: [String: Int] = [:]
+        for row in try await sql.raw(query).all() {
+            let name = try row.decode(column: "counter_key", as: String.self), count = try row.decode(column: "count", as: Int.self)
+            counts[others[name] ?? name, default: 0] += count
         }
+        for key in shared { counts[key] = (counts[key] ?? 0) + (counts.removeValue(forKey: "\(key)#\(shard)") ?? 0) }
         return counts
     }
 
-    /// Removes windows that ended before `cutoff`.
     package func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM rate_counters WHERE window_start < \(bind: cutoff)").run()
     }
