@@ -139,6 +139,7 @@ let package = Package(
             dependencies: [
                 "TesseraAccounts",
                 "TesseraWebAuthn",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "TesseraCore", package: "Tessera"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -142,6 +142,12 @@ enum Migrator {
         Migration(version: 21, name: "audit-pending", parts: [
             AuditMigrations.pending,
         ]),
+        // App Attest (AppAttest/, issue 41): the single-use challenges of attestations and assertions, by their hash;
+        // each device's attested key and the counter of its last accepted assertion.
+        Migration(version: 22, name: "app-attest", parts: [
+            AppAttestMigrations.challenges,
+            AppAttestMigrations.keys,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

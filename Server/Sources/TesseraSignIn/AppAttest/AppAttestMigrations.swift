@@ -1,0 +1,37 @@
+/// The tables of AppAttest/ (a device's App Attest key and the challenges it signs), as this domain's share of
+/// the schema versions. `Migrator.all` orders every domain's parts into the versions; a released part never
+/// changes (databases have applied it): a change is a new part in a new version.
+package enum AppAttestMigrations {
+    /// Version 22: the single-use challenges of App Attest attestations and assertions (`app_attest_challenges`),
+    /// by the SHA-256 of the challenge (hex): the challenge itself is never stored. `used_at` is set by the one
+    /// use that consumes it.
+    package static let challenges = MigrationPart(version: 22, statements: [
+        """
+        CREATE TABLE app_attest_challenges (
+            id TEXT PRIMARY KEY,
+            device_id TEXT NOT NULL REFERENCES devices(id),
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            used_at BIGINT
+        )
+        """,
+        "CREATE INDEX app_attest_challenges_expiry ON app_attest_challenges (expires_at)",
+    ])
+
+    /// Version 22: each device's attested App Attest key (`app_attest_keys`): the key ID and public key
+    /// (base64url), the counter of its last accepted assertion (0 after the attestation), the environment, Apple's
+    /// receipt (base64; not a secret: it is for Apple's fraud metric) and when it was attested.
+    package static let keys = MigrationPart(version: 22, statements: [
+        """
+        CREATE TABLE app_attest_keys (
+            device_id TEXT PRIMARY KEY REFERENCES devices(id),
+            key_id TEXT NOT NULL UNIQUE,
+            public_key TEXT NOT NULL,
+            counter BIGINT NOT NULL,
+            environment TEXT NOT NULL,
+            receipt TEXT NOT NULL,
+            attested_at BIGINT NOT NULL
+        )
+        """,
+    ])
+}
