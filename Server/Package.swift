@@ -230,13 +230,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // What both test targets share: waiting for events without timing assertions, and running
-        // verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``).
+        // What both test targets share: waiting for events without timing assertions, running
+        // verifier nodes in the test process on loopback HTTP (``InProcessNodeLauncher``), the App Attest cases (mint.py).
         .target(
             name: "TesseraTestSupport",
             dependencies: [
-                "TesseraServer", "TesseraNode", .product(name: "Logging", package: "swift-log"),
+                "TesseraServer", "TesseraNode", "TesseraWebAuthn", .product(name: "Logging", package: "swift-log"),
                 .product(name: "TesseraCore", package: "Tessera"), .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Tests/TesseraTestSupport"
         ),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TesseraTestSupport
 import X509
 @testable import TesseraWebAuthn
 

@@ -9,7 +9,8 @@ Run: /work/main/.venv-test/bin/python Server/Tests/Fixtures/appattest/mint.py > 
 
   * "environment", "teamId", "bundleId" are the CLIENT'S SETTINGS the case is verified under; the minted
     data may deliberately differ (negative cases). Every negative case has one thing wrong.
-  * attestation cases: "attestationObject", "keyId", "challenge" (what the app sends and the server issued).
+  * attestation cases: "attestationObject", "keyId", "challenge" (what the app sends and the server issued),
+    "privateKey" (the device key's scalar, 32 bytes: the server's tests sign further assertions with it).
   * assertion cases: "assertion", "clientData", "publicKey" (the device key stored at attestation,
     uncompressed X9.62), "storedCounter".
   * Byte strings are lowercase hex. Keys, certificates and challenges are fresh each run; the case names
@@ -157,6 +158,7 @@ def attestation(name, environment="development", settings_environment=None, team
         "teamId": TEAM_ID, "bundleId": BUNDLE_ID, "attestationObject": obj.hex(),
         "keyId": (key_id if key_id is not None else device.key_id).hex(), "challenge": challenge.hex(),
         "expectedPublicKey": device.point.hex(),
+        "privateKey": device.key.private_numbers().private_value.to_bytes(32, "big").hex(),
     }
 
 

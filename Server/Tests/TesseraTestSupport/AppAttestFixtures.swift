@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import TesseraWebAuthn
+import X509
+
+/// App Attest inputs for the tests: cases minted at test time by Server/Tests/Fixtures/appattest/mint.py
+/// (a test root CA, attestations and assertions, each negative case with one thing wrong), and the real
+/// attestations and assertions of Server/Tests/Fixtures/appattest/devicecheck-appattest-samples.json.
+package enum AppAttestFixtures {
+    /// Server/Tests/Fixtures/appattest.
+    package static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/appattest")
+
+    /// One case of mint.py (hex byte strings as it prints them).
+    package struct Case: Decodable, Sendable {
+        package var name: String
+        package var kind: String
+        package var environment: String
+        package var teamId: String
+        package var bundleId: String
+        package var attestationObject: String?
+        package var keyId: String?
+        package var challenge: String?
+        package var expectedPublicKey: String?
+        /// Attestation cases: the device key's private scalar (32 bytes), to sign further assertions with it.
+        package var privateKey: String?
+        package var assertion: String?
+        package var clientData: String?
+        package var publicKey: String?
+        package var storedCounter: UInt32?
+        package var expectedCounter: UInt32?
+
+        /// The client's settings the case is verified under.
+        package var app: AppAttestApp {
+            AppAttestApp(teamID: teamId, bundleID: bundleId, environment: AppAttestEnvironment(rawValue: environment) ?? .production)
+        }
+    }
+
+    /// What one run of mint.py printed.
+    package struct Minted: Decodable, Sendable {
+        package var time: Double
+        package var root: String
+        package var otherRoot: String
+        package var cases: [Case]
+
+        /// The minted root, to inject into the verifier.
+        package func rootCertificate() throws -> Certificate { try Certificate(derEncoded: hex(root)) }
+        /// The time the cases are verified at.
+        package var date: Date { Date(timeIntervalSince1970: time) }
+        /// The case named `name`.
+        package func named(_ name: String) throws -> Case {
+            guard let found = cases.first(where: { $0.name == name }) else { throw Missing(name: name) }
+            return found
+        }
+    }
+
+    /// No case of that name.
+    package struct Missing: Error, CustomStringConvertible {
+        package var name: String
+        package var description: String { "mint.py printed no case named \(name)" }
+    }
+
+    /// mint.py failed.
+    package struct ScriptFailed: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The bytes of a lowercase hex string (nil: none).
+    package static func hex(_ text: String?) -> [UInt8] {
+        let text = Array((text ?? "").utf8)
+        return stride(from: 0, to: text.count - 1, by: 2).map { UInt8(String(decoding: text[$0..<$0 + 2], as: UTF8.self), radix: 16) ?? 0 }
+    }
+
+    private static let cache = Mutex<Task<Minted, any Error>?>(nil)
+
+    /// The cases of one mint.py run, shared by every test of the process (the first caller starts it).
+    /// Fails naming what is missing when `TESSERA_TEST_PYTHON` lacks `cryptography` or `cbor2`.
+    package static func minted() async throws -> Minted {
+        let python = try TestRequirements.python(importing: ["cbor2", "cryptography"], for: "minting App Attest cases (mint.py)")
+        let task = cache.withLock { cached in
+            if let cached { return cached }
+            let started = Task { try await mint(python) }
+            cached = started
+            return started
+        }
+        return try await task.value
+    }
+
+    private static func mint(_ python: String) async throws -> Minted {
+        let run = try await ChildProcess.run(python, [directory.appendingPathComponent("mint.py").path])
+        guard run.status == 0, let json = run.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }) else {
+            throw ScriptFailed(description: "mint.py exited \(run.status): \(run.output)")
+        }
+        return try JSONDecoder().decode(Minted.self, from: Data(json.utf8))
+    }
+
+    /// One real sample: an attestation and the first assertion of the same key.
+    package struct Sample: Decodable, Sendable {
+        package var name: String
+        package var teamId: String
+        package var bundleId: String
+        package var environment: String
+        package var attestationTime: String
+        package var challenge: String
+        package var keyId: String
+        package var attestationObject: String
+        package var assertion: String
+        package var assertionClientData: String
+        package var assertionCounter: UInt32
+    }
+
+    private struct Samples: Decodable {
+        var source: String
+        var samples: [Sample]
+    }
+
+    /// The real samples.
+    package static func samples() throws -> [Sample] {
+        let data = try Data(contentsOf: directory.appendingPathComponent("devicecheck-appattest-samples.json"))
+        return try JSONDecoder().decode(Samples.self, from: data).samples
+    }
+}
