@@ -114,7 +114,7 @@ package struct AppAttestService: Sendable {
     ///   - challenge: A challenge ``challenge(for:)`` issued to the device (base64url text).
     ///   - app: The client's app (its App ID's hash is the assertion's `rpIdHash`).
     @discardableResult
-    package func assert(
+    package func verifyAssertion(
         deviceId: String, assertion: [UInt8], clientData: [UInt8], challenge: String, app: AppAttestApp
     ) async throws -> UInt32 {
         let repository = self.repository

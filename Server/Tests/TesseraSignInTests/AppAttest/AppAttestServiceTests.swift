@@ -85,10 +85,10 @@ struct AppAttestServiceTests {
 
     /// Sends an assertion with `counter` on a fresh challenge.
     @discardableResult
-    static func assert(_ setup: Setup, counter: UInt32, signer: P256.Signing.PrivateKey? = nil) async throws -> UInt32 {
+    static func verifyAssertion(_ setup: Setup, counter: UInt32, signer: P256.Signing.PrivateKey? = nil) async throws -> UInt32 {
         let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
         let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: counter, signer: signer)
-        return try await setup.service.assert(
+        return try await setup.service.verifyAssertion(
             deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app
         )
     }
@@ -180,25 +180,25 @@ struct AppAttestServiceTests {
             try await Self.attest(setup)
             let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
             let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: 1)
-            let counter = try await setup.service.assert(
+            let counter = try await setup.service.verifyAssertion(
                 deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app
             )
             #expect(counter == 1)
             #expect(try await Self.storedKey(setup)?.counter == 1)
             // The same request again: its challenge is used.
             await Self.expectCode(.appAttestChallengeUsed) {
-                try await setup.service.assert(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
+                try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
             // The same assertion on a fresh challenge: its client data names the old one.
             let fresh = try await setup.service.challenge(for: setup.deviceId).challenge
             await Self.expectCode(.appAttestClientDataMismatch) {
-                try await setup.service.assert(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: fresh, app: setup.app)
+                try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: fresh, app: setup.app)
             }
             // A new assertion that did not count up, and one that went back.
-            await Self.expectCode(.appAttestCounterNotGrown) { _ = try await Self.assert(setup, counter: 1) }
-            await Self.expectCode(.appAttestCounterNotGrown) { _ = try await Self.assert(setup, counter: 0) }
-            await Self.expectCode(.appAttestBadSignature) { _ = try await Self.assert(setup, counter: 2, signer: P256.Signing.PrivateKey()) }
-            #expect(try await Self.assert(setup, counter: 5) == 5)
+            await Self.expectCode(.appAttestCounterNotGrown) { _ = try await Self.verifyAssertion(setup, counter: 1) }
+            await Self.expectCode(.appAttestCounterNotGrown) { _ = try await Self.verifyAssertion(setup, counter: 0) }
+            await Self.expectCode(.appAttestBadSignature) { _ = try await Self.verifyAssertion(setup, counter: 2, signer: P256.Signing.PrivateKey()) }
+            #expect(try await Self.verifyAssertion(setup, counter: 5) == 5)
             #expect(try await Self.storedKey(setup)?.counter == 5)
         }
     }
@@ -219,7 +219,7 @@ struct AppAttestServiceTests {
                 for request in requests {
                     group.addTask {
                         do {
-                            return .success(try await service.assert(
+                            return .success(try await service.verifyAssertion(
                                 deviceId: deviceId, assertion: request.assertion, clientData: request.clientData, challenge: request.challenge, app: app
                             ))
                         } catch let error as AppError {
@@ -248,10 +248,10 @@ struct AppAttestServiceTests {
             let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
             let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: 1)
             await Self.expectCode(.appAttestDeviceNotAttested) {
-                try await setup.service.assert(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
+                try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
             await Self.expectCode(.appAttestDeviceNotAttested) {
-                try await setup.service.assert(deviceId: "dev_unknown", assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
+                try await setup.service.verifyAssertion(deviceId: "dev_unknown", assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
         }
     }
