@@ -37,8 +37,9 @@ HZ=$(getconf CLK_TCK)
 # db_pids: the PostgreSQL backends serving the database of DATABASE_URL (empty on SQLite or without one), whose CPU
 # wrk_json reports beside the server's (db_cores): PostgreSQL's own work per operation.
 db_pids() {
-  local name=${DATABASE_URL##*/}; name=${name%%\?*}
-  [ -n "${DATABASE_URL:-}" ] && [ -n "$name" ] || return 0
+  local url=${DATABASE_URL:-} name
+  name=${url##*/}; name=${name%%\?*}
+  [ -n "$url" ] && [ -n "$name" ] || return 0
   pgrep -f "postgres: [^ ]+ $name " | tr '\n' ' ' || true
 }
 
