@@ -42,39 +42,33 @@ package struct LeasedQueue: Sendable {
         let now = clock.now()
         let leaseEnd = now + lease.millis
         let skipLocked = database.kind == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        // With `perGroup`, only the due rows ranked within their group's free places are candidates.
+        var inGroupLimit = SQLQueryString("")
         if let (group, perGroupLimit) = perGroup {
-            return try await database.transaction { sql in
-                try await sql.raw(
-                    """
-                    UPDATE \(unsafeRaw: table) SET locked_until = \(bind: leaseEnd), locked_by = \(bind: claimant), attempts = attempts + 1
-                    WHERE id IN (
-                        SELECT id FROM \(unsafeRaw: table) WHERE id IN (
-                            SELECT ranked.id FROM (
-                                SELECT id, \(unsafeRaw: group) AS grp,
-                                       ROW_NUMBER() OVER (PARTITION BY \(unsafeRaw: group) ORDER BY next_attempt_at, id) AS position
-                                FROM \(unsafeRaw: table)
-                                WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
-                            ) ranked
-                            LEFT JOIN (
-                                SELECT \(unsafeRaw: group) AS grp, COUNT(*) AS leased FROM \(unsafeRaw: table)
-                                WHERE status = 'pending' AND locked_until > \(bind: now) GROUP BY \(unsafeRaw: group)
-                            ) busy ON busy.grp = ranked.grp
-                            WHERE ranked.position + COALESCE(busy.leased, 0) <= \(bind: perGroupLimit)
-                        )
-                        ORDER BY next_attempt_at LIMIT \(bind: limit)\(unsafeRaw: skipLocked)
-                    )
-                    RETURNING \(unsafeRaw: columns)
-                    """
-                ).all(decoding: Row.self)
-            }
+            inGroupLimit = """
+                 AND id IN (
+                    SELECT ranked.id FROM (
+                        SELECT id, \(unsafeRaw: group) AS grp,
+                               ROW_NUMBER() OVER (PARTITION BY \(unsafeRaw: group) ORDER BY next_attempt_at, id) AS position
+                        FROM \(unsafeRaw: table)
+                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
+                    ) ranked
+                    LEFT JOIN (
+                        SELECT \(unsafeRaw: group) AS grp, COUNT(*) AS leased FROM \(unsafeRaw: table)
+                        WHERE status = 'pending' AND locked_until > \(bind: now) GROUP BY \(unsafeRaw: group)
+                    ) busy ON busy.grp = ranked.grp
+                    WHERE ranked.position + COALESCE(busy.leased, 0) <= \(bind: perGroupLimit)
+                )
+                """
         }
+        let candidates = inGroupLimit
         return try await database.transaction { sql in
             try await sql.raw(
                 """
                 UPDATE \(unsafeRaw: table) SET locked_until = \(bind: leaseEnd), locked_by = \(bind: claimant), attempts = attempts + 1
                 WHERE id IN (
                     SELECT id FROM \(unsafeRaw: table)
-                    WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))
+                    WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (locked_until IS NULL OR locked_until <= \(bind: now))\(candidates)
                     ORDER BY next_attempt_at LIMIT \(bind: limit)\(unsafeRaw: skipLocked)
                 )
                 RETURNING \(unsafeRaw: columns)
