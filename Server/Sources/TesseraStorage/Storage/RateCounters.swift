@@ -45,35 +45,36 @@ package struct RateCounters: Sendable {
         upsert.appendInterpolation(
             unsafeRaw: " ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1 RETURNING counter_key, count"
         )
-        guard spread, !shared.isEmpty else {
-            var counts: [String: Int] = [:]
-            for row in try await sql.raw(upsert).all() {
-                counts[try row.decode(column: "counter_key", as: String.self)] = try row.decode(column: "count", as: Int.self)
-            }
-            return counts
-        }
-        // Each shared key's other rows, as committed, read in the same statement as the upsert (one round trip):
-        // the outer SELECT sees the table as it was before the upsert, and the rows it reads are not the upserted ones.
+        // On PostgreSQL, each shared key's other rows, as committed, are read in the same statement as the upsert (one
+        // round trip): the outer SELECT sees the table as it was before the upsert, and reads none of the upserted rows.
         var others: [String: String] = [:]
-        for key in shared {
-            others[key] = key
-            for other in 0..<Self.shards where other != shard { others["\(key)#\(other)"] = key }
+        var query = upsert
+        if spread, !shared.isEmpty {
+            for key in shared {
+                others[key] = key
+                for other in 0..<Self.shards where other != shard { others["\(key)#\(other)"] = key }
+            }
+            query = SQLQueryString("WITH upserted AS (")
+            query.appendInterpolation(upsert)
+            query.appendInterpolation(
+                ") SELECT counter_key, count FROM upserted UNION ALL SELECT counter_key, count FROM rate_counters WHERE window_start = \(bind: start) AND counter_key IN (\(binds: others.keys.sorted()))" as SQLQueryString
+            )
         }
-        let names = others.keys.sorted()
-        var query = SQLQueryString("WITH upserted AS (")
-        query.appendInterpolation(upsert)
-        query.appendInterpolation(
-            ") SELECT counter_key, count FROM upserted UNION ALL SELECT counter_key, count FROM rate_counters WHERE window_start = \(bind: start) AND counter_key IN (\(binds: names))" as SQLQueryString
-        )
         var counts: [String: Int] = [:]
         for row in try await sql.raw(query).all() {
             let name = try row.decode(column: "counter_key", as: String.self), count = try row.decode(column: "count", as: Int.self)
             counts[others[name] ?? name, default: 0] += count
         }
-        for key in shared { counts[key] = (counts[key] ?? 0) + (counts.removeValue(forKey: "\(key)#\(shard)") ?? 0) }
+        if spread {
+            for key in shared {
+                let own = counts.removeValue(forKey: "\(key)#\(shard)") ?? 0
+                counts[key, default: 0] += own
+            }
+        }
         return counts
     }
 
+    /// Removes windows that ended before `cutoff`.
     package func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM rate_counters WHERE window_start < \(bind: cutoff)").run()
     }
