@@ -55,15 +55,13 @@ struct PostgresPreparedSQL: SQLDatabase {
         // A statement written to a connection PostgreSQL has closed (a restart, a failover: the pool may lend it
         // before it has seen the close) is dropped by the channel and never answered: its caller waited for ever.
         // The check and the write both run on the connection's event loop, so the close cannot come in between.
-        try await withTaskExecutorPreference(EventLoopTaskExecutor.on(connection.eventLoop)) {
-            guard !connection.isClosed else { throw AppError.storageUnavailable() }
-            try await run(query, onRow)
-        }
+        try await withTaskExecutorPreference(EventLoopTaskExecutor.on(connection.eventLoop)) { try await run(query, onRow) }
     }
 
-    /// Runs `query`, prepared when it can be: called on the connection's event loop, and writes the statement
-    /// before its first suspension.
+    /// Runs `query`, prepared when it can be, on a connection still open: called on the connection's event loop,
+    /// it checks the connection and writes the statement before its first suspension.
     private func run(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        guard !connection.isClosed else { throw AppError.storageUnavailable() }
         guard prepares else { return try await base.execute(sql: query, onRow) }
         let text: String, binds: [any Encodable & Sendable]
         let questionMarks = query is TesseraHTTPKit.SQLStatement
@@ -91,7 +89,6 @@ struct PostgresPreparedSQL: SQLDatabase {
             // statement (a migration). Prepared afresh at once when the statement commits by itself; inside a
             // transaction the error has ended the transaction, and the next call prepares it.
             guard autocommit, error.serverInfo?[.sqlState] == "0A000" else { throw error }
-            guard !connection.isClosed else { throw AppError.storageUnavailable() }
             try await run(query, onRow)
         }
     }
