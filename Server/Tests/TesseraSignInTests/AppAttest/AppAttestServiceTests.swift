@@ -98,17 +98,6 @@ struct AppAttestServiceTests {
         return try await setup.runtime.database.read { try await repository.key(deviceId: deviceId, in: $0) }
     }
 
-    static func expectCode(_ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            Issue.record("accepted; expected \(code.rawValue)", sourceLocation: sourceLocation)
-        } catch let error as AppError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test("an attestation with an issued challenge stores the key with counter 0; the same challenge again is refused (7402)",
           arguments: TestDatabase.kinds)
     func attestOnce(kind: TestDatabase) async throws {
@@ -124,7 +113,7 @@ struct AppAttestServiceTests {
             #expect(stored.publicKey == AppAttestFixtures.hex(setup.attestation.expectedPublicKey))
             #expect(stored.counter == 0 && stored.environment == .development && stored.receipt == credential.receipt)
             #expect(stored.attestedAt == setup.clock.clock.now())
-            await Self.expectCode(.appAttestChallengeUsed) {
+            await expectCode(.appAttestChallengeUsed) {
                 try await setup.service.attest(
                     deviceId: setup.deviceId, keyId: AppAttestFixtures.hex(setup.attestation.keyId),
                     attestationObject: AppAttestFixtures.hex(setup.attestation.attestationObject), challenge: challenge.challenge, app: setup.app
@@ -139,18 +128,18 @@ struct AppAttestServiceTests {
             let challenge = try await setup.service.challenge(for: setup.deviceId)
             setup.clock.advance(by: .seconds(300))
             let keyId = AppAttestFixtures.hex(setup.attestation.keyId), object = AppAttestFixtures.hex(setup.attestation.attestationObject)
-            await Self.expectCode(.appAttestChallengeExpired) {
+            await expectCode(.appAttestChallengeExpired) {
                 try await setup.service.attest(deviceId: setup.deviceId, keyId: keyId, attestationObject: object, challenge: challenge.challenge, app: setup.app)
             }
             let made = Data(RandomSource.system.bytes(32)).base64URLEncodedString()
-            await Self.expectCode(.appAttestChallengeUnknown) {
+            await expectCode(.appAttestChallengeUnknown) {
                 try await setup.service.attest(deviceId: setup.deviceId, keyId: keyId, attestationObject: object, challenge: made, app: setup.app)
             }
-            await Self.expectCode(.appAttestChallengeUnknown) {
+            await expectCode(.appAttestChallengeUnknown) {
                 try await setup.service.attest(deviceId: setup.deviceId, keyId: keyId, attestationObject: object, challenge: "short", app: setup.app)
             }
             let fresh = try await setup.service.challenge(for: setup.deviceId)
-            await Self.expectCode(.appAttestChallengeUnknown) {
+            await expectCode(.appAttestChallengeUnknown) {
                 try await setup.service.attest(deviceId: "dev_other", keyId: keyId, attestationObject: object, challenge: fresh.challenge, app: setup.app)
             }
             #expect(try await Self.storedKey(setup) == nil)
@@ -163,10 +152,10 @@ struct AppAttestServiceTests {
             let challenge = try await setup.service.challenge(for: setup.deviceId)
             let keyId = AppAttestFixtures.hex(setup.attestation.keyId), object = AppAttestFixtures.hex(setup.attestation.attestationObject)
             let other = AppAttestApp(teamID: "OTHERTEAM9", bundleID: setup.app.bundleID, environment: .development)
-            await Self.expectCode(.appAttestRpIdMismatch) {
+            await expectCode(.appAttestRpIdMismatch) {
                 try await setup.service.attest(deviceId: setup.deviceId, keyId: keyId, attestationObject: object, challenge: challenge.challenge, app: other)
             }
-            await Self.expectCode(.appAttestChallengeUsed) {
+            await expectCode(.appAttestChallengeUsed) {
                 try await setup.service.attest(deviceId: setup.deviceId, keyId: keyId, attestationObject: object, challenge: challenge.challenge, app: setup.app)
             }
             #expect(try await Self.storedKey(setup) == nil)
@@ -186,18 +175,18 @@ struct AppAttestServiceTests {
             #expect(counter == 1)
             #expect(try await Self.storedKey(setup)?.counter == 1)
             // The same request again: its challenge is used.
-            await Self.expectCode(.appAttestChallengeUsed) {
+            await expectCode(.appAttestChallengeUsed) {
                 try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
             // The same assertion on a fresh challenge: its client data names the old one.
             let fresh = try await setup.service.challenge(for: setup.deviceId).challenge
-            await Self.expectCode(.appAttestClientDataMismatch) {
+            await expectCode(.appAttestClientDataMismatch) {
                 try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: fresh, app: setup.app)
             }
             // A new assertion that did not count up, and one that went back.
-            await Self.expectCode(.appAttestCounterNotGrown) { _ = try await Self.verifyAssertion(setup, counter: 1) }
-            await Self.expectCode(.appAttestCounterNotGrown) { _ = try await Self.verifyAssertion(setup, counter: 0) }
-            await Self.expectCode(.appAttestBadSignature) { _ = try await Self.verifyAssertion(setup, counter: 2, signer: P256.Signing.PrivateKey()) }
+            await expectCode(.appAttestCounterNotGrown) { _ = try await Self.verifyAssertion(setup, counter: 1) }
+            await expectCode(.appAttestCounterNotGrown) { _ = try await Self.verifyAssertion(setup, counter: 0) }
+            await expectCode(.appAttestBadSignature) { _ = try await Self.verifyAssertion(setup, counter: 2, signer: P256.Signing.PrivateKey()) }
             #expect(try await Self.verifyAssertion(setup, counter: 5) == 5)
             #expect(try await Self.storedKey(setup)?.counter == 5)
         }
@@ -244,13 +233,13 @@ struct AppAttestServiceTests {
     @Test("an unknown device gets no challenge (3007); a device without an attested key cannot assert (7404)", arguments: TestDatabase.kinds)
     func unknownDevice(kind: TestDatabase) async throws {
         try await Self.withSetup(kind) { setup in
-            await Self.expectCode(.deviceUnknown) { _ = try await setup.service.challenge(for: "dev_unknown") }
+            await expectCode(.deviceUnknown) { _ = try await setup.service.challenge(for: "dev_unknown") }
             let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
             let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: 1)
-            await Self.expectCode(.appAttestDeviceNotAttested) {
+            await expectCode(.appAttestDeviceNotAttested) {
                 try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
-            await Self.expectCode(.appAttestDeviceNotAttested) {
+            await expectCode(.appAttestDeviceNotAttested) {
                 try await setup.service.verifyAssertion(deviceId: "dev_unknown", assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
         }

@@ -26,17 +26,6 @@ struct AuthenticatorLoginTests {
         return (request, key)
     }
 
-    static func expectCode(_ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            Issue.record("accepted; expected \(code.rawValue)", sourceLocation: sourceLocation)
-        } catch let error as AppError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
-        }
-    }
-
     static func authenticatorRows(_ runtime: TesseraRuntime) async throws -> Int {
         try await runtime.database.withSQL { sql in
             try await sql.raw("SELECT COUNT(*) AS n FROM authenticators").first()?.decode(column: "n", as: Int.self) ?? -1
@@ -49,17 +38,17 @@ struct AuthenticatorLoginTests {
             let client = try await runtime.makeTestClient()
             let alice = try await SignUpFixtures.signUp(runtime, client, "alice")
             _ = try await SignUpFixtures.signUp(runtime, client, "bob")
-            await Self.expectCode(.authenticatorUsernameMismatch) {
+            await expectCode(.authenticatorUsernameMismatch) {
                 _ = try await runtime.authenticators.register(
                     try Self.registration(.pin, deviceId: alice, username: "bob", pin: "482913").0, deviceId: alice, client: client
                 )
             }
-            await Self.expectCode(.authenticatorUsernameMismatch) {
+            await expectCode(.authenticatorUsernameMismatch) {
                 _ = try await runtime.authenticators.register(
                     try Self.registration(.fingerprint, deviceId: alice, username: "nobody").0, deviceId: alice, client: client
                 )
             }
-            await Self.expectCode(.fieldMissing) {
+            await expectCode(.fieldMissing) {
                 _ = try await runtime.authenticators.register(
                     try Self.registration(.pin, deviceId: alice, username: nil, pin: "482913").0, deviceId: alice, client: client
                 )
@@ -97,13 +86,13 @@ struct AuthenticatorLoginTests {
             }
 
             // Another user's name, an authenticator the device does not have, another device's authenticator.
-            await Self.expectCode(.authenticatorUsernameMismatch) {
+            await expectCode(.authenticatorUsernameMismatch) {
                 _ = try await login.challenge(.init(username: "bob", aaid: AuthenticatorType.pin.aaid), deviceId: alice, client: client)
             }
-            await Self.expectCode(.authenticatorUnknown) {
+            await expectCode(.authenticatorUnknown) {
                 _ = try await login.challenge(.init(username: "alice", aaid: AuthenticatorType.fingerprint.aaid), deviceId: alice, client: client)
             }
-            await Self.expectCode(.authenticatorUnknown) {
+            await expectCode(.authenticatorUnknown) {
                 _ = try await login.challenge(.init(username: "bob", aaid: AuthenticatorType.pin.aaid), deviceId: bob, client: client)
             }
 
@@ -112,30 +101,30 @@ struct AuthenticatorLoginTests {
             #expect(challenge.authenticatorId == pin.id)
             let signed = try sign(challenge, with: key)
             // Bob's device cannot use alice's challenge.
-            await Self.expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(signed, deviceId: bob, client: client) }
+            await expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(signed, deviceId: bob, client: client) }
             let answer = try await login.authenticate(signed, deviceId: alice, client: client)
             let claims = try await runtime.tokens.verify(answer.data)
             #expect(claims.amr == ["pin", "swk"])
             #expect(claims.sub.value == "alice" && claims.deviceId == alice && claims.jti.value == challenge.challengeId)
             // Used once.
-            await Self.expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(signed, deviceId: alice, client: client) }
+            await expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(signed, deviceId: alice, client: client) }
 
             // Another key (not the registered one) is refused, and that challenge is used up.
             let second = try await login.challenge(.init(username: "alice", aaid: AuthenticatorType.pin.aaid), deviceId: alice, client: client)
-            await Self.expectCode(.authenticatorSignatureInvalid) {
+            await expectCode(.authenticatorSignatureInvalid) {
                 _ = try await login.authenticate(try sign(second, with: P256.Signing.PrivateKey()), deviceId: alice, client: client)
             }
-            await Self.expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(try sign(second, with: key), deviceId: alice, client: client) }
+            await expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(try sign(second, with: key), deviceId: alice, client: client) }
 
             // Expired on the injected clock.
             let late = try await login.challenge(.init(username: "alice", aaid: AuthenticatorType.pin.aaid), deviceId: alice, client: client)
             manual.advance(by: .seconds(Int64(late.expiresIn) + 1))
-            await Self.expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(try sign(late, with: key), deviceId: alice, client: client) }
+            await expectCode(.authenticatorChallengeInvalid) { _ = try await login.authenticate(try sign(late, with: key), deviceId: alice, client: client) }
 
             // A deleted authenticator cannot sign a challenge given before it was deleted.
             let beforeDelete = try await login.challenge(.init(username: "alice", aaid: AuthenticatorType.pin.aaid), deviceId: alice, client: client)
             try await runtime.authenticators.delete(id: pin.id, deviceId: alice)
-            await Self.expectCode(.authenticatorChallengeInvalid) {
+            await expectCode(.authenticatorChallengeInvalid) {
                 _ = try await login.authenticate(try sign(beforeDelete, with: key), deviceId: alice, client: client)
             }
         }
