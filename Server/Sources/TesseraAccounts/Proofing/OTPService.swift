@@ -8,7 +8,8 @@ public struct OTPService: Sendable {
     package let database: any Database
     package let repository: any OTPRepository
     package let audit: any AuditLog
-    package let counters = RateCounters()
+    /// The hourly counters (the app's and the address's counted in memory on PostgreSQL: ``SharedCounterBuffer``).
+    package let counters: RateCounters
     package let outbox: any OutboxRepository
     package let courier: CourierService
     package let hasher: SecretHasher
@@ -29,8 +30,10 @@ public struct OTPService: Sendable {
         clock: WallClock,
         settings: OTPSettings,
         templates: MessageTemplates,
-        logger: Logger
+        logger: Logger,
+        counters: RateCounters = RateCounters()
     ) {
+        self.counters = counters
         self.database = database
         self.repository = repository
         self.audit = audit
@@ -87,31 +90,36 @@ public struct OTPService: Sendable {
             )
             try await outbox.enqueue(message, in: sql)
             // The hourly counters of this app and of this address are counted by every send of the app (or the
-            // address): they are shared keys, spread over several rows on PostgreSQL (RateCounters), so sends
-            // seldom wait for each other's row lock. A refusal still rolls everything back.
+            // address): they are shared keys, which no send writes on PostgreSQL (each instance counts them in
+            // memory and adds them to their rows in batches: SharedCounterBuffer). A refusal takes all of it back.
             let retry = Int(3600 - (now / 1000) % 3600)
             let targetKey = "otp-target|\(client.id)|\(channel.rawValue)|\(target)"
             let ipKey = ip.map { "otp-ip|\($0)" }
             let clientKey = "otp-client|\(client.id)"
-            let counts = try await counters.increment(
-                [targetKey], shared: [clientKey] + (ipKey.map { [$0] } ?? []), now: now, window: .seconds(3600), in: sql
-            )
-            if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
-                throw AppError.otpTargetRateLimited(retryAfter: retry)
+            let shared = [clientKey] + (ipKey.map { [$0] } ?? [])
+            let counts = try await counters.increment([targetKey], shared: shared, now: now, window: .seconds(3600), in: sql)
+            do {
+                if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
+                    throw AppError.otpTargetRateLimited(retryAfter: retry)
+                }
+                if let ipKey, counts[ipKey, default: 0] > settings.perIPHourlyLimit {
+                    throw AppError.otpIPRateLimited(retryAfter: retry)
+                }
+                if counts[clientKey, default: 0] > settings.perClientHourlyLimit {
+                    throw AppError.otpClientRateLimited(retryAfter: retry)
+                }
+                try await audit.append(
+                    AuditEvent(
+                        "otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id,
+                        details: ["challenge": challengeId, "channel": channel.rawValue, "purpose": purpose.rawValue]
+                    ),
+                    in: sql
+                )
+            } catch {
+                // Refused (or failed) after counting: the transaction takes back the rest, this the counts in memory.
+                counters.release(shared: shared, now: now, window: .seconds(3600), in: sql)
+                throw error
             }
-            if let ipKey, counts[ipKey, default: 0] > settings.perIPHourlyLimit {
-                throw AppError.otpIPRateLimited(retryAfter: retry)
-            }
-            if counts[clientKey, default: 0] > settings.perClientHourlyLimit {
-                throw AppError.otpClientRateLimited(retryAfter: retry)
-            }
-            try await audit.append(
-                AuditEvent(
-                    "otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id,
-                    details: ["challenge": challengeId, "channel": channel.rawValue, "purpose": purpose.rawValue]
-                ),
-                in: sql
-            )
         }
         courier.wake()
         logger.info("otp queued", metadata: ["challenge": .string(challengeId), "channel": .string(channel.rawValue)])

@@ -30,7 +30,8 @@ struct AccountsDomain: Sendable {
         )
         otp = OTPService(
             database: database, repository: stores.otp, audit: stores.audit, outbox: stores.outbox, courier: courier, hasher: hasher, random: random,
-            clock: clock, settings: configuration.otp, templates: configuration.templates, logger: logger
+            clock: clock, settings: configuration.otp, templates: configuration.templates, logger: logger,
+            counters: RateCounters(buffer: database.kind == .postgres ? SharedCounterBuffer(database: database) : nil)
         )
         sessions = SessionService(
             database: database, repository: stores.sessions, users: stores.users, audit: stores.audit, hasher: hasher, random: random, clock: clock,

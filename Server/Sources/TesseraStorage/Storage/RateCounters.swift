@@ -10,12 +10,20 @@ import SQLKit
 /// included, so a window counted before the spread still counts). The sum sees what other requests
 /// committed: concurrent requests can pass a shared key's limit by at most their number. Keys of one
 /// subject (a user, an address's OTP target) and SQLite (one writer) stay one row.
+///
+/// With a ``SharedCounterBuffer`` (one per instance, on PostgreSQL), the shared keys are counted in memory and
+/// added to their rows in batches instead: no request writes their rows (see the buffer for what that costs).
 package struct RateCounters: Sendable {
     /// Rows a shared key is spread over on PostgreSQL.
     package static let shards = 16
 
-    /// Counters on the database handle each call is given.
-    package init() {}
+    /// Where shared keys are counted on PostgreSQL; nil: in each request's transaction.
+    package let buffer: SharedCounterBuffer?
+
+    /// Counters on the database handle each call is given; shared keys in `buffer` when there is one.
+    package init(buffer: SharedCounterBuffer? = nil) {
+        self.buffer = buffer
+    }
 
     /// Adds one to `key` in the window containing `now` and returns the new count (`shared`: spread,
     /// see the type's description).
@@ -27,30 +35,71 @@ package struct RateCounters: Sendable {
     }
 
     /// Adds one to each key (distinct keys) in the window containing `now` and returns the new counts
-    /// by key: `keys` in one row each, `shared` spread over ``shards`` rows on PostgreSQL.
+    /// by key: `keys` in one row each, `shared` spread over ``shards`` rows on PostgreSQL (or in ``buffer``).
     package func increment(
         _ keys: [String], shared: [String] = [], now: Int64, window: Duration, in sql: any SQLDatabase
     ) async throws -> [String: Int] {
         let spread = sql.dialect.name == "postgresql" && Self.shards > 1
-        let shard = spread ? Int.random(in: 0..<Self.shards) : 0
-        let rows = keys + shared.map { spread ? "\($0)#\(shard)" : $0 }
-        guard !rows.isEmpty else { return [:] }
         let windowMillis = window.millis
         let start = now - now % windowMillis
+        var counts: [String: Int] = [:]
+        var counted = shared
+        if spread, let buffer, !shared.isEmpty {
+            counted = []
+            for key in shared {
+                if let total = buffer.add(key, windowStart: start) { counts[key] = total } else { counted.append(key) }
+            }
+            buffer.flushIfDue(now: now)
+        }
+        guard !keys.isEmpty || !counted.isEmpty else { return counts }
+        let found = try await add(
+            Dictionary(keys.map { ($0, 1) }, uniquingKeysWith: +), shared: Dictionary(counted.map { ($0, 1) }, uniquingKeysWith: +),
+            spread: spread, windowStart: start, in: sql
+        )
+        if spread, let buffer {
+            for key in counted { buffer.remember(key, windowStart: start, total: found[key] ?? 0) }
+        }
+        return counts.merging(found) { $1 }
+    }
+
+    /// Takes back the counts of `shared` that ``increment(_:shared:now:window:in:)`` made in ``buffer``, for a
+    /// request refused after counting (its transaction rolls back the rest). Nothing without a buffer.
+    package func release(shared: [String], now: Int64, window: Duration, in sql: any SQLDatabase) {
+        guard let buffer, sql.dialect.name == "postgresql", Self.shards > 1 else { return }
+        let start = now - now % window.millis
+        for key in shared { buffer.release(key, windowStart: start) }
+    }
+
+    /// Adds each shared key's delta to one of its rows in the window starting at `windowStart` and returns the
+    /// keys' totals over all their rows (the ``SharedCounterBuffer``'s flush).
+    package func add(sharedDeltas: [String: Int], windowStart: Int64, in sql: any SQLDatabase) async throws -> [String: Int] {
+        guard !sharedDeltas.isEmpty else { return [:] }
+        return try await add([:], shared: sharedDeltas, spread: sql.dialect.name == "postgresql" && Self.shards > 1, windowStart: windowStart, in: sql)
+    }
+
+    /// Adds `keys`' deltas to their rows and `shared`'s to one of their rows each (spread: a random one of
+    /// ``shards``), in one statement that also reads the shared keys' other rows; the totals by key.
+    private func add(
+        _ keys: [String: Int], shared: [String: Int], spread: Bool, windowStart start: Int64, in sql: any SQLDatabase
+    ) async throws -> [String: Int] {
+        let shard = spread ? Int.random(in: 0..<Self.shards) : 0
+        let rows = keys.sorted { $0.key < $1.key }.map { (row: $0.key, delta: $0.value) }
+            + shared.sorted { $0.key < $1.key }.map { (row: spread ? "\($0.key)#\(shard)" : $0.key, delta: $0.value) }
+        guard !rows.isEmpty else { return [:] }
         var upsert = SQLQueryString("INSERT INTO rate_counters (counter_key, window_start, count) VALUES ")
-        for (index, key) in rows.enumerated() {
+        for (index, row) in rows.enumerated() {
             upsert.appendInterpolation(unsafeRaw: index == 0 ? "" : ", ")
-            upsert.appendInterpolation("(\(bind: key), \(bind: start), 1)" as SQLQueryString)
+            upsert.appendInterpolation("(\(bind: row.row), \(bind: start), \(bind: row.delta))" as SQLQueryString)
         }
         upsert.appendInterpolation(
-            unsafeRaw: " ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1 RETURNING counter_key, count"
+            unsafeRaw: " ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING counter_key, count"
         )
         // On PostgreSQL, each shared key's other rows, as committed, are read in the same statement as the upsert (one
         // round trip): the outer SELECT sees the table as it was before the upsert, and reads none of the upserted rows.
         var others: [String: String] = [:]
         var query = upsert
         if spread, !shared.isEmpty {
-            for key in shared {
+            for key in shared.keys {
                 others[key] = key
                 for other in 0..<Self.shards where other != shard { others["\(key)#\(other)"] = key }
             }
@@ -66,7 +115,7 @@ package struct RateCounters: Sendable {
             counts[others[name] ?? name, default: 0] += count
         }
         if spread {
-            for key in shared {
+            for key in shared.keys {
                 let own = counts.removeValue(forKey: "\(key)#\(shard)") ?? 0
                 counts[key, default: 0] += own
             }
