@@ -33,6 +33,13 @@ package protocol OTPRepository: Sendable {
     /// Lets a send through if the target's cooldown has passed, and starts a new cooldown.
     /// Returns nil when let through, or the time when the next send is allowed.
     func passCooldownGate(_ key: String, now: Int64, cooldown: Duration, in sql: any SQLDatabase) async throws -> Int64?
+    /// A send's three steps in one: passes the cooldown gate `gateKey`, ends the binding's live challenges and
+    /// inserts the new one; when the gate refuses, nothing is changed and the time of the next allowed send is
+    /// returned (nil: opened).
+    func openChallenge(
+        gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
+        in sql: any SQLDatabase
+    ) async throws -> Int64?
     /// Ends every live challenge for the binding, so only the newest code works.
     func supersede(_ binding: OTPBinding, now: Int64, in sql: any SQLDatabase) async throws
     func insertChallenge(id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
@@ -52,10 +59,64 @@ package protocol OTPRepository: Sendable {
     func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws
 }
 
+extension OTPRepository {
+    /// The gate, then the supersession, then the insertion, one statement each.
+    package func openChallenge(
+        gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
+        in sql: any SQLDatabase
+    ) async throws -> Int64? {
+        if let next = try await passCooldownGate(gateKey, now: now, cooldown: cooldown, in: sql) { return next }
+        try await supersede(binding, now: now, in: sql)
+        try await insertChallenge(id: id, binding: binding, codeHash: codeHash, now: now, expiresAt: expiresAt, in: sql)
+        return nil
+    }
+}
+
 /// ``OTPRepository`` over SQLKit (SQLite and PostgreSQL).
 package struct SQLOTPRepository: OTPRepository {
 
     package init() {}
+
+    /// On PostgreSQL one statement (data-modifying CTEs: the supersession and the insertion run only when the
+    /// gate let the send through; the supersession sees the table before the insertion, so it never ends the new
+    /// challenge): one round trip of a send's transaction instead of three. SQLite runs the three statements.
+    package func openChallenge(
+        gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
+        in sql: any SQLDatabase
+    ) async throws -> Int64? {
+        guard sql.dialect.name == "postgresql" else {
+            if let next = try await passCooldownGate(gateKey, now: now, cooldown: cooldown, in: sql) { return next }
+            try await supersede(binding, now: now, in: sql)
+            try await insertChallenge(id: id, binding: binding, codeHash: codeHash, now: now, expiresAt: expiresAt, in: sql)
+            return nil
+        }
+        let next = now + cooldown.millis
+        let row = try await sql.raw(
+            """
+            WITH gate AS (
+              INSERT INTO otp_send_gates (gate_key, next_allowed_at) VALUES (\(bind: gateKey), \(bind: next))
+              ON CONFLICT (gate_key) DO UPDATE SET next_allowed_at = excluded.next_allowed_at
+              WHERE otp_send_gates.next_allowed_at <= \(bind: now)
+              RETURNING gate_key
+            ), superseded AS (
+              UPDATE otp_challenges SET consumed_at = \(bind: now)
+              WHERE client_id = \(bind: binding.clientId) AND channel = \(bind: binding.channel.rawValue)
+                AND target = \(bind: binding.target) AND purpose = \(bind: binding.purpose.rawValue) AND consumed_at IS NULL
+                AND EXISTS (SELECT 1 FROM gate)
+            ), inserted AS (
+              INSERT INTO otp_challenges (id, client_id, channel, target, purpose, code_hash, attempts, created_at, expires_at)
+              SELECT \(bind: id), \(bind: binding.clientId), \(bind: binding.channel.rawValue), \(bind: binding.target),
+                     \(bind: binding.purpose.rawValue), \(bind: codeHash), 0, \(bind: now), \(bind: expiresAt)
+              WHERE EXISTS (SELECT 1 FROM gate)
+              RETURNING id
+            )
+            SELECT (SELECT count(*) FROM inserted) AS opened,
+                   (SELECT next_allowed_at FROM otp_send_gates WHERE gate_key = \(bind: gateKey)) AS next_allowed_at
+            """
+        ).first()
+        guard let row, try row.decode(column: "opened", as: Int.self) == 0 else { return nil }
+        return try row.decode(column: "next_allowed_at", as: Int64?.self) ?? next
+    }
 
     /// Lets a send through if the target's cooldown has passed, and starts a new cooldown.
     /// Returns nil when let through, or the time when the next send is allowed.

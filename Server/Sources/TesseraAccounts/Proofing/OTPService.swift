@@ -81,13 +81,12 @@ public struct OTPService: Sendable {
         let codeHash = hasher.hash(challengeId + ":" + code, domain: Self.codeDomain)
         try await database.transaction { sql in
             let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
-            if let next = try await repository.passCooldownGate(gateKey, now: now, cooldown: settings.resendCooldown, in: sql) {
+            if let next = try await repository.openChallenge(
+                gateKey: gateKey, cooldown: settings.resendCooldown, id: challengeId, binding: binding, codeHash: codeHash, now: now,
+                expiresAt: now + settings.codeLifetime.millis, in: sql
+            ) {
                 throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
             }
-            try await repository.supersede(binding, now: now, in: sql)
-            try await repository.insertChallenge(
-                id: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: now + settings.codeLifetime.millis, in: sql
-            )
             try await outbox.enqueue(message, in: sql)
             // The hourly counters of this app and of this address are counted by every send of the app (or the
             // address): they are shared keys, which no send writes on PostgreSQL (each instance counts them in
