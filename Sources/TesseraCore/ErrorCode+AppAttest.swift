@@ -11,6 +11,8 @@ extension ErrorCode {
     public static let appAttestDeviceNotAttested = ErrorCode(rawValue: 7404)
     /// 7405: the assertion's client data does not carry the challenge it is sent with.
     public static let appAttestClientDataMismatch = ErrorCode(rawValue: 7405)
+    /// 7406: App Attest is off for this client (its admin sets `policy` to `reported` or `required` to use it).
+    public static let appAttestOff = ErrorCode(rawValue: 7406)
     /// 7410: the attestation object or assertion is not what Apple defines (CBOR, `authData`, `x5c`, …).
     public static let appAttestMalformed = ErrorCode(rawValue: 7410)
     /// 7411: the attestation's `fmt` is not `apple-appattest`.

@@ -332,7 +332,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7305: "passkey-counter-regression",
         7306: "passkeys-unavailable",
         7401: "app-attest-challenge-unknown", 7402: "app-attest-challenge-used", 7403: "app-attest-challenge-expired",
-        7404: "app-attest-device-not-attested", 7405: "app-attest-client-data-mismatch", 7410: "app-attest-malformed",
+        7404: "app-attest-device-not-attested", 7405: "app-attest-client-data-mismatch", 7406: "app-attest-off", 7410: "app-attest-malformed",
         7411: "app-attest-unsupported-format", 7412: "app-attest-wrong-chain", 7413: "app-attest-certificate-expired",
         7414: "app-attest-nonce-mismatch", 7415: "app-attest-key-id-mismatch", 7416: "app-attest-rp-id-mismatch",
         7417: "app-attest-counter-not-zero", 7418: "app-attest-aaguid-mismatch", 7419: "app-attest-credential-id-mismatch",

@@ -23,6 +23,10 @@ extension AppError {
     public static func appAttestClientDataMismatch() -> AppError {
         AppError(.appAttestClientDataMismatch, detail: "clientData must be a JSON object whose challenge is the challenge sent with it")
     }
+    /// 403, 7406.
+    public static func appAttestOff() -> AppError {
+        AppError(.appAttestOff, detail: "App Attest is off for this client; its admin sets the policy to reported or required")
+    }
     /// The problem for an App Attest verification failure: `code` is one of 7410–7421 (the verifier's
     /// refusal, mapped by the caller), `detail` the verifier's sentence.
     public static func appAttestRefused(_ code: ErrorCode, detail: String) -> AppError { AppError(code, detail: detail) }

@@ -138,6 +138,7 @@ public enum ErrorCatalog {
         Entry(code: .appAttestChallengeExpired, status: .unauthorized, title: "The App Attest challenge expired"),
         Entry(code: .appAttestDeviceNotAttested, status: .notFound, title: "The device has no attested App Attest key"),
         Entry(code: .appAttestClientDataMismatch, status: .unauthorized, title: "The client data does not carry the challenge"),
+        Entry(code: .appAttestOff, status: .forbidden, title: "App Attest is off for this client"),
         Entry(code: .appAttestMalformed, status: .badRequest, title: "Malformed App Attest data"),
         Entry(code: .appAttestUnsupportedFormat, status: .badRequest, title: "The attestation format is not apple-appattest"),
         Entry(code: .appAttestWrongChain, status: .unauthorized, title: "The attestation does not lead to a trusted App Attest root"),

@@ -31,6 +31,7 @@ package struct AdminAuditMiddleware<Context: TesseraContext>: RouterMiddleware {
             "DELETE passkeys/{passkeyId}": "admin.passkey.revoked",
             "PUT clients/{clientKey}/passkeys/app-links": "admin.client.passkey_app_links_set",
             "PUT clients/{clientKey}/passkeys/attestation": "admin.client.passkey_attestation_set",
+            "PUT clients/{clientKey}/app-attest": "admin.client.app_attest_set",
             "POST keys/rotate": "admin.key.rotated",
             "POST totp/reset": "admin.totp.reset",
             "PUT clients/{clientKey}/push": "admin.client.push_set",

@@ -148,6 +148,10 @@ enum Migrator {
             AppAttestMigrations.challenges,
             AppAttestMigrations.keys,
         ]),
+        // App Attest settings per client (AppAttest/, issue 41): the policy and the app (team ID, bundle ID, environment).
+        Migration(version: 23, name: "app-attest-settings", parts: [
+            AppAttestMigrations.settings,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

@@ -26,6 +26,8 @@ struct Repositories: Sendable {
     var audit: any AuditLog
     /// Webhook endpoints and the delivery outbox (the audit log above queues into it).
     var webhooks: any WebhookRepository
+    /// The clients' App Attest settings (AppAttest/).
+    var appAttestSettings: any AppAttestSettingsRepository
 
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
     /// `audit` queues webhooks (``WebhookAuditLog``) and calls `webhookWake` after queueing.
@@ -47,7 +49,7 @@ struct Repositories: Sendable {
                 ), webhooks: webhooks,
                 subjects: subjects, clock: clock, random: random, wake: webhookWake
             ),
-            webhooks: webhooks
+            webhooks: webhooks, appAttestSettings: SQLAppAttestSettingsRepository()
         )
     }
 }

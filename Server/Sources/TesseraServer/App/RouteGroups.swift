@@ -68,6 +68,8 @@ extension OperationsDomain {
         PasskeyAdminController<TesseraRequestContext>(
             passkeys: runtime.passkeys, appLinks: runtime.signIn.passkeyAppLinks, attestation: runtime.signIn.passkeyAttestation, clients: runtime.clients, users: userAdmin, bodyLimit: limit
         ).addRoutes(to: groups.admin)
+        AppAttestAdminController<TesseraRequestContext>(settings: runtime.signIn.appAttestSettings, clients: runtime.clients, bodyLimit: limit)
+            .addRoutes(to: groups.admin)
         WebhookAdminController<TesseraRequestContext>(webhooks: runtime.webhookAdmin, bodyLimit: limit).addRoutes(to: groups.admin)
         AuditController<TesseraRequestContext>(database: database, audit: audit, publicKey: runtime.keys.auditKey.publicKey).addRoutes(to: groups.admin)
         let console = ConsoleController<TesseraRequestContext>(

@@ -35,6 +35,8 @@ struct SignInDomain: Sendable {
     let cibaPings: CIBAPingService
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
     let logouts: BackchannelLogoutService
+    /// The clients' App Attest policies and apps.
+    let appAttestSettings: AppAttestSettingsService
 
     /// The nodes come first: accounts tell the node sync about device changes.
     static func nodes(
@@ -112,6 +114,7 @@ struct SignInDomain: Sendable {
             nodes: passkeyNodes, policies: accounts.policies, appLinks: passkeyAppLinks, attestation: passkeyAttestation
         )
         passkeyApps = PasskeyAppCeremonies(passkeys: passkeys, users: stores.users, tokens: tokens)
+        appAttestSettings = AppAttestSettingsService(database: database, repository: stores.appAttestSettings, clock: clock)
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
             relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime

@@ -33,6 +33,8 @@ extension TesseraRuntime {
     var passkeys: PasskeyService { signIn.passkeys }
     /// Back-channel logout (logout outbox).
     var logouts: BackchannelLogoutService { signIn.logouts }
+    /// The clients' App Attest settings.
+    var appAttestSettings: AppAttestSettingsService { signIn.appAttestSettings }
 
     var admin: AdminAuthenticator { operations.admin }
     var consoleSessions: ConsoleSessions { operations.consoleSessions }

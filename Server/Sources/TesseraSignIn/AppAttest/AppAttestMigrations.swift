@@ -34,4 +34,20 @@ package enum AppAttestMigrations {
         )
         """,
     ])
+
+    /// Version 23: each client's App Attest settings (`app_attest_settings`): the policy (`off`, `reported`,
+    /// `required`), the app's team ID and bundle ID (empty when not set) and its environment. A client without a row
+    /// has the defaults (off).
+    package static let settings = MigrationPart(version: 23, statements: [
+        """
+        CREATE TABLE app_attest_settings (
+            client_id TEXT PRIMARY KEY REFERENCES clients(id),
+            policy TEXT NOT NULL,
+            team_id TEXT NOT NULL,
+            bundle_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+    ])
 }
