@@ -1,7 +1,7 @@
 import Logging
 import ServiceLifecycle
 
-/// Deletes what has ended: expired challenges and dispose tokens, old rate windows, delivered
+/// Deletes what has ended: expired challenges (App Attest's a lifetime after their expiry) and dispose tokens, old rate windows, delivered
 /// messages older than a week, registration flows a day after they expired, sessions and
 /// authentications 90 days after they ended. Runs every few minutes.
 struct JanitorService: Service {
@@ -33,6 +33,8 @@ struct JanitorService: Service {
                 try await AuthChannelRepository(database: database).purge(endedBefore: now - historyRetention.millis, in: sql)
                 try await repositories.authenticators.purgeChallenges(before: now, in: sql)
                 try await repositories.passkeys.purgeChallenges(before: now, in: sql)
+                // A lifetime after expiry (AppAttestService.purgeChallenges): until then a late use still gets 7403.
+                try await repositories.appAttest.purgeChallenges(before: now - AppAttestService.defaultChallengeLifetime.millis, in: sql)
                 // A day after expiry: a late poll still gets expired_token, not invalid_grant.
                 try await SQLCIBARepository().purge(before: now - 86_400_000, in: sql)
                 try await SQLOIDCClientKeyRepository().purge(before: now, in: sql)

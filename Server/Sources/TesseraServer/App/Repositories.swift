@@ -26,6 +26,8 @@ struct Repositories: Sendable {
     var audit: any AuditLog
     /// Webhook endpoints and the delivery outbox (the audit log above queues into it).
     var webhooks: any WebhookRepository
+    /// The devices' App Attest keys and the challenges they sign (AppAttest/).
+    var appAttest: any AppAttestRepository
     /// The clients' App Attest settings (AppAttest/).
     var appAttestSettings: any AppAttestSettingsRepository
 
@@ -49,7 +51,7 @@ struct Repositories: Sendable {
                 ), webhooks: webhooks,
                 subjects: subjects, clock: clock, random: random, wake: webhookWake
             ),
-            webhooks: webhooks, appAttestSettings: SQLAppAttestSettingsRepository()
+            webhooks: webhooks, appAttest: SQLAppAttestRepository(), appAttestSettings: SQLAppAttestSettingsRepository()
         )
     }
 }

@@ -61,6 +61,9 @@ public struct ServerConfiguration: Sendable {
     public var passkeyMetadataBlob: String?
     /// The root the BLOB's chain must lead to (`passkeys.metadataRoot`, PEM); nil: the FIDO root (GlobalSign Root CA – R3).
     public var passkeyMetadataRoot: String?
+    /// A PEM file of the roots App Attest attestations must chain to instead of Apple's App Attestation Root CA
+    /// (`appAttest.roots`): for tests, which mint attestations under a root of their own; refused in production.
+    public var appAttestRoots: String?
     /// Verifier nodes started with this server as `tessera node` child processes on loopback
     /// (`nodes.embedded`; default 3 for development, 0 in production, where they are refused).
     public var embeddedNodes = 3
@@ -272,6 +275,10 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("passkeys.metadataRoot is given without passkeys.metadataBlob: it is the root of that BLOB's chain")
         }
         production = config.bool(forKey: "production", default: false) || databaseURL != nil
+        appAttestRoots = config.string(forKey: "appAttest.roots")
+        if production, appAttestRoots != nil {
+            throw ConfigurationError("appAttest.roots replaces Apple's App Attestation Root CA, for tests only: it is refused in production")
+        }
         embeddedNodes = try count("nodes.embedded", production ? 0 : embeddedNodes, range: 0...9)
         if production, embeddedNodes > 0 {
             let reason = databaseURL != nil ? "a database URL (databaseUrl) makes this a production deployment" : "production is set"

@@ -35,6 +35,8 @@ struct SignInDomain: Sendable {
     let cibaPings: CIBAPingService
     /// Sends back-channel logout tokens to the clients whose sessions ended (logout outbox).
     let logouts: BackchannelLogoutService
+    /// App Attest: the devices' challenges, attestations and assertions (Apple's root unless `appAttest.roots` replaces it).
+    let appAttest: AppAttestService
     /// The clients' App Attest policies and apps.
     let appAttestSettings: AppAttestSettingsService
 
@@ -114,6 +116,10 @@ struct SignInDomain: Sendable {
             nodes: passkeyNodes, policies: accounts.policies, appLinks: passkeyAppLinks, attestation: passkeyAttestation
         )
         passkeyApps = PasskeyAppCeremonies(passkeys: passkeys, users: stores.users, tokens: tokens)
+        appAttest = try AppAttestService(
+            database: database, repository: stores.appAttest, devices: stores.devices, trustedRoots: configuration.appAttestTrustedRoots(),
+            random: random, clock: clock
+        )
         appAttestSettings = AppAttestSettingsService(database: database, repository: stores.appAttestSettings, clock: clock)
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,

@@ -33,6 +33,8 @@ extension TesseraRuntime {
     var passkeys: PasskeyService { signIn.passkeys }
     /// Back-channel logout (logout outbox).
     var logouts: BackchannelLogoutService { signIn.logouts }
+    /// App Attest: the devices' challenges, attestations and assertions.
+    var appAttest: AppAttestService { signIn.appAttest }
     /// The clients' App Attest settings.
     var appAttestSettings: AppAttestSettingsService { signIn.appAttestSettings }
 

@@ -17,6 +17,8 @@ package protocol AppAttestRepository: Sendable {
     func storeKey(_ key: AppAttestKeyRecord, in sql: any SQLDatabase) async throws
     /// The device's attested key, nil when it has none.
     func key(deviceId: String, in sql: any SQLDatabase) async throws -> AppAttestKeyRecord?
+    /// The attested keys of those of `deviceIds` that have one, by device ID (the admin's device view).
+    func keys(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: AppAttestKeyRecord]
     /// Stores `counter` for the device when it is greater than the stored one (a compare-and-set:
     /// `UPDATE … SET counter = new WHERE device_id = ? AND counter < new`); false when no row changed, because
     /// another assertion stored an equal or greater counter first (or the device has no key).
@@ -155,6 +157,26 @@ package struct SQLAppAttestRepository: AppAttestRepository {
             FROM app_attest_keys WHERE device_id = \(bind: deviceId)
             """
         ).first(decoding: KeyRow.self) else { return nil }
+        return try Self.record(row)
+    }
+
+    package func keys(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: AppAttestKeyRecord] {
+        guard !deviceIds.isEmpty else { return [:] }
+        let binds: [any Encodable & Sendable] = deviceIds
+        var keys: [String: AppAttestKeyRecord] = [:]
+        for row in try await sql.raw(
+            """
+            SELECT device_id, key_id, public_key, counter, environment, receipt, attested_at
+            FROM app_attest_keys WHERE device_id IN (\(binds: binds))
+            """
+        ).all(decoding: KeyRow.self) {
+            keys[row.device_id] = try Self.record(row)
+        }
+        return keys
+    }
+
+    /// The record of a stored row (an internal error when it does not decode).
+    private static func record(_ row: KeyRow) throws -> AppAttestKeyRecord {
         guard let keyId = Data(base64URLEncoded: row.key_id), let publicKey = Data(base64URLEncoded: row.public_key),
               let receipt = Data(base64Encoded: row.receipt), let environment = AppAttestEnvironment(rawValue: row.environment),
               let counter = UInt32(exactly: row.counter)

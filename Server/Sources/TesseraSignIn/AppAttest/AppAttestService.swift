@@ -28,6 +28,9 @@ package struct AppAttestService: Sendable {
     /// How long a challenge can be used (default 5 minutes).
     package let challengeLifetime: Duration
 
+    /// How long a challenge can be used unless the service is told otherwise: 5 minutes.
+    package static let defaultChallengeLifetime: Duration = .seconds(300)
+
     /// A service; `trustedRoots` defaults to ``AppAttestRoot``.
     package init(
         database: any Database,
@@ -36,7 +39,7 @@ package struct AppAttestService: Sendable {
         trustedRoots: [Certificate]? = nil,
         random: RandomSource,
         clock: WallClock,
-        challengeLifetime: Duration = .seconds(300)
+        challengeLifetime: Duration = Self.defaultChallengeLifetime
     ) throws {
         self.database = database
         self.repository = repository
