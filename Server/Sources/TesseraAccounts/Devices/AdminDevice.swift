@@ -1,5 +1,7 @@
 // The devices domain owns this view: its repository lists a user's devices in it.
 
+import TesseraCore
+
 /// A device as the admin sees it (no keys or secrets).
 public struct AdminDevice: Codable, Sendable, Equatable {
     public var deviceId: String
@@ -17,4 +19,7 @@ public struct AdminDevice: Codable, Sendable, Equatable {
     public var pushProvider: String?
     /// When its push token was last set or cleared (ms since 1970); nil when not since the device was enrolled.
     public var pushChangedAt: Int64?
+    /// Its App Attest state (issue 41): whether it has an attested key, in which environment, since when, and the counter
+    /// of its last accepted assertion. The sign-in layer's App Attest service fills it in for the admin's listing.
+    public var appAttest: AppAttestDeviceState = .notAttested
 }

@@ -28,6 +28,8 @@ public struct UserAdminService: Sendable {
     package let clients: ClientService
     package let nodeSync: any DeviceChangeFeed
     package let clock: WallClock
+    /// The devices' App Attest state, shown with each device.
+    package let appAttest: AppAttestService
 
 
     package init(
@@ -44,7 +46,9 @@ public struct UserAdminService: Sendable {
 
         nodeSync: any DeviceChangeFeed,
 
-        clock: WallClock
+        clock: WallClock,
+
+        appAttest: AppAttestService
 
     ) {
 
@@ -61,6 +65,8 @@ public struct UserAdminService: Sendable {
         self.nodeSync = nodeSync
 
         self.clock = clock
+
+        self.appAttest = appAttest
 
     }
 
@@ -88,6 +94,14 @@ public struct UserAdminService: Sendable {
                 userKey: user.userKey, name: user.name, email: user.email, phone: user.phone, localAuthType: user.localAuthType,
                 createdAt: user.createdAt, devices: listed
             ))
+        }
+        // The App Attest state of the page's devices, in one read.
+        let states = try await appAttest.states(deviceIds: page.flatMap { $0.devices.map(\.deviceId) })
+        for userIndex in page.indices {
+            for deviceIndex in page[userIndex].devices.indices {
+                let deviceId = page[userIndex].devices[deviceIndex].deviceId
+                page[userIndex].devices[deviceIndex].appAttest = states[deviceId] ?? .notAttested
+            }
         }
         return AdminUserPage(users: page, nextCursor: records.count > limit ? page.last?.userKey : nil)
     }

@@ -26,7 +26,7 @@ struct OperationsDomain: Sendable {
         self.metrics = metrics
         userAdmin = UserAdminService(
             database: database, users: stores.users, devices: stores.devices, audit: stores.audit, clients: accounts.clients,
-            nodeSync: signIn.nodeSync, clock: clock
+            nodeSync: signIn.nodeSync, clock: clock, appAttest: signIn.appAttest
         )
         admin = AdminAuthenticator(database: database, hasher: keys.hasher, configuredToken: configuration.adminToken)
         consoleSessions = ConsoleSessions(clock: clock, random: random)
