@@ -42,9 +42,10 @@ package enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConve
     package static func freshPostgresURL() async throws -> String { try await TestPostgres.freshURL(logger: logger) }
 }
 
-/// A runtime on a fresh database and a temporary data directory, closed afterwards.
+/// A runtime on a fresh database and a temporary data directory, closed afterwards; `random` is the runtime's
+/// randomness (a ``ScriptedRandom`` for a test that must know a challenge in advance).
 package func withTestRuntime<T>(
-    _ kind: TestDatabase, clock: WallClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ kind: TestDatabase, clock: WallClock = .system, random: RandomSource = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
     wrapDatabase: (any Database) -> any Database = { $0 }, _ body: (TesseraRuntime) async throws -> T
 ) async throws -> T {
     var configuration = ServerConfiguration()
@@ -58,7 +59,10 @@ package func withTestRuntime<T>(
     let (database, drop) = try await kind.open()
     let runtime: TesseraRuntime
     do {
-        runtime = try await TesseraRuntime.bootstrap(configuration: configuration, database: wrapDatabase(database), logger: TestDatabase.logger, clock: clock, nodeLauncher: InProcessNodeLauncher())
+        runtime = try await TesseraRuntime.bootstrap(
+            configuration: configuration, database: wrapDatabase(database), logger: TestDatabase.logger, clock: clock, random: random,
+            nodeLauncher: InProcessNodeLauncher()
+        )
     } catch {
         await drop()
         throw error

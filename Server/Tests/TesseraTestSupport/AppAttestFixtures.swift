@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 import TesseraWebAuthn
@@ -45,6 +46,11 @@ package enum AppAttestFixtures {
 
         /// The minted root, to inject into the verifier.
         package func rootCertificate() throws -> Certificate { try Certificate(derEncoded: hex(root)) }
+        /// The minted root as PEM, for the server's `appAttest.roots` file.
+        package var rootPEM: String {
+            let base64 = Data(hex(root)).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+        }
         /// The time the cases are verified at.
         package var date: Date { Date(timeIntervalSince1970: time) }
         /// The case named `name`.
@@ -69,6 +75,23 @@ package enum AppAttestFixtures {
     package static func hex(_ text: String?) -> [UInt8] {
         let text = Array((text ?? "").utf8)
         return stride(from: 0, to: text.count - 1, by: 2).map { UInt8(String(decoding: text[$0..<$0 + 2], as: UTF8.self), radix: 16) ?? 0 }
+    }
+
+    /// An assertion of the device key `privateKey` (its 32-byte scalar) for `app`, with `counter`, over client data
+    /// `{"action": "transfer", "challenge": challenge}`, shaped as `generateAssertion` returns it: the CBOR map
+    /// {"signature": DER, "authenticatorData": rpIdHash ‖ flags ‖ counter}.
+    package static func assertion(
+        privateKey: [UInt8], app: AppAttestApp, challenge: String, counter: UInt32
+    ) throws -> (assertion: [UInt8], clientData: [UInt8]) {
+        let key = try P256.Signing.PrivateKey(rawRepresentation: privateKey)
+        let clientData = Array(try JSONSerialization.data(withJSONObject: ["challenge": challenge, "action": "transfer"], options: [.sortedKeys]))
+        let authenticatorData = app.rpIdHash + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
+        let nonce = Data(SHA256.hash(data: authenticatorData + Array(SHA256.hash(data: clientData))))
+        let signature = Array(try key.signature(for: nonce).derRepresentation)
+        // Both byte strings are shorter than 256: one length byte each (0x58).
+        let cbor: [UInt8] = [0xA2, 0x69] + Array("signature".utf8) + [0x58, UInt8(signature.count)] + signature
+            + [0x71] + Array("authenticatorData".utf8) + [0x58, UInt8(authenticatorData.count)] + authenticatorData
+        return (cbor, clientData)
     }
 
     private static let cache = Mutex<Task<Minted, any Error>?>(nil)

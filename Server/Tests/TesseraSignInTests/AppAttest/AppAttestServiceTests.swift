@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 import Testing
 import TesseraCore
 @testable import TesseraServer
@@ -15,21 +14,6 @@ import TesseraWebAuthn
 /// passes (the compare-and-set on the stored counter).
 @Suite("App Attest service")
 struct AppAttestServiceTests {
-    /// Randomness that hands out queued byte strings first (the minted case's challenge), then the system's.
-    final class ScriptedRandom: Sendable {
-        let queue: Mutex<[[UInt8]]>
-        init(_ queued: [[UInt8]]) { queue = Mutex(queued) }
-        var source: RandomSource {
-            RandomSource { [self] count in
-                let next = queue.withLock { queue -> [UInt8]? in
-                    guard let first = queue.first, first.count == count else { return nil }
-                    return queue.removeFirst()
-                }
-                return next ?? RandomSource.system.bytes(count)
-            }
-        }
-    }
-
     /// What each test works with: the service, its clock, an active device and the minted attestation.
     struct Setup {
         var runtime: TesseraRuntime
@@ -72,15 +56,8 @@ struct AppAttestServiceTests {
     static func assertion(
         _ setup: Setup, challenge: String, counter: UInt32, signer: P256.Signing.PrivateKey? = nil
     ) throws -> (assertion: [UInt8], clientData: [UInt8]) {
-        let key = try signer ?? P256.Signing.PrivateKey(rawRepresentation: AppAttestFixtures.hex(setup.attestation.privateKey))
-        let clientData = Array(try JSONSerialization.data(withJSONObject: ["challenge": challenge, "action": "transfer"], options: [.sortedKeys]))
-        let authenticatorData = setup.app.rpIdHash + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
-        let nonce = Data(SHA256.hash(data: authenticatorData + Array(SHA256.hash(data: clientData))))
-        let signature = Array(try key.signature(for: nonce).derRepresentation)
-        // The CBOR map {"signature": bstr, "authenticatorData": bstr}, both byte strings shorter than 256.
-        let cbor: [UInt8] = [0xA2, 0x69] + Array("signature".utf8) + [0x58, UInt8(signature.count)] + signature
-            + [0x71] + Array("authenticatorData".utf8) + [0x58, UInt8(authenticatorData.count)] + authenticatorData
-        return (cbor, clientData)
+        let key = signer.map { Array($0.rawRepresentation) } ?? AppAttestFixtures.hex(setup.attestation.privateKey)
+        return try AppAttestFixtures.assertion(privateKey: key, app: setup.app, challenge: challenge, counter: counter)
     }
 
     /// Sends an assertion with `counter` on a fresh challenge.
