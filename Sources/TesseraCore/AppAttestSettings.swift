@@ -27,6 +27,7 @@ public struct AppAttestSettings: Codable, Sendable, Equatable {
     /// The environments.
     public static let environments = ["development", "production"]
 
+    /// The members, as the JSON names them.
     enum CodingKeys: String, CodingKey {
         case policy, teamId, bundleId, environment
     }

@@ -15,6 +15,7 @@ package struct SQLAppAttestSettingsRepository: AppAttestSettingsRepository {
     /// The repository.
     package init() {}
 
+    /// A row of `app_attest_settings`.
     private struct Row: Decodable {
         var policy: String
         var team_id: String

@@ -24,6 +24,7 @@ struct AppAttestAdminAPITests {
         return try page.entries.map { ($0.actor, try JSONDecoder().decode([String: String].self, from: Data($0.details.utf8))) }
     }
 
+    /// The settings `response` answers.
     static func decode(_ response: TestResponse) throws -> AppAttestSettings {
         try JSONDecoder().decode(AppAttestSettings.self, from: Data(buffer: response.body))
     }

@@ -14,16 +14,26 @@ import TesseraTestSupport
 /// randomness that can be told the next challenge (a minted attestation is made for a challenge fixed in advance),
 /// a client and a signed-up device whose key the test holds, and the router under test.
 struct AppAttestHTTPFixture {
+    /// The admin token the runtime is configured with.
     static let adminToken = "test-admin-token"
+    /// The headers of an admin call.
     static let admin: HTTPFields = [.authorization: "Bearer \(adminToken)", .contentType: "application/json"]
 
+    /// The runtime under test.
     var runtime: TesseraRuntime
+    /// Its router, as a test client.
     var http: any TestClientProtocol
+    /// The client (bundle `org.example.tessera`).
     var client: Client
+    /// The signed-up device.
     var deviceId: String
+    /// Its device key, which signs its calls.
     var deviceKey: P256.Signing.PrivateKey
+    /// The runtime's clock, at the minted cases' time.
     var clock: ManualClock
+    /// The runtime's randomness.
     var random: ScriptedRandom
+    /// The cases of mint.py.
     var minted: AppAttestFixtures.Minted
 
     /// Runs `body` with a fresh fixture on `kind`.
