@@ -18,15 +18,22 @@ public struct DeviceState: Codable, Sendable, Equatable {
     /// The biometric domain state when the device enrolled (biometric local authentication), so that
     /// a later prompt with `checkDomainStateChanged` can tell that the enrolled biometrics changed.
     public var domainState: Data?
+    /// The key ID (base64) of the device's App Attest key once the server accepted its attestation
+    /// (``TesseraClient/requestAppAttestation(using:)``); nil before, and after a new enrolment.
+    public var appAttestKeyId: String?
 
     /// Creates a state.
-    public init(deviceId: String, userKey: String, totpSecret: String, pushToken: String, localAuthType: LocalAuthType, domainState: Data? = nil) {
+    public init(
+        deviceId: String, userKey: String, totpSecret: String, pushToken: String, localAuthType: LocalAuthType, domainState: Data? = nil,
+        appAttestKeyId: String? = nil
+    ) {
         self.deviceId = deviceId
         self.userKey = userKey
         self.totpSecret = totpSecret
         self.pushToken = pushToken
         self.localAuthType = localAuthType
         self.domainState = domainState
+        self.appAttestKeyId = appAttestKeyId
     }
 }
 
