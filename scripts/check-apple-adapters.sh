@@ -49,9 +49,10 @@ shim Security
 shim CryptoKit
 shim URLSessionShims
 shim AuthenticationServices
+shim DeviceCheck
 
 mapfile -t sources < <(find Sources/Tessera -name '*.swift' | sort)
-echo "type-checking ${#sources[@]} files of Tessera with LocalAuthentication, Security, CryptoKit and AuthenticationServices shims"
+echo "type-checking ${#sources[@]} files of Tessera with LocalAuthentication, Security, CryptoKit, AuthenticationServices and DeviceCheck shims"
 "$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -typecheck "${sources[@]}"
 # The sample's model against the same SDK (its SwiftUI view needs a Mac).
 "$swiftc" "${flags[@]}" -I "$work" -D TESSERA_APPLE_SHIMS -module-name Tessera -enable-testing -emit-module \

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         .library(name: "URLSessionShims", targets: ["URLSessionShims"]),
         .library(name: "AuthenticationServices", targets: ["AuthenticationServices"]),
+        .library(name: "DeviceCheck", targets: ["DeviceCheck"]),
     ],
     dependencies: [.package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0")],
     targets: [
@@ -18,6 +19,7 @@ let package = Package(
         .target(name: "Security"),
         .target(name: "URLSessionShims"),
         .target(name: "AuthenticationServices"),
+        .target(name: "DeviceCheck"),
         .target(
             name: "CryptoKit",
             dependencies: ["LocalAuthentication", "Security", .product(name: "Crypto", package: "swift-crypto")]

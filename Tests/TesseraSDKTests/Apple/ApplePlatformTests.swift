@@ -1,5 +1,8 @@
 #if canImport(Security) && canImport(LocalAuthentication) && canImport(CryptoKit)
 import CryptoKit
+#if canImport(DeviceCheck)
+import DeviceCheck
+#endif
 import Foundation
 import LocalAuthentication
 import Security
@@ -90,5 +93,19 @@ struct ApplePlatformTests {
         let client = TesseraClient(configuration: configuration, keyStore: AppleKeyStore.automatic(for: configuration))
         #expect(client.keyStoreKind == (SecureEnclave.isAvailable ? .secureEnclave : .keychain))
     }
+
+    #if canImport(DeviceCheck)
+    @Test("our DCError codes and domain are Apple's; the adapter maps invalidKey to 7404")
+    func deviceCheckRawValues() {
+        let codes: [(DCError.Code, AppAttestErrorCode)] = [
+            (.unknownSystemFailure, .unknownSystemFailure), (.featureUnsupported, .featureUnsupported), (.invalidInput, .invalidInput),
+            (.invalidKey, .invalidKey), (.serverUnavailable, .serverUnavailable),
+        ]
+        for (apple, ours) in codes { #expect(apple.rawValue == ours.rawValue) }
+        #expect(DCErrorDomain == AppAttestErrorCode.domain)
+        let invalidKey = NSError(domain: DCErrorDomain, code: DCError.Code.invalidKey.rawValue)
+        #expect(AppleAppAttestProvider.failure(invalidKey, step: "generateAssertion").code == .appAttestDeviceNotAttested)
+    }
+    #endif
 }
 #endif
