@@ -6,7 +6,7 @@ import TesseraCore
 /// `clientDataHash` (SHA-256 of the challenge's raw bytes) and an assertion's client data (a JSON object whose
 /// `challenge` member is the challenge's text, beside the members of the request it is for).
 enum AppAttestClientData {
-    /// The challenge's bytes: base64url without padding, as the server issues it; ``ErrorCode/invalidResponse`` otherwise.
+    /// The challenge's bytes: base64url without padding, as the server issues it; `ErrorCode.invalidResponse` otherwise.
     static func challengeBytes(_ challenge: String) throws -> Data {
         var base64 = challenge.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
@@ -25,7 +25,7 @@ enum AppAttestClientData {
     }
 
     /// An assertion's client data: `members` and `challenge`, as JSON with sorted keys. A `challenge` among `members`
-    /// is refused (``ErrorCode/fieldInvalid``): the SDK sets it.
+    /// is refused (`ErrorCode.fieldInvalid`): the SDK sets it.
     static func assertion(challenge: String, members: [String: String]) throws -> Data {
         try check(members)
         var object = members
@@ -35,7 +35,7 @@ enum AppAttestClientData {
         return try encoder.encode(object)
     }
 
-    /// Refuses `members` with a `challenge` (``ErrorCode/fieldInvalid``): the SDK sets it.
+    /// Refuses `members` with a `challenge` (`ErrorCode.fieldInvalid`): the SDK sets it.
     static func check(_ members: [String: String]) throws {
         guard members["challenge"] == nil else {
             throw TesseraError(code: .fieldInvalid, message: "The client data's challenge member is the SDK's: leave it out of clientData")

@@ -18,8 +18,8 @@ enum AppAttestErrorCode: Int, Sendable, CaseIterable {
     static let domain = "com.apple.devicecheck.error"
 
     /// The failure `DCAppAttestService` reported during `step` (`generateKey`, `attestKey`, `generateAssertion`), by
-    /// its code: `invalidKey` is ``ErrorCode/appAttestDeviceNotAttested`` (attest a new key), `serverUnavailable`
-    /// ``ErrorCode/networkError`` (try again), others ``ErrorCode/localFailure``; the message names step and code.
+    /// its code: `invalidKey` is `ErrorCode.appAttestDeviceNotAttested` (attest a new key), `serverUnavailable`
+    /// `ErrorCode.networkError` (try again), others `ErrorCode.localFailure`; the message names step and code.
     static func failure(code: Int, step: String, description: String) -> TesseraError {
         let name = Self(rawValue: code).map { "DCError.\($0)" } ?? "DCError \(code)"
         switch Self(rawValue: code) {

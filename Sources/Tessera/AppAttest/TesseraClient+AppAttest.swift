@@ -14,14 +14,14 @@ extension TesseraClient {
     /// challenge's bytes, and the attestation to the server (`POST /v1/devices/app-attest/attestation`), all signed by
     /// the device key. On success the key ID is stored with the device state (``appAttestKeyId()``) for
     /// ``requestAppAttestAssertion(clientData:using:)``. Each call attests a new key, replacing the stored one.
-    /// - Parameter provider: App Attest: ``AppleAppAttestProvider`` on Apple platforms.
+    /// - Parameter provider: App Attest: `AppleAppAttestProvider` on Apple platforms.
     /// - Returns: ``AppAttestation/attested(_:)`` with the device's state as the server stored it, or
     ///   ``AppAttestation/unsupported`` (nothing sent) on a device without App Attest: what the app then does is the
     ///   client's policy on the server.
-    /// - Throws: ``TesseraError``: ``ErrorCode/deviceUnknown`` (not enrolled), ``ErrorCode/appAttestOff`` (the client's
+    /// - Throws: ``TesseraError``: `ErrorCode.deviceUnknown` (not enrolled), `ErrorCode.appAttestOff` (the client's
     ///   policy is `off`), the server's verification codes (7401–7403 for the challenge, 7410–7419 for the attestation:
-    ///   ``ErrorCode/appAttestRpIdMismatch`` when the server's team ID or bundle ID is not the app's,
-    ///   ``ErrorCode/appAttestAaguidMismatch`` when its environment is not the entitlement's), ``ErrorCode/conflict``
+    ///   `ErrorCode.appAttestRpIdMismatch` when the server's team ID or bundle ID is not the app's,
+    ///   `ErrorCode.appAttestAaguidMismatch` when its environment is not the entitlement's), `ErrorCode.conflict`
     ///   (the key is attested already), or the provider's failures (``AppAttestProvider``).
     @discardableResult
     public func requestAppAttestation(using provider: some AppAttestProvider) async throws -> AppAttestation {
@@ -46,14 +46,14 @@ extension TesseraClient {
     /// SHA-256, and both to the server (`POST /v1/devices/app-attest/assertion`), all signed by the device key.
     /// - Parameters:
     ///   - clientData: What the assertion is for (e.g. `["action": "approve", "channelId": …]`): members of the client
-    ///     data beside `challenge`, which the SDK sets (a `challenge` here is ``ErrorCode/fieldInvalid``, nothing sent).
-    ///   - provider: App Attest: ``AppleAppAttestProvider`` on Apple platforms.
+    ///     data beside `challenge`, which the SDK sets (a `challenge` here is `ErrorCode.fieldInvalid`, nothing sent).
+    ///   - provider: App Attest: `AppleAppAttestProvider` on Apple platforms.
     /// - Returns: ``AppAttestAssertion/asserted(_:)`` with the counter the server stored, or
     ///   ``AppAttestAssertion/unsupported`` (nothing sent) on a device without App Attest.
-    /// - Throws: ``TesseraError``: ``ErrorCode/deviceUnknown`` (not enrolled), ``ErrorCode/appAttestDeviceNotAttested``
+    /// - Throws: ``TesseraError``: `ErrorCode.deviceUnknown` (not enrolled), `ErrorCode.appAttestDeviceNotAttested`
     ///   (no attested key here or on the server, or the key is not valid any more: the stored key ID is forgotten, call
-    ///   ``requestAppAttestation(using:)``), ``ErrorCode/appAttestOff``, the server's verification codes (7401–7405,
-    ///   ``ErrorCode/appAttestBadSignature``, ``ErrorCode/appAttestCounterNotGrown``), or the provider's failures.
+    ///   ``requestAppAttestation(using:)``), `ErrorCode.appAttestOff`, the server's verification codes (7401–7405,
+    ///   `ErrorCode.appAttestBadSignature`, `ErrorCode.appAttestCounterNotGrown`), or the provider's failures.
     public func requestAppAttestAssertion(
         clientData: [String: String] = [:], using provider: some AppAttestProvider
     ) async throws -> AppAttestAssertion {
@@ -93,7 +93,7 @@ extension TesseraClient {
     }
 
     /// Runs one `DCAppAttestService` step: a ``TesseraError`` passes as it is, any other error becomes
-    /// ``ErrorCode/localFailure`` naming the step.
+    /// `ErrorCode.localFailure` naming the step.
     static func onDevice<Value>(_ step: String, _ body: () async throws -> Value) async throws -> Value {
         do {
             return try await body()

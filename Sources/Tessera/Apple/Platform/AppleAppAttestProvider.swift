@@ -42,7 +42,7 @@ public struct AppleAppAttestProvider: AppAttestProvider {
         }
     }
 
-    /// A `DCError` by its code (``AppAttestErrorCode/failure(code:step:description:)``), anything else ``ErrorCode/localFailure``.
+    /// A `DCError` by its code (``AppAttestErrorCode/failure(code:step:description:)``), anything else `ErrorCode.localFailure`.
     static func failure(_ error: any Error, step: String) -> TesseraError {
         let failure = error as NSError
         guard failure.domain == DCErrorDomain else {
