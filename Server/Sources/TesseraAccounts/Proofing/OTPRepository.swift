@@ -60,8 +60,19 @@ package protocol OTPRepository: Sendable {
 }
 
 extension OTPRepository {
-    /// The gate, then the supersession, then the insertion, one statement each.
+    /// The gate, then the supersession, then the insertion, one statement each (``openChallengeStepwise``).
     package func openChallenge(
+        gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
+        in sql: any SQLDatabase
+    ) async throws -> Int64? {
+        try await openChallengeStepwise(
+            gateKey: gateKey, cooldown: cooldown, id: id, binding: binding, codeHash: codeHash, now: now, expiresAt: expiresAt, in: sql
+        )
+    }
+
+    /// ``openChallenge(gateKey:cooldown:id:binding:codeHash:now:expiresAt:in:)`` as three statements: the gate, then
+    /// the supersession, then the insertion.
+    package func openChallengeStepwise(
         gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
         in sql: any SQLDatabase
     ) async throws -> Int64? {
@@ -85,10 +96,9 @@ package struct SQLOTPRepository: OTPRepository {
         in sql: any SQLDatabase
     ) async throws -> Int64? {
         guard sql.dialect.name == "postgresql" else {
-            if let next = try await passCooldownGate(gateKey, now: now, cooldown: cooldown, in: sql) { return next }
-            try await supersede(binding, now: now, in: sql)
-            try await insertChallenge(id: id, binding: binding, codeHash: codeHash, now: now, expiresAt: expiresAt, in: sql)
-            return nil
+            return try await openChallengeStepwise(
+                gateKey: gateKey, cooldown: cooldown, id: id, binding: binding, codeHash: codeHash, now: now, expiresAt: expiresAt, in: sql
+            )
         }
         let next = now + cooldown.millis
         let row = try await sql.raw(
