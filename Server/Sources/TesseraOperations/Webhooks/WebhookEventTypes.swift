@@ -11,7 +11,7 @@ package enum WebhookEventTypes {
     package static let all: [String] = [
         "user.signed_up", "otp.sent", "otp.verified", "otp.failed", "otp.locked",
         "login.started", "login.attested", "login.completed", "login.failed",
-        "device.enrolled", "device.revoked", "session.created", "session.revoked",
+        "device.enrolled", "device.revoked", "device.app_attest.attested", "device.app_attest.failed", "session.created", "session.revoked",
         "password.locked", "totp.failed", "totp.locked",
         "passkey.registered", "passkey.signed_in", "passkey.failed", "passkey.flagged", "passkey.renamed", "passkey.revoked", test, endpointDisabled,
     ]

@@ -117,7 +117,7 @@ struct SignInDomain: Sendable {
         )
         passkeyApps = PasskeyAppCeremonies(passkeys: passkeys, users: stores.users, tokens: tokens)
         appAttest = try AppAttestService(
-            database: database, repository: stores.appAttest, devices: stores.devices, trustedRoots: configuration.appAttestTrustedRoots(),
+            database: database, repository: stores.appAttest, devices: stores.devices, audit: stores.audit, trustedRoots: configuration.appAttestTrustedRoots(),
             random: random, clock: clock
         )
         appAttestSettings = AppAttestSettingsService(database: database, repository: stores.appAttestSettings, clock: clock)

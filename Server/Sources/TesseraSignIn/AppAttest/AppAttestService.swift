@@ -17,8 +17,10 @@ package struct AppAttestService: Sendable {
     package let database: any Database
     /// The owner of `app_attest_challenges` and `app_attest_keys`.
     package let repository: any AppAttestRepository
-    /// Whether a device is active (challenges are issued to active devices only).
+    /// Whether a device is active (challenges are issued to active devices only), and whose it is (for the audit).
     package let devices: any DeviceRepository
+    /// Where verified and refused attestations and refused assertions are recorded (``AppAttestAuditEvent``).
+    package let audit: any AuditLog
     /// The roots attestations must chain to: Apple's App Attestation Root CA unless a test gives its own.
     package let trustedRoots: [Certificate]
     /// The CSPRNG challenges are drawn from.
@@ -36,6 +38,7 @@ package struct AppAttestService: Sendable {
         database: any Database,
         repository: any AppAttestRepository = SQLAppAttestRepository(),
         devices: any DeviceRepository,
+        audit: any AuditLog,
         trustedRoots: [Certificate]? = nil,
         random: RandomSource,
         clock: WallClock,
@@ -44,6 +47,7 @@ package struct AppAttestService: Sendable {
         self.database = database
         self.repository = repository
         self.devices = devices
+        self.audit = audit
         self.trustedRoots = try trustedRoots ?? [AppAttestRoot.certificate()]
         self.random = random
         self.clock = clock
@@ -73,7 +77,8 @@ package struct AppAttestService: Sendable {
 
     /// Attests the device's key: consumes `challenge` (once: 7401 unknown, 7402 used, 7403 expired), verifies the
     /// attestation object for `app` at the clock's time (7410–7419, one code per failed step) and stores the key
-    /// with counter 0, replacing one the device attested before.
+    /// with counter 0, replacing one the device attested before. Audited: `device.app_attest.attested` with the key,
+    /// or `device.app_attest.failed` with the problem's code (``AppAttestAuditEvent``).
     ///
     /// - Parameters:
     ///   - keyId: The key ID the app sent, decoded (32 bytes).
@@ -84,32 +89,38 @@ package struct AppAttestService: Sendable {
     package func attest(
         deviceId: String, keyId: [UInt8], attestationObject: [UInt8], challenge: String, app: AppAttestApp
     ) async throws -> AppAttestCredential {
-        let challengeBytes = try await consume(challenge, deviceId: deviceId)
-        let verifier = AppAttestVerifier(app: app, trustedRoots: trustedRoots)
-        let credential: AppAttestCredential
-        do {
-            credential = try await verifier.verifyAttestation(attestationObject, keyId: keyId, challenge: challengeBytes, time: time())
-        } catch {
-            throw error.problem
+        try await audited(.attestation, deviceId: deviceId) {
+            let challengeBytes = try await consume(challenge, deviceId: deviceId)
+            let verifier = AppAttestVerifier(app: app, trustedRoots: trustedRoots)
+            let credential: AppAttestCredential
+            do {
+                credential = try await verifier.verifyAttestation(attestationObject, keyId: keyId, challenge: challengeBytes, time: time())
+            } catch {
+                throw error.problem
+            }
+            let record = AppAttestKeyRecord(
+                deviceId: deviceId, keyId: credential.keyId, publicKey: credential.publicKey, counter: credential.counter,
+                environment: credential.environment, receipt: credential.receipt, attestedAt: clock.now()
+            )
+            let repository = self.repository
+            do {
+                try await database.transaction { sql in
+                    try await repository.storeKey(record, in: sql)
+                    try await appendAttested(credential, deviceId: deviceId, in: sql)
+                }
+            } catch let error where UniqueViolation.detail(of: error) != nil {
+                throw AppError.conflict("This App Attest key is attested for another device")
+            }
+            return credential
         }
-        let record = AppAttestKeyRecord(
-            deviceId: deviceId, keyId: credential.keyId, publicKey: credential.publicKey, counter: credential.counter,
-            environment: credential.environment, receipt: credential.receipt, attestedAt: clock.now()
-        )
-        let repository = self.repository
-        do {
-            try await database.transaction { sql in try await repository.storeKey(record, in: sql) }
-        } catch let error where UniqueViolation.detail(of: error) != nil {
-            throw AppError.conflict("This App Attest key is attested for another device")
-        }
-        return credential
     }
 
     /// Verifies an assertion of the device's attested key (7404 when it has none): consumes `challenge` (7401,
     /// 7402, 7403), checks that `clientData` carries it (7405), verifies the signature, `rpIdHash` and the
     /// counter against the stored one (7410, 7416, 7420, 7421), then stores the new counter with a compare-and-set:
     /// when another assertion stored an equal or greater counter meanwhile, this one is refused as replayed (7421).
-    /// Returns the counter stored.
+    /// Returns the counter stored. A refusal is audited as `device.app_attest.failed` with its code; a verified
+    /// assertion is not audited (too frequent).
     ///
     /// - Parameters:
     ///   - assertion: The CBOR bytes `generateAssertion` returned.
@@ -120,30 +131,32 @@ package struct AppAttestService: Sendable {
     package func verifyAssertion(
         deviceId: String, assertion: [UInt8], clientData: [UInt8], challenge: String, app: AppAttestApp
     ) async throws -> UInt32 {
-        let repository = self.repository
-        guard try await database.read({ try await repository.key(deviceId: deviceId, in: $0) }) != nil else {
-            throw AppError.appAttestDeviceNotAttested()
+        try await audited(.assertion, deviceId: deviceId) {
+            let repository = self.repository
+            guard try await database.read({ try await repository.key(deviceId: deviceId, in: $0) }) != nil else {
+                throw AppError.appAttestDeviceNotAttested()
+            }
+            _ = try await consume(challenge, deviceId: deviceId)
+            guard AppAttestClientData.challenge(in: clientData) == challenge else { throw AppError.appAttestClientDataMismatch() }
+            // Read after the challenge is consumed: the counter is the newest committed one.
+            guard let key = try await database.read({ try await repository.key(deviceId: deviceId, in: $0) }) else {
+                throw AppError.appAttestDeviceNotAttested()
+            }
+            let counter: UInt32
+            do {
+                counter = try AppAttestVerifier(app: app, trustedRoots: trustedRoots)
+                    .verifyAssertion(assertion, clientData: clientData, publicKey: key.publicKey, storedCounter: key.counter)
+            } catch {
+                throw error.problem
+            }
+            let stored = try await database.transaction { sql in
+                try await repository.advanceCounter(deviceId: deviceId, to: counter, in: sql)
+            }
+            guard stored else {
+                throw AppAttestError.counterNotGrown(stored: key.counter, received: counter).problem
+            }
+            return counter
         }
-        _ = try await consume(challenge, deviceId: deviceId)
-        guard AppAttestClientData.challenge(in: clientData) == challenge else { throw AppError.appAttestClientDataMismatch() }
-        // Read after the challenge is consumed: the counter is the newest committed one.
-        guard let key = try await database.read({ try await repository.key(deviceId: deviceId, in: $0) }) else {
-            throw AppError.appAttestDeviceNotAttested()
-        }
-        let counter: UInt32
-        do {
-            counter = try AppAttestVerifier(app: app, trustedRoots: trustedRoots)
-                .verifyAssertion(assertion, clientData: clientData, publicKey: key.publicKey, storedCounter: key.counter)
-        } catch {
-            throw error.problem
-        }
-        let stored = try await database.transaction { sql in
-            try await repository.advanceCounter(deviceId: deviceId, to: counter, in: sql)
-        }
-        guard stored else {
-            throw AppAttestError.counterNotGrown(stored: key.counter, received: counter).problem
-        }
-        return counter
     }
 
     /// Deletes challenges that expired more than a lifetime ago.

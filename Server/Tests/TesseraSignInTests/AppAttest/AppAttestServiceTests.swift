@@ -35,7 +35,7 @@ struct AppAttestServiceTests {
             let clock = ManualClock(start: Int64(minted.time * 1000))
             let random = ScriptedRandom([AppAttestFixtures.hex(attestation.challenge)])
             let service = try AppAttestService(
-                database: runtime.database, devices: SQLDeviceRepository(database: runtime.database),
+                database: runtime.database, devices: SQLDeviceRepository(database: runtime.database), audit: runtime.repositories.audit,
                 trustedRoots: [minted.rootCertificate()], random: random.source, clock: clock.clock
             )
             try await body(Setup(runtime: runtime, service: service, clock: clock, deviceId: deviceId, attestation: attestation))

@@ -1,0 +1,53 @@
+import Foundation
+import SQLKit
+import TesseraCore
+
+/// The audit entries of App Attest (issue 41): a verified attestation (``AppAttestAuditEvent/attested``), appended
+/// in the transaction that stores the key, and a refused attestation or assertion (``AppAttestAuditEvent/failed``),
+/// appended in a transaction of its own so that the problem answered does not roll it back. They name the device,
+/// its user and its client (the actor is `device:<id>`), so they are sent to the client's webhooks; they never carry
+/// the attestation object, the assertion, the client data or the challenge.
+extension AppAttestService {
+    /// Appends ``AppAttestAuditEvent/attested`` for `credential` of `deviceId` to the audit log, in `sql`.
+    func appendAttested(_ credential: AppAttestCredential, deviceId: String, in sql: any SQLDatabase) async throws {
+        let owner = try await devices.owner(deviceId: deviceId, in: sql)
+        try await audit.append([AuditEvent(
+            AppAttestAuditEvent.attested, actor: "device:\(deviceId)", clientId: owner?.clientId, userId: owner?.userId, deviceId: deviceId,
+            details: ["keyId": Data(credential.keyId).base64EncodedString(), "environment": credential.environment.rawValue]
+        )], in: sql)
+    }
+
+    /// Runs `body`; when it throws a problem, appends ``AppAttestAuditEvent/failed`` with the problem's code and `step`
+    /// (in a transaction of its own) and throws the problem again.
+    func audited<T: Sendable>(_ step: AppAttestAuditEvent.Step, deviceId: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let problem as AppError {
+            let devices = self.devices, audit = self.audit
+            try await database.transaction { sql in
+                let owner = try await devices.owner(deviceId: deviceId, in: sql)
+                try await audit.append([AuditEvent(
+                    AppAttestAuditEvent.failed, actor: "device:\(deviceId)", clientId: owner?.clientId, userId: owner?.userId, deviceId: deviceId,
+                    details: ["step": step.rawValue, "code": String(problem.code.rawValue)]
+                )], in: sql)
+            }
+            throw problem
+        }
+    }
+}
+
+/// The names of App Attest's audit events (and webhook event types).
+package enum AppAttestAuditEvent {
+    /// A device's App Attest key was attested (details `keyId`, base64, and `environment`).
+    package static let attested = "device.app_attest.attested"
+    /// A device's attestation or assertion was refused (details `step` and `code`, the problem code).
+    package static let failed = "device.app_attest.failed"
+
+    /// Which call was refused.
+    package enum Step: String, Sendable {
+        /// `POST /v1/devices/app-attest/attestation`.
+        case attestation
+        /// `POST /v1/devices/app-attest/assertion`.
+        case assertion
+    }
+}
