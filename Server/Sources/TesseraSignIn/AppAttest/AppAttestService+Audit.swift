@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraWebAuthn
 
 /// The audit entries of App Attest (issue 41): a verified attestation (``AppAttestAuditEvent/attested``), appended
 /// in the transaction that stores the key, and a refused attestation or assertion (``AppAttestAuditEvent/failed``),

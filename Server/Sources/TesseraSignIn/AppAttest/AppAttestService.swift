@@ -93,7 +93,7 @@ package struct AppAttestService: Sendable {
             let challengeBytes = try await consume(challenge, deviceId: deviceId)
             let verifier = AppAttestVerifier(app: app, trustedRoots: trustedRoots)
             let credential: AppAttestCredential
-            do {
+            do throws(AppAttestError) {
                 credential = try await verifier.verifyAttestation(attestationObject, keyId: keyId, challenge: challengeBytes, time: time())
             } catch {
                 throw error.problem
@@ -143,7 +143,7 @@ package struct AppAttestService: Sendable {
                 throw AppError.appAttestDeviceNotAttested()
             }
             let counter: UInt32
-            do {
+            do throws(AppAttestError) {
                 counter = try AppAttestVerifier(app: app, trustedRoots: trustedRoots)
                     .verifyAssertion(assertion, clientData: clientData, publicKey: key.publicKey, storedCounter: key.counter)
             } catch {
