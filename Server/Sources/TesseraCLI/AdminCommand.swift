@@ -17,7 +17,7 @@ struct AdminCommand: AsyncParsableCommand {
 struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client", abstract: "Manage clients (apps).",
-        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self, ClientPolicyCommand.self, ClientPushCommand.self, ClientOIDCCommand.self, ClientCIBACommand.self, ClientCIBAChannelCommand.self, ClientKeysCommand.self]
+        subcommands: [Create.self, List.self, Disable.self, Enable.self, RotateSecret.self, ClientPolicyCommand.self, ClientPushCommand.self, ClientOIDCCommand.self, ClientCIBACommand.self, ClientCIBAChannelCommand.self, ClientKeysCommand.self, ClientAppAttestCommand.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -106,7 +106,7 @@ struct UserAdminCommand: AsyncParsableCommand {
             if json { printJSON(page); return }
             for user in page.users {
                 print("\(user.userKey)  \(user.name)  \(user.email)  \(user.phone)  \(user.localAuthType)")
-                for device in user.devices { print("    \(device.deviceId)  \(device.status)  \(device.os) \(device.appVersion)  push \(pushState(device))") }
+                for device in user.devices { print("    \(device.deviceId)  \(device.status)  \(device.os) \(device.appVersion)  push \(pushState(device))  app attest \(appAttestState(device))") }
             }
             if let next = page.nextCursor { print("more: --after \(next)") }
         }
