@@ -99,6 +99,7 @@ def main():
         # Revoke the device and see it revoked.
         device = f'[data-device-id="{device_id}"]'
         go(driver, wait, "#/users?client=" + client_key, "users", device + " button.revoke")
+        result["device_attest"] = driver.find_element(By.CSS_SELECTOR, device + " .device-attest").text
         click_twice(driver, driver.find_element(By.CSS_SELECTOR, device + " button.revoke"))
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, device + " .device-status").text == "revoked")
         result["device_status"] = driver.find_element(By.CSS_SELECTOR, device + " .device-status").text

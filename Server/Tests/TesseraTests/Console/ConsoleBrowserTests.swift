@@ -62,6 +62,7 @@ struct ConsoleBrowserTests {
             #expect(try await runtime.signIn.ciba.settings(client: createdClient) == CIBAClientSettings(deliveryMode: "ping", notificationEndpoint: "https://console.example.com/ciba"))
 
             #expect(result["device_status"] as? String == "revoked")
+            #expect(result["device_attest"] as? String == "App Attest: not attested")
             #expect(result["device_revoke_buttons"] as? Int == 0)
             let listed = try await runtime.userAdmin.list(clientKey: client.clientKey)
             #expect(listed.users.first { $0.userKey == "vera" }?.devices.first?.status == "revoked")

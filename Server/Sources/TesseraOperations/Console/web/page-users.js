@@ -34,9 +34,17 @@ export async function render(view, params) {
       el("span", { class: "muted" }, (d.name || d.os) + " · " + d.appVersion + " · " + time(d.createdAt)),
       el("span", { class: "muted device-push", title: d.pushChangedAt ? "since " + time(d.pushChangedAt) : "" },
         d.push === "registered" ? "push: " + (d.pushProvider || "registered") : d.push === "cleared" ? "push cleared by the provider" : "no push (polls)"),
+      appAttest(d.appAttest),
       d.status === "active" ? dangerButton("Revoke", async () => {
         if (await attempt(out, () => admin("POST", "devices/" + q(d.deviceId) + "/revoke").then(() => true))) await load();
       }, { class: "danger revoke" }) : null)));
+  }
+
+  // A device's App Attest state (issue 41): attested, with its environment, counter and time, or not attested.
+  function appAttest(state) {
+    if (!state || !state.attested) return el("span", { class: "muted device-attest" }, "App Attest: not attested");
+    return el("span", { class: "device-attest", title: "key " + state.keyId + " · attested " + time(state.attestedAt) },
+      badge("App Attest: " + state.environment + ", counter " + state.counter, "ok"));
   }
 
   // A user's passkeys, loaded when asked for (one call per user, not one per row of the list).
