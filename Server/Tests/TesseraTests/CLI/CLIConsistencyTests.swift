@@ -104,7 +104,7 @@ struct CLIConsistencyTests {
 
     @Test("every admin command that calls the server lists --admin-token and --server in its --help", arguments: [
         ["admin", "client", "list"], ["admin", "user", "list"], ["admin", "client", "oidc", "set"], ["admin", "client", "oidc", "logo"],
-        ["admin", "webhook", "list"], ["admin", "audit", "verify"],
+        ["admin", "webhook", "list"], ["admin", "audit", "verify"], ["admin", "client", "app-attest"],
     ])
     func adminHelp(command: [String]) async throws {
         let directory = try ConfigurationCLITests.emptyDirectory()
