@@ -93,7 +93,7 @@ async def apns(scope, headers, body, send):
         problems.append("payload is not JSON")
     entry = {"provider": "apns", "token": token, "httpVersion": scope.get("http_version"), "payload": payload,
              "headers": {k: v for k, v in headers.items() if k.startswith("apns-")}, "claims": claims,
-             "authorization": auth, "problems": problems}
+             "authorization": auth, "problems": problems, "received": time.time()}
     if problems:
         entry["status"] = 403
         record(entry)

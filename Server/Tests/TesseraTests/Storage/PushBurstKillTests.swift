@@ -23,6 +23,8 @@ struct PushBurstKillTests {
     final class BurstState: Sendable {
         let accepted = Mutex<Set<String>>([])
         let killed = Atomic<Bool>(false)
+        /// When A was killed (seconds since 1970, as the bits of a Double): the peer's clock is the same machine's.
+        let killedAt = Atomic<UInt64>(0)
         let next = Atomic<Int>(0)
     }
 
@@ -92,6 +94,7 @@ struct PushBurstKillTests {
             let midBurst = await eventually { ((try? peer.pushes().count) ?? 0) >= 300 }
             try #require(midBurst, "300 pushes before the kill:\n\(peer.log)")
             a.signal(SIGKILL)
+            state.killedAt.store(Date().timeIntervalSince1970.bitPattern, ordering: .relaxed)
             state.killed.store(true, ordering: .relaxed)
             _ = await a.exited()
             try await group.waitForAll()
@@ -100,15 +103,17 @@ struct PushBurstKillTests {
         #expect(requestIds.count == Self.requests, "every request accepted by one instance or the other")
 
         // B delivers the rest, including what A had claimed (once A's leases end).
-        @Sendable func pushesByRequest() -> [String: Int] {
-            var counts: [String: Int] = [:]
+        /// When the peer received each request's pushes (seconds since 1970).
+        @Sendable func arrivalsByRequest() -> [String: [Double]] {
+            var arrivals: [String: [Double]] = [:]
             for push in (try? peer.pushes()) ?? [] {
                 let payload = push["payload"] as? [String: Any] ?? [:]
                 let userInfo = (payload["tessera"] as? [String: Any]) ?? payload
-                if let id = userInfo["requestId"] as? String { counts[id, default: 0] += 1 }
+                if let id = userInfo["requestId"] as? String { arrivals[id, default: []].append(push["received"] as? Double ?? .infinity) }
             }
-            return counts
+            return arrivals
         }
+        @Sendable func pushesByRequest() -> [String: Int] { arrivalsByRequest().mapValues(\.count) }
         let database = try await PostgresDatabase.open(url: url, logger: TestDatabase.logger)
         let allArrived = await eventually {
             guard requestIds.isSubset(of: pushesByRequest().keys) else { return false }
@@ -119,14 +124,21 @@ struct PushBurstKillTests {
             return pending?.n == 0
         }
         await database.close()
-        let counts = pushesByRequest()
+        let arrivals = arrivalsByRequest()
+        let counts = arrivals.mapValues(\.count)
         let missing = requestIds.subtracting(counts.keys)
         #expect(allArrived, "every accepted request's push arrived and the push outbox drained: \(missing.count) missing, e.g. \(missing.prefix(3))")
-        let twice = counts.filter { $0.value > 1 }
+        // A push whose attempt failed (the peer's answer timed out on a loaded machine) is tried again by the same
+        // instance: both copies then arrived before the kill, and the kill did not cause them. A repeat the kill caused
+        // has a copy after it (B delivering what A had in flight once A's lease ended).
+        let killedAt = Double(bitPattern: state.killedAt.load(ordering: .relaxed))
+        let repeated = arrivals.filter { $0.value.count > 1 }
+        let retriedBeforeKill = repeated.filter { $0.value.allSatisfy { $0 < killedAt } }
+        let twice = repeated.filter { $0.value.contains { $0 >= killedAt } }.mapValues(\.count)
         // A request A took but could not answer before the kill may have been committed: its push is not among the
         // accepted ones, and at most one per sender.
         let unanswered = Set(counts.keys).subtracting(requestIds)
-        print("[push-kill] \(requestIds.count) requests, \(counts.values.reduce(0, +)) pushes, \(twice.count) repeated, \(unanswered.count) for requests A committed without answering")
+        print("[push-kill] \(requestIds.count) requests, \(counts.values.reduce(0, +)) pushes, \(twice.count) repeated across the kill, \(retriedBeforeKill.count) retried before it, \(unanswered.count) for requests A committed without answering")
         #expect(twice.count <= 32, "at most the 32 pushes A had in flight repeated: \(twice.count)")
         #expect(twice.values.allSatisfy { $0 == 2 }, "none more than twice: \(twice.filter { $0.value > 2 })")
         #expect(unanswered.count <= 16, "at most one committed-but-unanswered request per sender: \(unanswered.count)")
