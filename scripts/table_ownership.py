@@ -56,6 +56,9 @@ NAMED_JOINS = {
     # and the relying party's "which user of this client, with an active device" lookup.
     ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "users"),
     ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "clients"),
+    # ... and the client's App Attest policy and whether the device attested its key (the result token's claim).
+    ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "app_attest_settings"),
+    ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "app_attest_keys"),
     # The node-sync reconciliation: one INSERT … SELECT FROM devices per pass (reads devices only).
     ("TesseraSignIn/Nodes/NodeRepository+Sync.swift", "devices"),
     # The apps of the enabled clients, for /.well-known/apple-app-site-association and assetlinks.json.

@@ -14,6 +14,16 @@ public struct DeviceAuthTarget: Sendable {
     package var deviceKey: P256.Signing.PublicKey
     package var userVerificationKey: P256.Signing.PublicKey
     package var active: Bool
+    /// The client's App Attest policy (`reported`, `required`; nil when off or never set) and whether the server
+    /// verified this device's App Attest key (issue 41).
+    package var appAttestPolicy: String? = nil
+    package var appAttested = false
+
+    /// What a result token says of App Attest: nil when the policy is off, else `attested` or `none`.
+    package var appAttestClaim: String? {
+        guard let appAttestPolicy, appAttestPolicy != "off" else { return nil }
+        return appAttested ? "attested" : "none"
+    }
 }
 
 /// The named device queries the authentication flows use; the devices domain owns the SQL.
@@ -43,8 +53,11 @@ extension SQLDeviceRepository: DeviceAuthLookup {
         let row = try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key
-                FROM devices d JOIN users u ON u.id = d.user_id JOIN clients c ON c.id = d.client_id WHERE d.id = \(bind: deviceId)
+                SELECT d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key,
+                       s.policy AS app_attest_policy, k.device_id AS app_attest_device
+                FROM devices d JOIN users u ON u.id = d.user_id JOIN clients c ON c.id = d.client_id
+                LEFT JOIN app_attest_settings s ON s.client_id = d.client_id LEFT JOIN app_attest_keys k ON k.device_id = d.id
+                WHERE d.id = \(bind: deviceId)
                 """
             ).first()
         }
@@ -55,7 +68,9 @@ extension SQLDeviceRepository: DeviceAuthLookup {
             deviceId: deviceId, userId: try row.decode(column: "user_id", as: String.self),
             clientId: try row.decode(column: "client_id", as: String.self), clientKey: try row.decode(column: "client_key", as: String.self),
             userKey: try row.decode(column: "user_key", as: String.self), localAuthType: try row.decode(column: "local_auth_type", as: String.self),
-            deviceKey: deviceKey, userVerificationKey: uvKey, active: try row.decode(column: "status", as: String.self) == "active"
+            deviceKey: deviceKey, userVerificationKey: uvKey, active: try row.decode(column: "status", as: String.self) == "active",
+            appAttestPolicy: try row.decode(column: "app_attest_policy", as: String?.self),
+            appAttested: try row.decode(column: "app_attest_device", as: String?.self) != nil
         )
     }
 

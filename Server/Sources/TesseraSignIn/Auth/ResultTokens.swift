@@ -26,11 +26,15 @@ public struct ResultClaims: JWTPayload, Equatable {
     public var amr: [String]
     /// IDs of the nodes whose attestations made the quorum.
     public var nodes: [String]
+    /// App Attest (issue 41): `attested` when the server verified the device's App Attest key, `none` when it has
+    /// none; absent when the client's App Attest policy is off.
+    public var appAttest: String?
 
     package enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp, jti, amr, nodes
         case clientId = "client_id"
         case deviceId = "device_id"
+        case appAttest = "app_attest"
     }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {
@@ -291,15 +295,16 @@ package final class ResultTokens: Sendable {
     }
 
     /// Signs a result token.
-    package func issue(userKey: String, clientKey: String, clientId: String, deviceId: String, channelId: String, amr: [String], nodes: [String])
-        async throws -> String
-    {
+    package func issue(
+        userKey: String, clientKey: String, clientId: String, deviceId: String, channelId: String, amr: [String], nodes: [String],
+        appAttest: String? = nil
+    ) async throws -> String {
         try await refreshIfStale()
         let now = Date(timeIntervalSince1970: TimeInterval(clock.now() / 1000))
         let claims = ResultClaims(
             iss: .init(value: issuer), sub: .init(value: userKey), aud: .init(value: [clientKey]), iat: .init(value: now),
             exp: .init(value: now.addingTimeInterval(TimeInterval(lifetime.components.seconds))), jti: .init(value: channelId),
-            clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes
+            clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes, appAttest: appAttest
         )
         let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))

@@ -15,6 +15,8 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
     package var deviceId: String?
     package var amr: [String]?
     package var nodes: [String]?
+    /// The result token's `app_attest` claim (issue 41): `attested` or `none`; absent when the policy is off.
+    package var appAttest: String?
 
     package init(
         active: Bool,
@@ -28,7 +30,8 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
         jti: String? = nil,
         deviceId: String? = nil,
         amr: [String]? = nil,
-        nodes: [String]? = nil
+        nodes: [String]? = nil,
+        appAttest: String? = nil
     ) {
         self.active = active
         self.tokenType = tokenType
@@ -42,6 +45,7 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
         self.deviceId = deviceId
         self.amr = amr
         self.nodes = nodes
+        self.appAttest = appAttest
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -49,6 +53,7 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
         case tokenType = "token_type"
         case clientId = "client_id"
         case deviceId = "device_id"
+        case appAttest = "app_attest"
     }
 
     package static let inactive = IntrospectionResponse(active: false)
@@ -58,6 +63,7 @@ extension IntrospectionResponse: JSONObjectWritable {
     package func write(to writer: inout JSONObjectWriter) {
         writer.add("active", active)
         writer.add("amr", amr)
+        writer.add("app_attest", appAttest)
         writer.add("aud", aud)
         writer.add("client_id", clientId)
         writer.add("device_id", deviceId)
@@ -113,7 +119,7 @@ package struct Introspection: Sendable {
         return IntrospectionResponse(
             active: true, tokenType: "result_token", clientId: client.clientKey, sub: claims.sub.value, iss: claims.iss.value,
             aud: client.clientKey, iat: Int64(claims.iat.value.timeIntervalSince1970), exp: Int64(claims.exp.value.timeIntervalSince1970),
-            jti: claims.jti.value, deviceId: claims.deviceId, amr: claims.amr, nodes: claims.nodes
+            jti: claims.jti.value, deviceId: claims.deviceId, amr: claims.amr, nodes: claims.nodes, appAttest: claims.appAttest
         )
     }
 
