@@ -10,14 +10,15 @@
 #   attestation  challenge + POST …/attestation (SDK requestAppAttestation), one per device; the attestation objects
 #                are minted by appattest_mint.py (a child of the load generator, not of the server) for each challenge
 #   assertion    challenge + POST …/assertion (SDK requestAppAttestAssertion), counters growing, DEVICES×ROUNDS
-#   env: DEVICES=300 ROUNDS=10 CONC=8 PORT=8097 PYTHON=python3 (with `cryptography` and `cbor2`; TESSERA_TEST_PYTHON
+# Each phase ends with 1 s without load before the CPU is read (work the server left behind, e.g. audit chaining).
+#   env: DEVICES=1000 ROUNDS=20 CONC=8 PORT=8097 PYTHON=python3 (with `cryptography` and `cbor2`; TESSERA_TEST_PYTHON
 #        is used when set) OUT=<dir> BIN=… BENCH=… (prebuilt binaries) BUILD=debug (script checks only)
 # Writes OUT/results.jsonl and OUT/summary.md (default OUT bench/results/<UTC>-app-attest) and bench/APPATTEST.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-DEVICES=${DEVICES:-300}
-ROUNDS=${ROUNDS:-10}
+DEVICES=${DEVICES:-1000}
+ROUNDS=${ROUNDS:-20}
 CONC=${CONC:-8}
 PORT=${PORT:-8097}
 PYTHON=${PYTHON:-${TESSERA_TEST_PYTHON:-python3}}

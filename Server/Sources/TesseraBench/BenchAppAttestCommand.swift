@@ -27,6 +27,7 @@ extension BenchCommand {
         @Option(help: "The environment of the client's App Attest settings (development or production).") var environment = "development"
         @Option(help: "Team ID the attestations are made for (mint.py's).") var teamId = "TESTTEAM42"
         @Option(help: "Bundle ID the attestations are made for (mint.py's).") var appBundleId = "org.example.tessera"
+        @Option(help: "Seconds after each phase before the server's CPU is read (work it left behind, e.g. audit chaining).") var settle = 1
         @Option(name: .customLong("cpu-pid"), help: "A server process whose CPU time each phase is reported with (repeat for its nodes).")
         var cpuPids: [Int32] = []
 
@@ -84,7 +85,9 @@ extension BenchCommand {
                     return (ok: false, millis: 0)
                 }
             }
-            let seconds = (ContinuousClock.now - start).inSeconds, cpuUsed = cpu.seconds() - cpuBefore
+            let seconds = (ContinuousClock.now - start).inSeconds
+            try await Task.sleep(for: .seconds(settle))
+            let cpuUsed = cpu.seconds() - cpuBefore
             if let error = firstError.value.withLock({ $0 }) { FileHandle.standardError.write(Data("\(name): first failure: \(error)\n".utf8)) }
             let good = results.filter(\.ok).map(\.millis).sorted()
             func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
