@@ -39,9 +39,7 @@ package struct RateCounters: Sendable {
     package func increment(
         _ keys: [String], shared: [String] = [], now: Int64, window: Duration, in sql: any SQLDatabase
     ) async throws -> [String: Int] {
-        let spread = sql.dialect.name == "postgresql" && Self.shards > 1
-        let windowMillis = window.millis
-        let start = now - now % windowMillis
+        let spread = Self.spreads(on: sql), start = Self.windowStart(now, window)
         var counts: [String: Int] = [:]
         var counted = shared
         if spread, let buffer, !shared.isEmpty {
@@ -65,16 +63,22 @@ package struct RateCounters: Sendable {
     /// Takes back the counts of `shared` that ``increment(_:shared:now:window:in:)`` made in ``buffer``, for a
     /// request refused after counting (its transaction rolls back the rest). Nothing without a buffer.
     package func release(shared: [String], now: Int64, window: Duration, in sql: any SQLDatabase) {
-        guard let buffer, sql.dialect.name == "postgresql", Self.shards > 1 else { return }
-        let start = now - now % window.millis
+        guard let buffer, Self.spreads(on: sql) else { return }
+        let start = Self.windowStart(now, window)
         for key in shared { buffer.release(key, windowStart: start) }
     }
+
+    /// Whether shared keys are spread over ``shards`` rows (and counted in ``buffer``) on `sql`: on PostgreSQL.
+    private static func spreads(on sql: any SQLDatabase) -> Bool { sql.dialect.name == "postgresql" && shards > 1 }
+
+    /// The start of the fixed window of length `window` that contains `now`.
+    private static func windowStart(_ now: Int64, _ window: Duration) -> Int64 { now - now % window.millis }
 
     /// Adds each shared key's delta to one of its rows in the window starting at `windowStart` and returns the
     /// keys' totals over all their rows (the ``SharedCounterBuffer``'s flush).
     package func add(sharedDeltas: [String: Int], windowStart: Int64, in sql: any SQLDatabase) async throws -> [String: Int] {
         guard !sharedDeltas.isEmpty else { return [:] }
-        return try await add([:], shared: sharedDeltas, spread: sql.dialect.name == "postgresql" && Self.shards > 1, windowStart: windowStart, in: sql)
+        return try await add([:], shared: sharedDeltas, spread: Self.spreads(on: sql), windowStart: windowStart, in: sql)
     }
 
     /// Adds `keys`' deltas to their rows and `shared`'s to one of their rows each (spread: a random one of
