@@ -130,7 +130,8 @@ public final class PostgresDatabase: Database {
 
     /// Runs `body` on the event loop of `connection`: the statements of a lease (a transaction's BEGIN, its
     /// statements, its COMMIT) are written and answered there without a hop to and from the global executor
-    /// each (two thread wake-ups per statement); the task leaves the loop once, when the lease ends.
+    /// each (two thread wake-ups per statement); the task leaves the loop once, when the lease ends. Each
+    /// statement's check that its connection is open relies on it (``PostgresPreparedSQL``).
     private static func onLoop<T: Sendable>(
         of connection: PostgresConnection, _ body: () async throws -> T
     ) async throws -> T {

@@ -47,20 +47,24 @@ struct PostgresPreparedSQL: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
-        promise.completeWithTask { try await execute(sql: query, onRow) }
+        // A task of its own, outside the lease's preference: it goes to the connection's loop itself.
+        promise.completeWithTask {
+            try await withTaskExecutorPreference(EventLoopTaskExecutor.on(connection.eventLoop)) { try await run(query, onRow) }
+        }
         return promise.futureResult
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        // A statement written to a connection PostgreSQL has closed (a restart, a failover: the pool may lend it
-        // before it has seen the close) is dropped by the channel and never answered: its caller waited for ever.
-        // The check and the write both run on the connection's event loop, so the close cannot come in between.
-        try await withTaskExecutorPreference(EventLoopTaskExecutor.on(connection.eventLoop)) { try await run(query, onRow) }
+        try await run(query, onRow)
     }
 
-    /// Runs `query`, prepared when it can be, on a connection still open: called on the connection's event loop,
-    /// it checks the connection and writes the statement before its first suspension.
+    /// Runs `query`, prepared when it can be, on a connection still open. A statement written to a connection
+    /// PostgreSQL has closed (a restart, a failover: the pool may lend it before it has seen the close) is dropped by
+    /// the channel and never answered: its caller waited for ever. This runs on the connection's event loop (its
+    /// lease does: ``PostgresDatabase``), so the check and the write, before the first suspension, cannot have the
+    /// close in between.
     private func run(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        connection.eventLoop.assertInEventLoop()
         guard !connection.isClosed else { throw AppError.storageUnavailable() }
         guard prepares else { return try await base.execute(sql: query, onRow) }
         let text: String, binds: [any Encodable & Sendable]
