@@ -380,8 +380,12 @@ public enum AuthStatement {
     }
 
     /// Signed (Ed25519) by a node that vouches for the device in this channel.
-    public static func attestation(nodeId: String, channelId: String, deviceId: String, challenge: String, signedAt: Int64) -> Data {
-        Data("tessera-attest-v1\n\(nodeId)\n\(channelId)\n\(deviceId)\n\(challenge)\n\(signedAt)".utf8)
+    /// With `appAttested`, the node also vouches that it verified an App Attest attestation of the device itself
+    /// (a line `app-attest` is added).
+    public static func attestation(
+        nodeId: String, channelId: String, deviceId: String, challenge: String, signedAt: Int64, appAttested: Bool = false
+    ) -> Data {
+        Data("tessera-attest-v1\n\(nodeId)\n\(channelId)\n\(deviceId)\n\(challenge)\n\(signedAt)\(appAttested ? "\napp-attest" : "")".utf8)
     }
 
     /// Signed (Ed25519) by a node that verified a passkey assertion over `challenge` (base64url).

@@ -13,6 +13,15 @@ extension ErrorCode {
     public static let appAttestClientDataMismatch = ErrorCode(rawValue: 7405)
     /// 7406: App Attest is off for this client (its admin sets `policy` to `reported` or `required` to use it).
     public static let appAttestOff = ErrorCode(rawValue: 7406)
+    /// 7407: the client requires an App Attest attestation at enrolment and re-registration, and the request has
+    /// none (`appAttest`: a challenge of `POST /v1/app-attest/challenge` for the device key, attested by the app).
+    public static let appAttestRequired = ErrorCode(rawValue: 7407)
+    /// 7408: a verifier node holds no App Attest attestation of the device that it verified itself, and the
+    /// device's client requires one: the node does not attest the device's login.
+    public static let nodeAppAttestMissing = ErrorCode(rawValue: 7408)
+    /// 7409: the App Attest challenge is not bound to the device key it is used for (its last 16 bytes are not
+    /// the first 16 of SHA-256 of the key).
+    public static let appAttestChallengeNotBound = ErrorCode(rawValue: 7409)
     /// 7410: the attestation object or assertion is not what Apple defines (CBOR, `authData`, `x5c`, …).
     public static let appAttestMalformed = ErrorCode(rawValue: 7410)
     /// 7411: the attestation's `fmt` is not `apple-appattest`.

@@ -15,15 +15,25 @@ public struct NodeDeviceRecord: Codable, Sendable, Equatable {
     public var userVerificationKey: String
     /// `active` or `revoked`.
     public var status: String
+    /// The device's App Attest attestation, for the node to verify itself (nil: the device has none).
+    public var appAttest: NodeAppAttestEvidence?
+    /// Whether the device's client requires App Attest: the node then attests the device's logins only with an
+    /// attestation it verified (nil: not required).
+    public var appAttestRequired: Bool?
 
     /// A record with these members.
-    public init(deviceId: String, clientId: String, userId: String, deviceKey: String, userVerificationKey: String, status: String) {
+    public init(
+        deviceId: String, clientId: String, userId: String, deviceKey: String, userVerificationKey: String, status: String,
+        appAttest: NodeAppAttestEvidence? = nil, appAttestRequired: Bool? = nil
+    ) {
         self.deviceId = deviceId
         self.clientId = clientId
         self.userId = userId
         self.deviceKey = deviceKey
         self.userVerificationKey = userVerificationKey
         self.status = status
+        self.appAttest = appAttest
+        self.appAttestRequired = appAttestRequired
     }
 
     /// A digest of the two keys, the part a receipt vouches for (base64url SHA-256).
@@ -82,14 +92,18 @@ public struct NodeAttestation: Codable, Sendable, Equatable {
     public var nodeId: String
     /// When the node signed, milliseconds since 1970.
     public var signedAt: Int64
-    /// Ed25519 over ``AuthStatement/attestation(nodeId:channelId:deviceId:challenge:signedAt:)``, base64.
+    /// Ed25519 over ``AuthStatement/attestation(nodeId:channelId:deviceId:challenge:signedAt:appAttested:)``, base64.
     public var signature: String
+    /// Whether the node holds an App Attest attestation of the device that it verified itself (signed with the
+    /// rest; nil: it holds none).
+    public var appAttested: Bool?
 
     /// An attestation with these members.
-    public init(nodeId: String, signedAt: Int64, signature: String) {
+    public init(nodeId: String, signedAt: Int64, signature: String, appAttested: Bool? = nil) {
         self.nodeId = nodeId
         self.signedAt = signedAt
         self.signature = signature
+        self.appAttested = appAttested
     }
 }
 

@@ -27,6 +27,18 @@ extension AppError {
     public static func appAttestOff() -> AppError {
         AppError(.appAttestOff, detail: "App Attest is off for this client; its admin sets the policy to reported or required")
     }
+    /// 403, 7407.
+    public static func appAttestRequired() -> AppError {
+        AppError(.appAttestRequired, detail: "This client requires an App Attest attestation of the app at enrolment (appAttest)")
+    }
+    /// 403, 7408.
+    public static func nodeAppAttestMissing() -> AppError {
+        AppError(.nodeAppAttestMissing, detail: "This node holds no App Attest attestation of the device that it verified itself")
+    }
+    /// 401, 7409.
+    public static func appAttestChallengeNotBound() -> AppError {
+        AppError(.appAttestChallengeNotBound, detail: "The App Attest challenge was not issued for this device key")
+    }
     /// The problem for an App Attest verification failure: `code` is one of 7410–7421 (the verifier's
     /// refusal, mapped by the caller), `detail` the verifier's sentence.
     public static func appAttestRefused(_ code: ErrorCode, detail: String) -> AppError { AppError(code, detail: detail) }

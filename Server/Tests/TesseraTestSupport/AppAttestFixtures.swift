@@ -30,6 +30,15 @@ package enum AppAttestFixtures {
         package var publicKey: String?
         package var storedCounter: UInt32?
         package var expectedCounter: UInt32?
+        /// Bound cases (made at the enrolment of a Tessera device key): that device key's private scalar (32 bytes).
+        package var tesseraDeviceKey: String?
+        /// Bound cases: that device key's public key, X9.63 (its challenge is bound to it, or to another key's).
+        package var tesseraDevicePublicKey: String?
+
+        /// Bound cases: the Tessera device key.
+        package func deviceKey() throws -> P256.Signing.PrivateKey {
+            try P256.Signing.PrivateKey(rawRepresentation: AppAttestFixtures.hex(tesseraDeviceKey))
+        }
 
         /// The client's settings the case is verified under.
         package var app: AppAttestApp {

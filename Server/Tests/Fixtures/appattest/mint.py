@@ -139,11 +139,11 @@ def auth_data(rp_id_hash, counter, aaguid, credential_id, cose_key, flags=0x40):
 def attestation(name, environment="development", settings_environment=None, team=TEAM_ID, bundle=BUNDLE_ID,
                 counter=0, aaguid=None, credential_id=None, key_id=None, nonce_challenge=None, issuer=INTERMEDIATE,
                 chain_extra=None, leaf_only=False, not_before=None, not_after=None, with_nonce=True, fmt="apple-appattest",
-                device=None, raw=None):
+                device=None, raw=None, challenge=None):
     """One attestation case: a device attests under `environment`; the client's settings are
     `settings_environment` (default: the same), TEAM_ID and BUNDLE_ID."""
     device = device or Device()
-    challenge = os.urandom(32)
+    challenge = challenge if challenge is not None else os.urandom(32)
     data = auth_data(sha256(("%s.%s" % (team, bundle)).encode()), counter, aaguid or AAGUID[environment],
                      credential_id if credential_id is not None else device.key_id, device.cose)
     nonce = sha256(data + sha256(nonce_challenge if nonce_challenge is not None else challenge))
@@ -160,6 +160,23 @@ def attestation(name, environment="development", settings_environment=None, team
         "expectedPublicKey": device.point.hex(),
         "privateKey": device.key.private_numbers().private_value.to_bytes(32, "big").hex(),
     }
+
+
+def x963(key):
+    return key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+
+
+def bound(name, bind_to_other=False, **kwargs):
+    """An attestation made at the enrolment of a Tessera device key (a P-256 key of the device's own, not the App
+    Attest key): the challenge is 16 random bytes and the first 16 bytes of SHA-256 of the device key's X9.63
+    bytes (with `bind_to_other`, of another key's). Adds "tesseraDeviceKey" (its scalar) and
+    "tesseraDevicePublicKey" (X9.63)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    target = x963(ec.generate_private_key(ec.SECP256R1()) if bind_to_other else key)
+    case = attestation(name, challenge=os.urandom(16) + sha256(target)[:16], **kwargs)
+    case["tesseraDeviceKey"] = key.private_numbers().private_value.to_bytes(32, "big").hex()
+    case["tesseraDevicePublicKey"] = x963(key).hex()
+    return case
 
 
 def assertion(name, device, stored, counter, team=TEAM_ID, bundle=BUNDLE_ID, signer=None, signed_client_data=None,
@@ -207,6 +224,11 @@ def cases():
                     settings_environment="development"),
         attestation("fmt is not apple-appattest", fmt="packed"),
         attestation("not CBOR", raw=b"\xa3\x63fmt"),
+        bound("bound development attestation"),
+        bound("bound development attestation, second device"),
+        bound("bound production attestation", environment="production"),
+        bound("bound to another device key", bind_to_other=True),
+        bound("bound, wrong chain", issuer=OTHER_INTERMEDIATE, chain_extra=OTHER_INTERMEDIATE),
         assertion("valid first assertion (counter 1 after 0)", device, stored=0, counter=1),
         assertion("valid later assertion (counter 7 after 4)", device, stored=4, counter=7),
         assertion("replayed assertion: counter not grown", device, stored=7, counter=7),
