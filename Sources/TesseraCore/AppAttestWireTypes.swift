@@ -1,11 +1,14 @@
 /// `POST /v1/devices/app-attest/attestation` (signed by the device): the App Attest key the app generated, Apple's
-/// attestation of it, and the challenge the server issued for it (issue 41).
+/// attestation of it, and the challenge the server issued for it (issue 41). The same three members, as `appAttest`,
+/// go with the enrolment of a device key (sign-up, re-registration, a session's device key), for a challenge of
+/// `POST /v1/app-attest/challenge`.
 public struct AppAttestAttestationRequest: Codable, Sendable, Equatable {
     /// The key ID `DCAppAttestService.generateKey` returned: base64 of its 32 bytes.
     public var keyId: String
     /// The attestation object `attestKey` returned (CBOR), base64.
     public var attestationObject: String
-    /// The challenge of `POST /v1/devices/app-attest/challenge`, as issued (base64url).
+    /// The challenge of `POST /v1/devices/app-attest/challenge` (or, at enrolment, of `POST /v1/app-attest/challenge`),
+    /// as issued (base64url).
     public var challenge: String
 
     /// Creates the request.
@@ -24,7 +27,8 @@ public struct AppAttestAssertionRequest: Codable, Sendable, Equatable {
     /// The client data the assertion signs (its SHA-256 was given to `generateAssertion`), base64: a JSON object
     /// whose `challenge` member is ``challenge``.
     public var clientData: String
-    /// The challenge of `POST /v1/devices/app-attest/challenge`, as issued (base64url).
+    /// The challenge of `POST /v1/devices/app-attest/challenge` (or, at enrolment, of `POST /v1/app-attest/challenge`),
+    /// as issued (base64url).
     public var challenge: String
 
     /// Creates the request.

@@ -148,8 +148,15 @@ public struct SessionDeviceRequest: Codable, Sendable, Equatable {
     public var appVersion: String
     /// The push token, or empty.
     public var pushToken: String
+    /// The app's App Attest attestation for this device key, made for a challenge of `POST /v1/app-attest/challenge`
+    /// (required when the client's App Attest policy is `required`; refused while it is `off`).
+    public var appAttest: AppAttestAttestationRequest?
     /// Creates a request.
-    public init(devicePublicKey: String, userVerificationPublicKey: String, os: String, appVersion: String, pushToken: String) {
+    public init(
+        devicePublicKey: String, userVerificationPublicKey: String, os: String, appVersion: String, pushToken: String,
+        appAttest: AppAttestAttestationRequest? = nil
+    ) {
+        self.appAttest = appAttest
         self.devicePublicKey = devicePublicKey
         self.userVerificationPublicKey = userVerificationPublicKey
         self.os = os

@@ -81,12 +81,17 @@ public struct DeviceEnrolment: Codable, Sendable, Equatable {
     public var pin: String?
     /// With `authType` `PASSWORD`: the password, checked the same way; never stored.
     public var password: String?
+    /// The app's App Attest attestation for this device key, made for a challenge of `POST /v1/app-attest/challenge`
+    /// (required when the client's App Attest policy is `required`; refused while it is `off`).
+    public var appAttest: AppAttestAttestationRequest?
 
     /// Creates the fields.
     public init(
         userKey: String, disposeToken: String, appVersion: String, token: String, authType: String, os: String,
-        devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil
+        devicePublicKey: String, userVerificationPublicKey: String, pin: String? = nil, password: String? = nil,
+        appAttest: AppAttestAttestationRequest? = nil
     ) {
+        self.appAttest = appAttest
         self.userKey = userKey
         self.disposeToken = disposeToken
         self.appVersion = appVersion

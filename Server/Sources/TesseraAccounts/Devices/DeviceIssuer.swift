@@ -10,12 +10,18 @@ package struct DeviceIssuer: Sendable {
     package let sessions: SessionService
     package let totpKey: SymmetricKey
     package let random: RandomSource
+    /// Checks the app attestation an enrolment sends (App Attest); nil: none is checked (and one sent is refused).
+    package var attestation: (any DeviceAttestationCheck)?
 
-    package init(devices: any DeviceRepository, sessions: SessionService, totpKey: SymmetricKey, random: RandomSource) {
+    package init(
+        devices: any DeviceRepository, sessions: SessionService, totpKey: SymmetricKey, random: RandomSource,
+        attestation: (any DeviceAttestationCheck)? = nil
+    ) {
         self.devices = devices
         self.sessions = sessions
         self.totpKey = totpKey
         self.random = random
+        self.attestation = attestation
     }
 
     package struct Issued: Sendable {
@@ -32,6 +38,35 @@ package struct DeviceIssuer: Sendable {
         package var os: String
         package var appVersion: String
         package var pushToken: String
+        /// The app attestation sent with the enrolment (App Attest), checked by ``DeviceIssuer/admit(_:clientId:)``.
+        package var appAttest: AppAttestAttestationRequest?
+        /// The attestation ``DeviceIssuer/admit(_:clientId:)`` verified, recorded when the device is inserted.
+        package var admitted: AdmittedDeviceAttestation?
+
+        package init(
+            devicePublicKey: String, userVerificationPublicKey: String, os: String, appVersion: String, pushToken: String,
+            appAttest: AppAttestAttestationRequest? = nil
+        ) {
+            self.devicePublicKey = devicePublicKey
+            self.userVerificationPublicKey = userVerificationPublicKey
+            self.os = os
+            self.appVersion = appVersion
+            self.pushToken = pushToken
+            self.appAttest = appAttest
+        }
+    }
+
+    /// Checks the device's app attestation under its client's policy, before the enrolment's transaction (which
+    /// records it when the device is inserted): 7407 when the client requires one and none was sent; 7406 when one
+    /// was sent and the policy is off or nothing checks attestations; the verification's code when it fails.
+    package func admit(_ device: NewDevice, clientId: String) async throws -> NewDevice {
+        guard let attestation else {
+            if device.appAttest != nil { throw AppError.appAttestOff() }
+            return device
+        }
+        var device = device
+        device.admitted = try await attestation.admit(device.appAttest, clientId: clientId, devicePublicKey: device.devicePublicKey)
+        return device
     }
 
     /// Inserts the device and its session inside the caller's transaction.
@@ -65,6 +100,7 @@ package struct DeviceIssuer: Sendable {
             userVerificationKey: device.userVerificationPublicKey, os: device.os, appVersion: device.appVersion,
             pushToken: device.pushToken, totpSecretSealed: sealed, createdAt: now
         ), in: sql)
+        try await device.admitted?.record(deviceId, userId, sql)
         return (deviceId, Base32.encode(secret))
     }
 }

@@ -76,10 +76,10 @@ public struct DeviceRegistrationService: Sendable {
         let now = clock.now()
         let keep = policy.devicesPerUser - 1
         let users = self.users, issuer = self.issuer, otp = self.otp, audit = self.audit
-        let device = DeviceIssuer.NewDevice(
+        let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
-            appVersion: request.appVersion, pushToken: request.token
-        )
+            appVersion: request.appVersion, pushToken: request.token, appAttest: request.appAttest
+        ), clientId: client.id)
         let issued = try await database.transaction { sql in
             let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .recovery, now: now, in: sql)
             guard let user = try await users.find(clientId: client.id, userKey: request.userKey, in: sql),

@@ -39,10 +39,10 @@ package struct SessionDeviceService: Sendable {
         _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
         try AppError.checkLengths([("appVersion", request.appVersion, 32), ("os", request.os, 32), ("pushToken", request.pushToken, 4096)])
         let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
-        let device = DeviceIssuer.NewDevice(
+        let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
-            appVersion: request.appVersion, pushToken: request.pushToken
-        )
+            appVersion: request.appVersion, pushToken: request.pushToken, appAttest: request.appAttest
+        ), clientId: client.id)
         let now = clock.now(), issuer = self.issuer, repository = sessions.repository, audit = self.audit
         let (deviceId, secret, revoked) = try await database.transaction { sql in
             let revoked = try await issuer.devices.revokeActive(userId: session.userId, keepNewest: keep, now: now, in: sql)

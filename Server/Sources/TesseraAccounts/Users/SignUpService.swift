@@ -96,10 +96,10 @@ public struct SignUpService: Sendable {
             id: userId, clientId: client.id, userKey: request.userKey, name: request.name.trimmingCharacters(in: .whitespacesAndNewlines),
             email: email, phone: phone, localAuthType: request.authType, createdAt: now
         )
-        let device = DeviceIssuer.NewDevice(
+        let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
-            appVersion: request.appVersion, pushToken: request.token
-        )
+            appVersion: request.appVersion, pushToken: request.token, appAttest: request.appAttest
+        ), clientId: client.id)
         let users = self.users, issuer = self.issuer, otp = self.otp, audit = self.audit
         let issued: DeviceIssuer.Issued
         do {

@@ -19,7 +19,8 @@ struct AccountsDomain: Sendable {
     let sessionDevices: SessionDeviceService
 
     init(
-        configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, deviceChanges: any DeviceChangeFeed, httpClient: HTTPClient,
+        configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, deviceChanges: any DeviceChangeFeed,
+        deviceAttestation: (any DeviceAttestationCheck)? = nil, httpClient: HTTPClient,
         metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
     ) {
         let database = storage.database, stores = storage.repositories, hasher = keys.hasher
@@ -39,7 +40,9 @@ struct AccountsDomain: Sendable {
             pendingLifetime: configuration.sessionPendingLifetime
         )
         policies = ClientPolicyRepository(database: database, clock: clock, defaultDevicesPerUser: configuration.maxDevicesPerUser)
-        let issuer = DeviceIssuer(devices: stores.devices, sessions: sessions, totpKey: keys.totpKey, random: random)
+        let issuer = DeviceIssuer(
+            devices: stores.devices, sessions: sessions, totpKey: keys.totpKey, random: random, attestation: deviceAttestation
+        )
         signUp = SignUpService(
             database: database, users: stores.users, audit: stores.audit, issuer: issuer, otp: otp, policies: policies, random: random, clock: clock,
             nodeSync: deviceChanges

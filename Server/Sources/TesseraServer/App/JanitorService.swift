@@ -35,6 +35,7 @@ struct JanitorService: Service {
                 try await repositories.passkeys.purgeChallenges(before: now, in: sql)
                 // A lifetime after expiry (AppAttestService.purgeChallenges): until then a late use still gets 7403.
                 try await repositories.appAttest.purgeChallenges(before: now - AppAttestService.defaultChallengeLifetime.millis, in: sql)
+                try await repositories.appAttestEnrolment.purgeChallenges(before: now - AppAttestService.defaultChallengeLifetime.millis, in: sql)
                 // A day after expiry: a late poll still gets expired_token, not invalid_grant.
                 try await SQLCIBARepository().purge(before: now - 86_400_000, in: sql)
                 try await SQLOIDCClientKeyRepository().purge(before: now, in: sql)

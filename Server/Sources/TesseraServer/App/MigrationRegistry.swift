@@ -152,6 +152,12 @@ enum Migrator {
         Migration(version: 23, name: "app-attest-settings", parts: [
             AppAttestMigrations.settings,
         ]),
+        // App Attest at enrolment (AppAttest/, issue 41): the challenges issued before a device exists, bound to its key;
+        // each key's attestation object and challenge, which the verifier nodes are sent to verify themselves.
+        Migration(version: 24, name: "app-attest-enrolment", parts: [
+            AppAttestMigrations.enrolmentChallenges,
+            AppAttestMigrations.evidence,
+        ]),
     ]
 
     /// Applies every migration of ``all`` (or `migrations`) not yet recorded. Returns the versions applied now.

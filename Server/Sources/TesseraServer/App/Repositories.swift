@@ -30,6 +30,8 @@ struct Repositories: Sendable {
     var appAttest: any AppAttestRepository
     /// The clients' App Attest settings (AppAttest/).
     var appAttestSettings: any AppAttestSettingsRepository
+    /// The App Attest challenges of enrolments and the evidence kept for the nodes (AppAttest/).
+    var appAttestEnrolment: any AppAttestEnrolmentRepository = SQLAppAttestEnrolmentRepository()
 
     /// The SQL repositories over `database` (SQLite or PostgreSQL), with the courier's `outbox` and the push outbox.
     /// `audit` queues webhooks (``WebhookAuditLog``) and calls `webhookWake` after queueing.

@@ -42,7 +42,7 @@ extension SignInDomain {
         AuthenticatorController(authenticators: authenticators, login: authenticatorLogin, bodyLimit: limit)
             .addRoutes(app: groups.app, signed: groups.signedDevices)
         PasskeyController(passkeys: passkeys, apps: passkeyApps, bodyLimit: limit).addRoutes(app: groups.app, signed: groups.signedDevices)
-        AppAttestController<TesseraRequestContext>(service: appAttest, settings: appAttestSettings, bodyLimit: limit).addRoutes(signed: groups.signedDevices)
+        AppAttestController<TesseraRequestContext>(service: appAttest, settings: appAttestSettings, bodyLimit: limit).addRoutes(app: groups.app, signed: groups.signedDevices)
         PushDeviceController(devices: push.queue.devices, push: push.queue.repository, bodyLimit: limit, clock: oidc.clock).addRoutes(signed: groups.signedDevices)
         AuthController(device: auth.device, relay: auth.relay, history: auth.history, tokens: tokens, bodyLimit: limit)
             .addRoutes(signed: groups.signedAuth, open: groups.router.group("v1/auth"), root: groups.router)

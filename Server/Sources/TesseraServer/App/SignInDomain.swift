@@ -40,6 +40,20 @@ struct SignInDomain: Sendable {
     /// The clients' App Attest policies and apps.
     let appAttestSettings: AppAttestSettingsService
 
+    /// App Attest's services, made before the domains: the accounts layer checks attestations at enrolment with them
+    /// (``AppAttestEnrolmentCheck``), the sign-in layer serves the device routes (Apple's root unless `appAttest.roots`
+    /// replaces it).
+    static func appAttest(
+        configuration: ServerConfiguration, storage: ServerStorage, clock: WallClock, random: RandomSource
+    ) throws -> (AppAttestService, AppAttestSettingsService) {
+        let database = storage.database, stores = storage.repositories
+        let service = try AppAttestService(
+            database: database, repository: stores.appAttest, enrolment: stores.appAttestEnrolment, devices: stores.devices, audit: stores.audit,
+            trustedRoots: configuration.appAttestTrustedRoots(), random: random, clock: clock
+        )
+        return (service, AppAttestSettingsService(database: database, repository: stores.appAttestSettings, clock: clock))
+    }
+
     /// The nodes come first: accounts tell the node sync about device changes.
     static func nodes(
         configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, httpClient: HTTPClient, clock: WallClock, logger: Logger
@@ -49,12 +63,15 @@ struct SignInDomain: Sendable {
             repository: stores.nodes, httpClient: httpClient, tlsConfiguration: configuration.nodeTLSConfiguration,
             signingKey: keys.nodeControlKey, timeout: configuration.nodeTimeout, clock: clock
         )
-        return (directory, NodeSyncService(repository: stores.nodes, devices: stores.devices, directory: directory, clock: clock, logger: logger))
+        return (directory, NodeSyncService(
+            repository: stores.nodes, devices: stores.devices, directory: directory, clock: clock, logger: logger,
+            appAttest: AppAttestNodeEvidence(database: storage.database, settings: stores.appAttestSettings, enrolment: stores.appAttestEnrolment)
+        ))
     }
 
     init(
         configuration: ServerConfiguration, storage: ServerStorage, keys: ServerKeys, accounts: AccountsDomain, nodes: (NodeDirectory, NodeSyncService),
-        pushHTTPClient: HTTPClient, logoutHTTPClient: HTTPClient, metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
+        appAttest: (AppAttestService, AppAttestSettingsService), pushHTTPClient: HTTPClient, logoutHTTPClient: HTTPClient, metrics: ServerMetrics, clock: WallClock, random: RandomSource, logger: Logger
     ) async throws {
         let database = storage.database, stores = storage.repositories
         (self.nodes, nodeSync) = nodes
@@ -116,11 +133,7 @@ struct SignInDomain: Sendable {
             nodes: passkeyNodes, policies: accounts.policies, appLinks: passkeyAppLinks, attestation: passkeyAttestation
         )
         passkeyApps = PasskeyAppCeremonies(passkeys: passkeys, users: stores.users, tokens: tokens)
-        appAttest = try AppAttestService(
-            database: database, repository: stores.appAttest, devices: stores.devices, audit: stores.audit, trustedRoots: configuration.appAttestTrustedRoots(),
-            random: random, clock: clock
-        )
-        appAttestSettings = AppAttestSettingsService(database: database, repository: stores.appAttestSettings, clock: clock)
+        (self.appAttest, appAttestSettings) = appAttest
         oidc = OIDCService(
             repository: stores.oidc, sessions: stores.oidcSessions, logoutQueued: { logouts.wake() }, database: database, clients: accounts.clients, users: stores.users, relyingParty: auth.relyingParty,
             relay: auth.relay, tokens: tokens, hasher: keys.hasher, random: random, clock: clock, channelLifetime: configuration.channelLifetime

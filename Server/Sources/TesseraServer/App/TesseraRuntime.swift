@@ -49,12 +49,14 @@ public final class TesseraRuntime: Sendable {
         } else {
             try await nodes.0.reload()
         }
+        let appAttest = try SignInDomain.appAttest(configuration: configuration, storage: storage, clock: clock, random: random)
         accounts = AccountsDomain(
-            configuration: configuration, storage: storage, keys: keys, deviceChanges: nodes.1, httpClient: http.general, metrics: metrics,
+            configuration: configuration, storage: storage, keys: keys, deviceChanges: nodes.1,
+            deviceAttestation: AppAttestEnrolmentCheck(service: appAttest.0, settings: appAttest.1), httpClient: http.general, metrics: metrics,
             clock: clock, random: random, logger: logger
         )
         signIn = try await SignInDomain(
-            configuration: configuration, storage: storage, keys: keys, accounts: accounts, nodes: nodes, pushHTTPClient: http.push,
+            configuration: configuration, storage: storage, keys: keys, accounts: accounts, nodes: nodes, appAttest: appAttest, pushHTTPClient: http.push,
             logoutHTTPClient: http.webhooks,
             metrics: metrics, clock: clock, random: random, logger: logger
         )

@@ -8,7 +8,11 @@ import TesseraCore
 /// - `POST /v1/devices/app-attest/attestation` (``AppAttestAttestationRequest``): verifies Apple's attestation of the
 ///   app's key against the client's app and stores the key (201, the device's ``AppAttestDeviceState``);
 /// - `POST /v1/devices/app-attest/assertion` (``AppAttestAssertionRequest``): verifies an assertion of the stored key
-///   and stores its counter (``AppAttestAssertionResult``).
+///   and stores its counter (``AppAttestAssertionResult``);
+///
+/// and, with the client headers only (no device yet), `POST /v1/app-attest/challenge`
+/// (``AppAttestEnrolmentChallengeRequest``): a challenge for the attestation sent with the enrolment of a device key
+/// (`appAttest` of sign-up, re-registration and a session's device key), bound to that key.
 package struct AppAttestController<Context: TesseraContext> {
     /// Challenges, attestations and assertions.
     package let service: AppAttestService
@@ -24,8 +28,17 @@ package struct AppAttestController<Context: TesseraContext> {
         self.bodyLimit = bodyLimit
     }
 
-    /// Adds the routes to `signed` (`/v1/devices`, signed by a device).
-    package func addRoutes(signed: RouterGroup<Context>) {
+    /// Adds the routes to `app` (`/v1`, the client headers) and `signed` (`/v1/devices`, signed by a device).
+    package func addRoutes(app: RouterGroup<Context>, signed: RouterGroup<Context>) {
+        app.post("app-attest/challenge") { request, context in
+            var request = request
+            let client = try context.requireClient()
+            _ = try await settings.app(clientId: client.id)
+            let body = try await request.decodeJSON(AppAttestEnrolmentChallengeRequest.self, limit: bodyLimit)
+            var response = try Response.json(try await service.enrolmentChallenge(clientId: client.id, devicePublicKey: body.devicePublicKey))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
         signed.post("app-attest/challenge") { _, context in
             let device = try Self.device(context)
             _ = try await settings.app(clientId: device.clientId)
@@ -38,7 +51,7 @@ package struct AppAttestController<Context: TesseraContext> {
             let device = try Self.device(context)
             let app = try await settings.app(clientId: device.clientId)
             let body = try await request.decodeJSON(AppAttestAttestationRequest.self, limit: bodyLimit)
-            let keyId = try Self.bytes(body.keyId, field: "keyId"), object = try Self.bytes(body.attestationObject, field: "attestationObject")
+            let keyId = try AppAttestService.bytes(body.keyId, field: "keyId"), object = try AppAttestService.bytes(body.attestationObject, field: "attestationObject")
             try await service.attest(deviceId: device.deviceId, keyId: keyId, attestationObject: object, challenge: body.challenge, app: app)
             return try Response.json(try await service.state(deviceId: device.deviceId), status: .created)
         }
@@ -47,7 +60,7 @@ package struct AppAttestController<Context: TesseraContext> {
             let device = try Self.device(context)
             let app = try await settings.app(clientId: device.clientId)
             let body = try await request.decodeJSON(AppAttestAssertionRequest.self, limit: bodyLimit)
-            let assertion = try Self.bytes(body.assertion, field: "assertion"), clientData = try Self.bytes(body.clientData, field: "clientData")
+            let assertion = try AppAttestService.bytes(body.assertion, field: "assertion"), clientData = try AppAttestService.bytes(body.clientData, field: "clientData")
             let counter = try await service.verifyAssertion(
                 deviceId: device.deviceId, assertion: assertion, clientData: clientData, challenge: body.challenge, app: app
             )
@@ -60,11 +73,5 @@ package struct AppAttestController<Context: TesseraContext> {
         guard let device = context.signedDevice else { throw AppError.signatureMissing() }
         guard device.clientId == (try context.requireClient()).id else { throw AppError.deviceUnknown() }
         return device
-    }
-
-    /// The bytes of the base64 member `field` (1005 when it is empty or not base64).
-    static func bytes(_ text: String, field: String) throws -> [UInt8] {
-        guard let data = Data(base64Encoded: text), !data.isEmpty else { throw AppError.invalidField(field, "\(field) must be base64 (RFC 4648 §4)") }
-        return Array(data)
     }
 }

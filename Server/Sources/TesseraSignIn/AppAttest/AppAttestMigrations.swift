@@ -50,4 +50,27 @@ package enum AppAttestMigrations {
         )
         """,
     ])
+
+    /// Version 24: the challenges of attestations sent with an enrolment (`app_attest_enrolment_challenges`), issued to
+    /// a client before the device exists; the device key they are for is bound into the challenge itself
+    /// (``AppAttestDeviceBinding``). By the SHA-256 of the challenge (hex), single use like the device's challenges.
+    package static let enrolmentChallenges = MigrationPart(version: 24, statements: [
+        """
+        CREATE TABLE app_attest_enrolment_challenges (
+            id TEXT PRIMARY KEY,
+            client_id TEXT NOT NULL REFERENCES clients(id),
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            used_at BIGINT
+        )
+        """,
+        "CREATE INDEX app_attest_enrolment_challenges_expiry ON app_attest_enrolment_challenges (expires_at)",
+    ])
+
+    /// Version 24: each attested key's evidence for the verifier nodes: the attestation object (base64) and its
+    /// challenge (base64url), NULL for keys attested before this version.
+    package static let evidence = MigrationPart(version: 24, statements: [
+        "ALTER TABLE app_attest_keys ADD COLUMN attestation_object TEXT",
+        "ALTER TABLE app_attest_keys ADD COLUMN challenge TEXT",
+    ])
 }

@@ -50,5 +50,7 @@ package enum AppAttestAuditEvent {
         case attestation
         /// `POST /v1/devices/app-attest/assertion`.
         case assertion
+        /// The attestation sent with an enrolment (sign-up, re-registration, a session's device key): no device yet.
+        case enrolment
     }
 }

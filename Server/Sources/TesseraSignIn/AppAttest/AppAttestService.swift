@@ -17,6 +17,8 @@ package struct AppAttestService: Sendable {
     package let database: any Database
     /// The owner of `app_attest_challenges` and `app_attest_keys`.
     package let repository: any AppAttestRepository
+    /// The challenges of enrolments and the evidence kept for the verifier nodes.
+    package let enrolment: any AppAttestEnrolmentRepository
     /// Whether a device is active (challenges are issued to active devices only), and whose it is (for the audit).
     package let devices: any DeviceRepository
     /// Where verified and refused attestations and refused assertions are recorded (``AppAttestAuditEvent``).
@@ -37,6 +39,7 @@ package struct AppAttestService: Sendable {
     package init(
         database: any Database,
         repository: any AppAttestRepository = SQLAppAttestRepository(),
+        enrolment: any AppAttestEnrolmentRepository = SQLAppAttestEnrolmentRepository(),
         devices: any DeviceRepository,
         audit: any AuditLog,
         trustedRoots: [Certificate]? = nil,
@@ -46,6 +49,7 @@ package struct AppAttestService: Sendable {
     ) throws {
         self.database = database
         self.repository = repository
+        self.enrolment = enrolment
         self.devices = devices
         self.audit = audit
         self.trustedRoots = try trustedRoots ?? [AppAttestRoot.certificate()]
@@ -162,7 +166,11 @@ package struct AppAttestService: Sendable {
     /// Deletes challenges that expired more than a lifetime ago.
     package func purgeChallenges() async throws {
         let repository = self.repository, before = clock.now() - challengeLifetime.millis
-        try await database.withSQL { try await repository.purgeChallenges(before: before, in: $0) }
+        let enrolment = self.enrolment
+        try await database.withSQL { sql in
+            try await repository.purgeChallenges(before: before, in: sql)
+            try await enrolment.purgeChallenges(before: before, in: sql)
+        }
     }
 
     /// Consumes the challenge text `challenge` of `deviceId` and returns its bytes; a problem (7401, 7402, 7403)
@@ -182,10 +190,10 @@ package struct AppAttestService: Sendable {
     }
 
     /// The clock's time, for the certificates' validity.
-    private func time() -> Date { Date(timeIntervalSince1970: Double(clock.now()) / 1000) }
+    func time() -> Date { Date(timeIntervalSince1970: Double(clock.now()) / 1000) }
 
     /// SHA-256 of the challenge's bytes, lowercase hex: the stored identifier.
-    private static func hash(_ bytes: [UInt8]) -> String {
+    static func hash(_ bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -44,7 +44,7 @@ package struct AppAttestSettingsService: Sendable {
     }
 
     /// The settings of the client `clientId` (one read).
-    private func settings(clientId: String) async throws -> AppAttestSettings {
+    package func settings(clientId: String) async throws -> AppAttestSettings {
         let repository = self.repository
         return try await database.read { sql in try await repository.settings(clientId: clientId, in: sql) }
     }

@@ -21,6 +21,11 @@ package struct NodeSyncService: Service, DeviceChangeFeed {
 
     /// Polls before each full reconciliation (``reconcile()``): at start, then about once a minute.
     package var reconcileEvery = 60
+    /// Adds each device's App Attest evidence and its client's requirement to the records (nil: none is sent).
+    package var appAttest: AppAttestNodeEvidence?
+    /// The most bytes of records one call carries (an estimate; the node reads at most 64 KiB): a record with an
+    /// App Attest attestation is several KiB.
+    package static let maxBatchBytes = 48 * 1024
 
     package init(
         repository: any NodeRepository,
@@ -29,8 +34,10 @@ package struct NodeSyncService: Service, DeviceChangeFeed {
         clock: WallClock,
         logger: Logger,
         pollInterval: Duration = .seconds(1),
-        reconcileEvery: Int = 60
+        reconcileEvery: Int = 60,
+        appAttest: AppAttestNodeEvidence? = nil
     ) {
+        self.appAttest = appAttest
         self.repository = repository
         self.devices = devices
         self.directory = directory
@@ -82,7 +89,8 @@ package struct NodeSyncService: Service, DeviceChangeFeed {
     private func deliver(_ work: [NodeSyncItem]) async throws {
         guard !work.isEmpty else { return }
         // One read of the devices for every node the changes go to.
-        let records = try await devices.nodeRecords(deviceIds: work.map(\.deviceId))
+        var records = try await devices.nodeRecords(deviceIds: work.map(\.deviceId))
+        try await appAttest?.attach(to: &records)
         let work = work.map { item in
             var item = item
             item.record = records[item.deviceId]
@@ -101,10 +109,27 @@ package struct NodeSyncService: Service, DeviceChangeFeed {
         // The same device may be queued twice (a flush and the retry loop at once): send it once.
         var unique: [String: NodeSyncItem] = [:]
         for item in items { unique[item.deviceId] = unique[item.deviceId].map { $0.attempts >= item.attempts ? $0 : item } ?? item }
-        let all = Array(unique.values)
-        for start in stride(from: 0, to: all.count, by: NodeDeviceBatch.maxRecords) {
-            await deliverChunk(nodeId: nodeId, Array(all[start..<min(start + NodeDeviceBatch.maxRecords, all.count)]))
+        for chunk in Self.chunks(Array(unique.values)) {
+            await deliverChunk(nodeId: nodeId, chunk)
         }
+    }
+
+    /// `items` in calls of at most ``NodeDeviceBatch/maxRecords`` records and about ``maxBatchBytes`` (a record
+    /// larger than that goes alone).
+    static func chunks(_ items: [NodeSyncItem]) -> [[NodeSyncItem]] {
+        var chunks: [[NodeSyncItem]] = [], current: [NodeSyncItem] = [], bytes = 0
+        for item in items {
+            let size = 512 + (item.record?.appAttest.map { $0.attestationObject.utf8.count + 256 } ?? 0)
+            if !current.isEmpty, current.count == NodeDeviceBatch.maxRecords || bytes + size > maxBatchBytes {
+                chunks.append(current)
+                current = []
+                bytes = 0
+            }
+            current.append(item)
+            bytes += size
+        }
+        if !current.isEmpty { chunks.append(current) }
+        return chunks
     }
 
     private func deliverChunk(nodeId: String, _ items: [NodeSyncItem]) async {
