@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TesseraCore
+@testable import TesseraServer
+import TesseraServerTestSupport
+import TesseraTestSupport
+
+/// Enrolments with App Attest over HTTP (issue 41): the enrolment challenge of a bound minted case (its device key is
+/// the case's Tessera device key, its 16 random bytes scripted), and sign-ups that carry the attestation.
+extension AppAttestHTTPFixture {
+    /// `POST /v1/app-attest/challenge` for `devicePublicKey` (with the client's headers, no device); the answer.
+    func enrolmentChallengeResponse(devicePublicKey: String) async throws -> TestResponse {
+        let body = try JSONEncoder().encode(AppAttestEnrolmentChallengeRequest(devicePublicKey: devicePublicKey))
+        var headers = HTTPFixtures.appHeaders(client)
+        headers[.contentType] = "application/json"
+        return try await http.executeRequest(uri: "/v1/app-attest/challenge", method: .post, headers: headers, body: ByteBuffer(bytes: body))
+    }
+
+    /// The enrolment challenge of the bound case `bound` (its random half scripted), checked to be the case's challenge.
+    func enrolmentChallenge(for bound: AppAttestFixtures.Case) async throws -> String {
+        random.enqueue(Array(AppAttestFixtures.hex(bound.challenge).prefix(16)))
+        let response = try await enrolmentChallengeResponse(devicePublicKey: try bound.deviceKey().publicKey.x963Representation.base64EncodedString())
+        try #require(response.status == .ok, "\(String(buffer: response.body))")
+        #expect(response.headers[.cacheControl] == "no-store")
+        let issued = try JSONDecoder().decode(AppAttestChallenge.self, from: Data(buffer: response.body)).challenge
+        // The device key bound into it is the case's, so the case's attestation fits the challenge issued.
+        #expect(issued == Data(AppAttestFixtures.hex(bound.challenge)).base64URLEncodedString())
+        return issued
+    }
+
+    /// The `appAttest` member for the attestation of `bound` with `challenge`.
+    static func evidence(_ bound: AppAttestFixtures.Case, challenge: String) -> AppAttestAttestationRequest {
+        AppAttestAttestationRequest(
+            keyId: Data(AppAttestFixtures.hex(bound.keyId)).base64EncodedString(),
+            attestationObject: Data(AppAttestFixtures.hex(bound.attestationObject)).base64EncodedString(), challenge: challenge
+        )
+    }
+
+    /// `POST /v1/signup` of `userKey` with the device key `deviceKey` and `appAttest`; the answer.
+    func signUp(_ userKey: String, deviceKey: P256.Signing.PrivateKey, appAttest: AppAttestAttestationRequest?) async throws -> TestResponse {
+        let email = "\(userKey)@example.com"
+        let token = try await SignUpFixtures.disposeToken(runtime, client, email: email)
+        var request = SignUpFixtures.request(
+            client, email: email, phone: "+4179\(Int.random(in: 1_000_000...9_999_999))", userKey: userKey, token: token, deviceKey: deviceKey
+        )
+        request.appAttest = appAttest
+        let body = try JSONEncoder().encode(request)
+        let headers = try SignUpFixtures.headers(client, body: body, signer: deviceKey, keyOwner: deviceKey)
+        return try await http.executeRequest(uri: "/v1/signup", method: .post, headers: headers, body: ByteBuffer(bytes: body))
+    }
+
+    /// The user keys of the client's users, from the admin API.
+    func userKeys() async throws -> [String] {
+        let response = try await http.executeRequest(uri: "/v1/admin/users?clientKey=\(client.clientKey)", method: .get, headers: Self.admin, body: nil)
+        try #require(response.status == .ok)
+        return try JSONDecoder().decode(AdminUserPage.self, from: Data(buffer: response.body)).users.map(\.userKey).sorted()
+    }
+
+    /// The App Attest state of `userKey`'s device in the admin API.
+    func adminState(userKey: String) async throws -> AppAttestDeviceState? {
+        let response = try await http.executeRequest(uri: "/v1/admin/users?clientKey=\(client.clientKey)", method: .get, headers: Self.admin, body: nil)
+        try #require(response.status == .ok)
+        let page = try JSONDecoder().decode(AdminUserPage.self, from: Data(buffer: response.body))
+        return page.users.first { $0.userKey == userKey }?.devices.first?.appAttest
+    }
+}
