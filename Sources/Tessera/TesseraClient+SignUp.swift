@@ -175,11 +175,14 @@ extension TesseraClient {
             try takeLocalAuthentication(of: data.authType)
         }
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: data.authType)
+        let devicePublicKey = keys.device.x963Representation.base64EncodedString()
+        let appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey)
         let enrolment = DeviceEnrolment(
             userKey: data.userKey, disposeToken: data.disposeToken, appVersion: data.appVersion, token: data.token,
-            authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: keys.device.x963Representation.base64EncodedString(),
+            authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: devicePublicKey,
             userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-            pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil
+            pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil,
+            appAttest: appAttest?.request
         )
         let answer: SignUpResponse = try await call(
             "POST", path, body: body(enrolment), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
@@ -187,7 +190,7 @@ extension TesseraClient {
         // The biometric domain state of this enrolment: later prompts with checkDomainStateChanged compare with it.
         let state = DeviceState(
             deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: data.token, localAuthType: data.authType,
-            domainState: verified.domainState
+            domainState: verified.domainState, appAttestKeyId: appAttest?.keyId
         )
         try storeEnrolledDevice(state, sessionToken: answer.sessionToken)
         log?("enrolled as device \(answer.deviceId)")

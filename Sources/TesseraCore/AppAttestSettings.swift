@@ -4,7 +4,9 @@
 /// AAGUID).
 public struct AppAttestSettings: Codable, Sendable, Equatable {
     /// `off` (the default: the App Attest routes answer 403, code 7406), `reported` (devices attest and their state is
-    /// stored and shown) or `required` (the same; enrolment enforcement comes with the enrolment work).
+    /// stored and shown; an enrolment may carry one) or `required` (the same, and an enrolment or re-registration
+    /// without a valid attestation is refused, 7407; the verifier nodes attest the device's logins only with an
+    /// attestation they verified themselves, 7408).
     public var policy: String
     /// The ten-character Apple Developer team ID (`A–Z`, `0–9`); empty: none set. Required unless `policy` is `off`.
     public var teamId: String

@@ -178,10 +178,11 @@ extension TesseraClient {
 
     private func registerDeviceKey(session: StoredSession, device: DeviceDescription) async throws -> String {
         let keys = try keyStore.generateKeys(unlockSecret: nil)
+        let devicePublicKey = keys.device.x963Representation.base64EncodedString()
+        let appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey)
         let body = SessionDeviceRequest(
-            devicePublicKey: keys.device.x963Representation.base64EncodedString(),
-            userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-            os: device.os, appVersion: device.appVersion, pushToken: device.pushToken
+            devicePublicKey: devicePublicKey, userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
+            os: device.os, appVersion: device.appVersion, pushToken: device.pushToken, appAttest: appAttest?.request
         )
         let answer: SessionDeviceResponse = try await sessionCall(
             "PUT", "/v1/session/device", bytes: try JSONEncoder().encode(body),
@@ -190,7 +191,7 @@ extension TesseraClient {
         try storeEnrolledDevice(
             DeviceState(
                 deviceId: answer.deviceId, userKey: session.identityId, totpSecret: answer.totpSecret, pushToken: device.pushToken,
-                localAuthType: .none
+                localAuthType: .none, appAttestKeyId: appAttest?.keyId
             ),
             sessionToken: session.token
         )

@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+@testable import Tessera
+import TesseraCore
+
+/// App Attest at enrolment in the SDK (issue 41): with ``TesseraClient/attestEnrolments(using:)`` set, a sign-up asks
+/// for a challenge bound to the new device key, has the (fake) App Attest service attest a new key over SHA-256 of the
+/// challenge's bytes and sends it as `appAttest`; the key ID is stored with the device. A device without App Attest and
+/// a client whose policy is off enrol without one. The server's verification runs in Server/Tests.
+@Suite("App Attest at enrolment in the SDK")
+struct AppAttestEnrolmentSDKTests {
+    /// Plays the server: answers `POST /v1/app-attest/challenge` (or the problem `challengeRefusal`) and the sign-up.
+    final class Server: HTTPTransport {
+        let requests = Mutex<[(path: String, body: Data)]>([])
+        let challengeRefusal: ErrorCode?
+        static let challengeBytes = Data(SHA256.hash(data: Data("enrolment challenge".utf8)))
+
+        init(challengeRefusal: ErrorCode? = nil) { self.challengeRefusal = challengeRefusal }
+
+        func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer {
+            requests.withLock { $0.append((url.path, body ?? Data())) }
+            if url.path == "/v1/app-attest/challenge" {
+                if let code = challengeRefusal {
+                    let problem = Problem(code: code, status: 403, title: code.name, detail: "scripted")
+                    return HTTPAnswer(status: 403, body: try JSONEncoder().encode(problem))
+                }
+                return HTTPAnswer(status: 200, body: Data(#"{"challenge":"\#(MessageSignature.base64URL(Self.challengeBytes))","expiresIn":300}"#.utf8))
+            }
+            let answer = SignUpResponse(userKey: "alice", deviceId: "dev_1", totpSecret: "JBSWY3DPEHPK3PXP", sessionToken: "tst_1", sessionExpiresIn: 60)
+            return HTTPAnswer(status: 200, body: try JSONEncoder().encode(answer))
+        }
+
+        func lines(url: URL, headers: [String: String]) async throws -> (status: Int, lines: AsyncThrowingStream<String, any Error>) {
+            throw OfflineTransport.Offline()
+        }
+
+        var paths: [String] { requests.withLock { $0.map(\.path) } }
+        func body(of path: String) -> Data? { requests.withLock { $0.last { $0.path == path }?.body } }
+    }
+
+    static func signUp(_ client: TesseraClient) async throws {
+        let userData = UserData(
+            appVersion: "1.1.1", token: "push-1", email: "alice@example.com", phoneNumber: "+41790000001", userKey: "alice",
+            name: "Alice", authType: .pin, os: .iOS, disposeToken: "tdt_1", agreeGccs: true, agreePerson: true, agreeDevice: true
+        )
+        try await client.requestSignUp(userData: userData, localAuthenticator: EnrolmentWireTests.pin, reason: "Sign up")
+    }
+
+    @Test("sign-up: a challenge for the new device key, attestKey over SHA-256 of its bytes, appAttest sent with the sign-up, key ID stored")
+    func attested() async throws {
+        let server = Server(), keyStore = MemoryKeyStore(), apple = FakeAppAttestService()
+        let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: keyStore, transport: server)
+        client.attestEnrolments(using: apple)
+        try await Self.signUp(client)
+        #expect(server.paths == ["/v1/app-attest/challenge", "/v1/signup"])
+        let asked = try JSONDecoder().decode(AppAttestEnrolmentChallengeRequest.self, from: try #require(server.body(of: "/v1/app-attest/challenge")))
+        let signUp = try JSONDecoder().decode(SignUpRequest.self, from: try #require(server.body(of: "/v1/signup")))
+        #expect(asked.devicePublicKey == signUp.devicePublicKey, "the challenge is asked for the key that enrols")
+        let keyId = try #require(apple.calls.withLock { $0.generatedKeys.first })
+        let attested = try #require(apple.calls.withLock { $0.attested.first })
+        #expect(attested.keyId == keyId && attested.clientDataHash == Data(SHA256.hash(data: Server.challengeBytes)))
+        let sent = try #require(signUp.appAttest)
+        #expect(sent.keyId == keyId && sent.challenge == MessageSignature.base64URL(Server.challengeBytes))
+        #expect(Data(base64Encoded: sent.attestationObject) == FakeAppAttestService.object("attestation", keyId, attested.clientDataHash))
+        #expect(try client.appAttestKeyId() == keyId)
+    }
+
+    @Test("a device without App Attest asks for no challenge and signs up without appAttest; so does a client whose policy is off (7406)")
+    func withoutAttestation() async throws {
+        for (server, apple) in [(Server(), FakeAppAttestService(isSupported: false)), (Server(challengeRefusal: .appAttestOff), FakeAppAttestService())] {
+            let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
+            client.attestEnrolments(using: apple)
+            try await Self.signUp(client)
+            #expect(server.paths.last == "/v1/signup")
+            #expect(try JSONDecoder().decode(SignUpRequest.self, from: try #require(server.body(of: "/v1/signup"))).appAttest == nil)
+            #expect(apple.calls.withLock { $0.attested.isEmpty })
+            #expect(try client.appAttestKeyId() == nil)
+        }
+    }
+
+    @Test("another refusal of the challenge (here 1104, a bundle ID not allowed) stops the sign-up before anything is enrolled")
+    func refused() async throws {
+        let server = Server(challengeRefusal: .bundleIdNotAllowed), apple = FakeAppAttestService()
+        let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
+        client.attestEnrolments(using: apple)
+        await #expect(throws: TesseraError.self) { try await Self.signUp(client) }
+        #expect(server.paths == ["/v1/app-attest/challenge"])
+    }
+}
