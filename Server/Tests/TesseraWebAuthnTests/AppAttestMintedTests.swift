@@ -28,6 +28,13 @@ struct AppAttestMintedTests {
         ("production AAGUID under a development client", "aaguid_mismatch"),
         ("fmt is not apple-appattest", "unsupported_format"),
         ("not CBOR", "malformed"),
+        // Bound cases (made at an enrolment): the verifier passes all but the wrong chain; the binding of the
+        // challenge to the device key is a separate check (AppAttestDeviceBinding, tested below).
+        ("bound development attestation", nil),
+        ("bound development attestation, second device", nil),
+        ("bound production attestation", nil),
+        ("bound to another device key", nil),
+        ("bound, wrong chain", "wrong_chain"),
     ]
 
     /// Each assertion case of mint.py and the code it must be refused with (nil: it must pass).
@@ -49,6 +56,21 @@ struct AppAttestMintedTests {
         let listed = Set((Self.attestations + Self.assertions).map(\.0))
         #expect(Set(minted.cases.map(\.name)) == listed)
         #expect(minted.cases.count == listed.count)
+    }
+
+    @Test("a bound case's challenge is bound to its device key (AppAttestDeviceBinding), but not to another key; another key's is not")
+    func binding() async throws {
+        let minted = try await AppAttestFixtures.minted()
+        for name in ["bound development attestation", "bound production attestation", "bound, wrong chain"] {
+            let item = try minted.named(name)
+            let challenge = AppAttestFixtures.hex(item.challenge), key = AppAttestFixtures.hex(item.tesseraDevicePublicKey)
+            #expect(AppAttestDeviceBinding.binds(challenge, deviceKey: key), "\(name)")
+            #expect(!AppAttestDeviceBinding.binds(challenge, deviceKey: AppAttestFixtures.hex(minted.cases[0].expectedPublicKey)), "\(name)")
+            #expect(AppAttestDeviceBinding.challenge(random: Array(challenge.prefix(16)), deviceKey: key) == challenge)
+        }
+        let other = try minted.named("bound to another device key")
+        #expect(!AppAttestDeviceBinding.binds(AppAttestFixtures.hex(other.challenge), deviceKey: AppAttestFixtures.hex(other.tesseraDevicePublicKey)))
+        #expect(!AppAttestDeviceBinding.binds(Array(AppAttestFixtures.hex(other.challenge).prefix(31)), deviceKey: AppAttestFixtures.hex(other.tesseraDevicePublicKey)))
     }
 
     @Test("attestation", arguments: attestations)

@@ -51,7 +51,11 @@ struct SignInDomain: Sendable {
             database: database, repository: stores.appAttest, enrolment: stores.appAttestEnrolment, devices: stores.devices, audit: stores.audit,
             trustedRoots: configuration.appAttestTrustedRoots(), random: random, clock: clock
         )
-        return (service, AppAttestSettingsService(database: database, repository: stores.appAttestSettings, clock: clock))
+        let settings = AppAttestSettingsService(
+            database: database, repository: stores.appAttestSettings, clock: clock,
+            nodeResync: { clientId, now, sql in try await SQLNodeRepository.enqueueClient(clientId: clientId, now: now, in: sql) }
+        )
+        return (service, settings)
     }
 
     /// The nodes come first: accounts tell the node sync about device changes.

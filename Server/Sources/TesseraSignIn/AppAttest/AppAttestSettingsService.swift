@@ -1,3 +1,4 @@
+import SQLKit
 import TesseraCore
 import TesseraWebAuthn
 
@@ -11,12 +12,19 @@ package struct AppAttestSettingsService: Sendable {
     package let repository: any AppAttestSettingsRepository
     /// The time of a change (`updated_at`).
     package let clock: WallClock
+    /// Queues the client's devices for the verifier nodes in the change's transaction, when the policy or the app
+    /// changed (the nodes are sent the requirement and the app with each record); nil: the nodes are not told.
+    package var nodeResync: (@Sendable (_ clientId: String, _ now: Int64, _ sql: any SQLDatabase) async throws -> Void)?
 
     /// A service.
-    package init(database: any Database, repository: any AppAttestSettingsRepository = SQLAppAttestSettingsRepository(), clock: WallClock) {
+    package init(
+        database: any Database, repository: any AppAttestSettingsRepository = SQLAppAttestSettingsRepository(), clock: WallClock,
+        nodeResync: (@Sendable (_ clientId: String, _ now: Int64, _ sql: any SQLDatabase) async throws -> Void)? = nil
+    ) {
         self.database = database
         self.repository = repository
         self.clock = clock
+        self.nodeResync = nodeResync
     }
 
     /// The longest bundle identifier Apple allows.
@@ -29,8 +37,12 @@ package struct AppAttestSettingsService: Sendable {
 
     /// Replaces the client's settings after checking each member (1005 naming the first wrong one).
     package func set(_ settings: AppAttestSettings, client: Client) async throws -> AppAttestSettings {
-        let checked = try Self.checked(settings), repository = self.repository, now = clock.now()
-        try await database.transaction { sql in try await repository.save(clientId: client.id, settings: checked, now: now, in: sql) }
+        let checked = try Self.checked(settings), repository = self.repository, now = clock.now(), nodeResync = self.nodeResync
+        try await database.transaction { sql in
+            let before = try await repository.settings(clientId: client.id, in: sql)
+            try await repository.save(clientId: client.id, settings: checked, now: now, in: sql)
+            if before != checked { try await nodeResync?(client.id, now, sql) }
+        }
         return checked
     }
 

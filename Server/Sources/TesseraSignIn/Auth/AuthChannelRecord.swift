@@ -16,6 +16,8 @@ package struct AuthChannelRecord: Sendable {
     package var state: AuthChannelState
     package var code: Int?
     package var nodes: [String]
+    /// How many of ``nodes`` vouched that they verified the device's App Attest attestation themselves.
+    package var appAttestNodes: Int = 0
     package var tokenSealed: String?
     package var createdAt: Int64
     /// When the nodes were selected (also the time replayed for the requests going out).

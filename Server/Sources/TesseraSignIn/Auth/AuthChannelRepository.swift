@@ -17,7 +17,7 @@ package struct AuthChannelRepository: Sendable {
     }
 
     package static let columns = """
-        id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, token_sealed, \
+        id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, app_attest_nodes, token_sealed, \
         created_at, verify_started_at, attested_at, ended_at, expires_at, match_number, match_choices
         """
 
@@ -99,10 +99,12 @@ package struct AuthChannelRepository: Sendable {
         try await move(id, from: .selected, to: .verifying, now: now, setting: "outcome = 'in_progress'")
     }
 
-    /// `verifying` → `attested`, with the nodes whose attestations made the quorum.
-    package func markAttested(_ id: String, nodes: [String], now: Int64) async throws -> Bool {
+    /// `verifying` → `attested`, with the nodes whose attestations made the quorum and how many of them vouched for the
+    /// device's App Attest attestation.
+    package func markAttested(_ id: String, nodes: [String], appAttestNodes: Int = 0, now: Int64) async throws -> Bool {
         try await move(
-            id, from: .verifying, to: .attested, now: now, setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ","))",
+            id, from: .verifying, to: .attested, now: now,
+            setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ",")), app_attest_nodes = \(bind: appAttestNodes)",
             audited: "login.attested", details: ["nodes": nodes.joined(separator: ",")]
         )
     }
@@ -195,6 +197,7 @@ package struct AuthChannelRepository: Sendable {
             outcome: AuthOutcome(rawValue: try row.decode(column: "outcome", as: String.self)) ?? .failed,
             state: AuthChannelState(stored: try row.decode(column: "step", as: String.self)), code: try row.decode(column: "code", as: Int?.self),
             nodes: nodes.isEmpty ? [] : nodes.split(separator: ",").map(String.init),
+            appAttestNodes: try row.decode(column: "app_attest_nodes", as: Int?.self) ?? 0,
             tokenSealed: try row.decode(column: "token_sealed", as: String?.self), createdAt: try row.decode(column: "created_at", as: Int64.self),
             verifyStartedAt: try row.decode(column: "verify_started_at", as: Int64?.self),
             attestedAt: try row.decode(column: "attested_at", as: Int64?.self), endedAt: try row.decode(column: "ended_at", as: Int64?.self),

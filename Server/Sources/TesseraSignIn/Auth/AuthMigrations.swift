@@ -2,6 +2,12 @@
 /// `Migrator.all` (Storage/Migrations.swift) orders every domain's parts into the versions; a released part
 /// never changes (databases have applied it): a change is a new part in a new version.
 package enum AuthMigrations {
+    /// Version 24: how many of the nodes that made a channel's quorum vouched that they verified the device's App
+    /// Attest attestation themselves (`auth_channels.app_attest_nodes`; NULL before version 24, read as 0).
+    package static let appAttestNodes = MigrationPart(version: 24, statements: [
+        "ALTER TABLE auth_channels ADD COLUMN app_attest_nodes INTEGER",
+    ])
+
     /// Version 4: the sign-in channels (`auth_channels`).
     package static let authChannels = MigrationPart(version: 4, statements: [
         """

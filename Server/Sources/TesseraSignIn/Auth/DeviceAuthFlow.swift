@@ -152,7 +152,8 @@ package struct DeviceAuthFlow: Sendable {
         }
         let token = try await tokens.issue(
             userKey: device.userKey, clientKey: device.clientKey, clientId: device.clientKey, deviceId: deviceId, channelId: channelId,
-            amr: ["hwk", ResultClaims.method(forLocalAuth: device.localAuthType)], nodes: channel.nodes, appAttest: device.appAttestClaim
+            amr: ["hwk", ResultClaims.method(forLocalAuth: device.localAuthType)], nodes: channel.nodes, appAttest: device.appAttestClaim,
+            appAttestNodes: device.appAttestClaim == nil ? nil : channel.appAttestNodes
         )
         let sealed = channel.initiator == .relyingParty ? try sealer.seal(token, channelId: channelId) : nil
         guard try await store.complete(channelId, tokenSealed: sealed, now: now) else { try await channels.refuse(channelId, now: now) }

@@ -29,12 +29,16 @@ public struct ResultClaims: JWTPayload, Equatable {
     /// App Attest (issue 41): `attested` when the server verified the device's App Attest key, `none` when it has
     /// none; absent when the client's App Attest policy is off.
     public var appAttest: String?
+    /// App Attest (issue 41): how many of ``nodes`` verified the device's attestation themselves (each said so in its
+    /// signed attestation); absent when the client's App Attest policy is off.
+    public var appAttestNodes: Int?
 
     package enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp, jti, amr, nodes
         case clientId = "client_id"
         case deviceId = "device_id"
         case appAttest = "app_attest"
+        case appAttestNodes = "app_attest_nodes"
     }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {
@@ -297,14 +301,14 @@ package final class ResultTokens: Sendable {
     /// Signs a result token.
     package func issue(
         userKey: String, clientKey: String, clientId: String, deviceId: String, channelId: String, amr: [String], nodes: [String],
-        appAttest: String? = nil
+        appAttest: String? = nil, appAttestNodes: Int? = nil
     ) async throws -> String {
         try await refreshIfStale()
         let now = Date(timeIntervalSince1970: TimeInterval(clock.now() / 1000))
         let claims = ResultClaims(
             iss: .init(value: issuer), sub: .init(value: userKey), aud: .init(value: [clientKey]), iat: .init(value: now),
             exp: .init(value: now.addingTimeInterval(TimeInterval(lifetime.components.seconds))), jti: .init(value: channelId),
-            clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes, appAttest: appAttest
+            clientId: clientId, deviceId: deviceId, amr: amr, nodes: nodes, appAttest: appAttest, appAttestNodes: appAttestNodes
         )
         let (keys, kid) = state.withLock { ($0.collection, $0.activeKid) }
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))

@@ -16,6 +16,19 @@ extension SQLNodeRepository {
         ).run()
     }
 
+    /// Queues every active device of the client `clientId` for every enabled node (what the nodes are told of the
+    /// client changed: its App Attest policy or app), in the caller's transaction.
+    package static func enqueueClient(clientId: String, now: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO node_sync (node_id, device_id, attempts, next_attempt_at, last_error)
+            SELECT n.id, d.id, 0, \(bind: now), '' FROM nodes n CROSS JOIN devices d
+            WHERE n.enabled = 1 AND d.client_id = \(bind: clientId) AND d.status = 'active'
+            ON CONFLICT (node_id, device_id) DO NOTHING
+            """
+        ).run()
+    }
+
     /// The deliveries missing for enabled nodes, at most `limit`: each device whose current state a
     /// node has not acknowledged with a receipt and that is not queued for it already. The normal path
     /// queues changes in the transaction that makes them; this catches what a race can miss (a node

@@ -17,6 +17,8 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
     package var nodes: [String]?
     /// The result token's `app_attest` claim (issue 41): `attested` or `none`; absent when the policy is off.
     package var appAttest: String?
+    /// The result token's `app_attest_nodes` claim: how many nodes verified the attestation themselves.
+    package var appAttestNodes: Int?
 
     package init(
         active: Bool,
@@ -31,7 +33,8 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
         deviceId: String? = nil,
         amr: [String]? = nil,
         nodes: [String]? = nil,
-        appAttest: String? = nil
+        appAttest: String? = nil,
+        appAttestNodes: Int? = nil
     ) {
         self.active = active
         self.tokenType = tokenType
@@ -46,6 +49,7 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
         self.amr = amr
         self.nodes = nodes
         self.appAttest = appAttest
+        self.appAttestNodes = appAttestNodes
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -54,6 +58,7 @@ package struct IntrospectionResponse: Codable, Sendable, Equatable {
         case clientId = "client_id"
         case deviceId = "device_id"
         case appAttest = "app_attest"
+        case appAttestNodes = "app_attest_nodes"
     }
 
     package static let inactive = IntrospectionResponse(active: false)
@@ -64,6 +69,7 @@ extension IntrospectionResponse: JSONObjectWritable {
         writer.add("active", active)
         writer.add("amr", amr)
         writer.add("app_attest", appAttest)
+        writer.add("app_attest_nodes", appAttestNodes)
         writer.add("aud", aud)
         writer.add("client_id", clientId)
         writer.add("device_id", deviceId)
@@ -119,7 +125,8 @@ package struct Introspection: Sendable {
         return IntrospectionResponse(
             active: true, tokenType: "result_token", clientId: client.clientKey, sub: claims.sub.value, iss: claims.iss.value,
             aud: client.clientKey, iat: Int64(claims.iat.value.timeIntervalSince1970), exp: Int64(claims.exp.value.timeIntervalSince1970),
-            jti: claims.jti.value, deviceId: claims.deviceId, amr: claims.amr, nodes: claims.nodes, appAttest: claims.appAttest
+            jti: claims.jti.value, deviceId: claims.deviceId, amr: claims.amr, nodes: claims.nodes, appAttest: claims.appAttest,
+            appAttestNodes: claims.appAttestNodes
         )
     }
 
