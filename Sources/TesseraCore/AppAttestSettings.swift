@@ -15,13 +15,20 @@ public struct AppAttestSettings: Codable, Sendable, Equatable {
     public var bundleId: String
     /// `development` or `production` (the default): the App Attest environment of the app's entitlement.
     public var environment: String
+    /// Whether each sign-in approval of a device (`POST /v1/auth/channels/{channelId}/start`) must carry an assertion
+    /// of its attested App Attest key over the channel's challenge (default false: one sent is verified all the same).
+    /// Only with `policy` `reported` or `required`.
+    public var assertSignIn: Bool
 
     /// Creates the settings.
-    public init(policy: String = "off", teamId: String = "", bundleId: String = "", environment: String = "production") {
+    public init(
+        policy: String = "off", teamId: String = "", bundleId: String = "", environment: String = "production", assertSignIn: Bool = false
+    ) {
         self.policy = policy
         self.teamId = teamId
         self.bundleId = bundleId
         self.environment = environment
+        self.assertSignIn = assertSignIn
     }
 
     /// The policies, in the order of their strength.
@@ -31,7 +38,7 @@ public struct AppAttestSettings: Codable, Sendable, Equatable {
 
     /// The members, as the JSON names them.
     enum CodingKeys: String, CodingKey {
-        case policy, teamId, bundleId, environment
+        case policy, teamId, bundleId, environment, assertSignIn
     }
 
     /// Members left out take their defaults; an explicit `null` is refused (as the OpenAPI schema says).
@@ -41,5 +48,6 @@ public struct AppAttestSettings: Codable, Sendable, Equatable {
         teamId = try c.member(.teamId, default: "")
         bundleId = try c.member(.bundleId, default: "")
         environment = try c.member(.environment, default: "production")
+        assertSignIn = try c.member(.assertSignIn, default: false)
     }
 }

@@ -19,6 +19,21 @@ public struct AppAttestAttestationRequest: Codable, Sendable, Equatable {
     }
 }
 
+/// An App Attest assertion sent with a sign-in approval (``AuthStartRequest/appAttestAssertion``): no challenge of its
+/// own, the client data carries the channel's.
+public struct AppAttestSignInAssertion: Codable, Sendable, Equatable {
+    /// The assertion `DCAppAttestService.generateAssertion` returned (CBOR), base64.
+    public var assertion: String
+    /// The client data the assertion signs, base64: a JSON object whose `challenge` is the channel's challenge.
+    public var clientData: String
+
+    /// Creates the member.
+    public init(assertion: String, clientData: String) {
+        self.assertion = assertion
+        self.clientData = clientData
+    }
+}
+
 /// `POST /v1/devices/app-attest/assertion` (signed by the device): an assertion of the device's attested key over
 /// client data that carries a challenge the server issued.
 public struct AppAttestAssertionRequest: Codable, Sendable, Equatable {

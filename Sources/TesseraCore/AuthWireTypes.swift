@@ -63,12 +63,16 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
     /// shows. The user picks the one they see; the approval must carry it (``AuthStartRequest/matchNumber``).
     /// Absent when the request does not ask for number matching.
     public var numberChoices: [String]?
+    /// App Attest (issue 41): `required` when the approval must carry an assertion of the device's attested App Attest
+    /// key (``AuthStartRequest/appAttestAssertion``), `accepted` when the client's policy is on and one is verified
+    /// when sent; absent when App Attest is off for the client or the device has no attested key.
+    public var appAttestAssertion: String?
 
     /// Creates a successful answer: `rtCode` 0, `rtMsg` "OK", and ``AuthChannelResponse/eventsPath`` set to
     /// `/v1/auth/channels/{channelId}/events`; every other field as given.
     public init(
         channelId: String, challenge: String, authType: String, connectIp: String, message: String, userKey: String, clientKey: String,
-        expiresIn: Int, numberChoices: [String]? = nil
+        expiresIn: Int, numberChoices: [String]? = nil, appAttestAssertion: String? = nil
     ) {
         rtCode = 0
         rtMsg = "OK"
@@ -82,6 +86,7 @@ public struct AuthChannelResponse: Codable, Sendable, Equatable {
         self.expiresIn = expiresIn
         eventsPath = "/v1/auth/channels/\(channelId)/events"
         self.numberChoices = numberChoices
+        self.appAttestAssertion = appAttestAssertion
     }
 }
 
@@ -107,12 +112,16 @@ public struct AuthStartRequest: Codable, Sendable, Equatable {
     /// The number the user picked from ``AuthChannelResponse/numberChoices``; required when the
     /// request asks for number matching. A missing or wrong number ends the request at once.
     public var matchNumber: String?
+    /// An App Attest assertion over client data that carries the channel's challenge
+    /// (``AuthChannelResponse/appAttestAssertion`` says whether it is required).
+    public var appAttestAssertion: AppAttestSignInAssertion?
 
     /// Creates a start request: the device key's signature over the challenge and, when the request asks
     /// for number matching, the number the user picked.
-    public init(challengeSignature: String, matchNumber: String? = nil) {
+    public init(challengeSignature: String, matchNumber: String? = nil, appAttestAssertion: AppAttestSignInAssertion? = nil) {
         self.challengeSignature = challengeSignature
         self.matchNumber = matchNumber
+        self.appAttestAssertion = appAttestAssertion
     }
 }
 

@@ -46,4 +46,6 @@ extension ErrorCode {
     public static let appAttestBadSignature = ErrorCode(rawValue: 7420)
     /// 7421: the assertion's counter is not greater than the stored one: a replayed assertion (or a cloned key).
     public static let appAttestCounterNotGrown = ErrorCode(rawValue: 7421)
+    /// 7422: the client requires an App Attest assertion with each sign-in approval, and the approval has none.
+    public static let appAttestAssertionRequired = ErrorCode(rawValue: 7422)
 }

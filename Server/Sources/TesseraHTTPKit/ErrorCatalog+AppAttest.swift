@@ -27,6 +27,10 @@ extension AppError {
     public static func appAttestOff() -> AppError {
         AppError(.appAttestOff, detail: "App Attest is off for this client; its admin sets the policy to reported or required")
     }
+    /// 403, 7422.
+    public static func appAttestAssertionRequired() -> AppError {
+        AppError(.appAttestAssertionRequired, detail: "This client requires an App Attest assertion with each sign-in approval (appAttestAssertion)")
+    }
     /// 403, 7407.
     public static func appAttestRequired() -> AppError {
         AppError(.appAttestRequired, detail: "This client requires an App Attest attestation of the app at enrolment (appAttest)")

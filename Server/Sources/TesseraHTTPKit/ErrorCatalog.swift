@@ -139,6 +139,7 @@ public enum ErrorCatalog {
         Entry(code: .appAttestDeviceNotAttested, status: .notFound, title: "The device has no attested App Attest key"),
         Entry(code: .appAttestClientDataMismatch, status: .unauthorized, title: "The client data does not carry the challenge"),
         Entry(code: .appAttestOff, status: .forbidden, title: "App Attest is off for this client"),
+        Entry(code: .appAttestAssertionRequired, status: .forbidden, title: "This client requires an App Attest assertion with each approval"),
         Entry(code: .appAttestRequired, status: .forbidden, title: "This client requires an App Attest attestation"),
         Entry(code: .nodeAppAttestMissing, status: .forbidden, title: "This node verified no App Attest attestation of the device"),
         Entry(code: .appAttestChallengeNotBound, status: .unauthorized, title: "The App Attest challenge is not bound to this device key"),

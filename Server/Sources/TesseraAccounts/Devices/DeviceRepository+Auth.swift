@@ -18,6 +18,12 @@ public struct DeviceAuthTarget: Sendable {
     /// verified this device's App Attest key (issue 41).
     package var appAttestPolicy: String? = nil
     package var appAttested = false
+    /// Whether the client asks for an App Attest assertion with each sign-in approval.
+    package var appAttestAssertSignIn = false
+    /// The client's App ID (`<teamID>.<bundleID>`) when its policy is on: the `rpIdHash` of the device's assertions.
+    package var appAttestAppID: String? = nil
+    /// The device's attested App Attest key (uncompressed X9.62, base64url as stored) and its stored counter.
+    package var appAttestKey: (publicKey: String, counter: Int64)? = nil
 
     /// What a result token says of App Attest: nil when the policy is off, else `attested` or `none`.
     package var appAttestClaim: String? {
@@ -54,7 +60,8 @@ extension SQLDeviceRepository: DeviceAuthLookup {
             try await sql.raw(
                 """
                 SELECT d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key,
-                       s.policy AS app_attest_policy, k.device_id AS app_attest_device
+                       s.policy AS app_attest_policy, s.assert_sign_in, s.team_id, s.bundle_id, k.public_key AS app_attest_key,
+                       k.counter AS app_attest_counter
                 FROM devices d JOIN users u ON u.id = d.user_id JOIN clients c ON c.id = d.client_id
                 LEFT JOIN app_attest_settings s ON s.client_id = d.client_id LEFT JOIN app_attest_keys k ON k.device_id = d.id
                 WHERE d.id = \(bind: deviceId)
@@ -64,13 +71,21 @@ extension SQLDeviceRepository: DeviceAuthLookup {
         guard let row, let deviceKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)),
               let uvKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "uv_key", as: String.self))
         else { return nil }
+        let policy = try row.decode(column: "app_attest_policy", as: String?.self), on = policy.map { $0 != "off" } ?? false
+        let appAttestKey = try row.decode(column: "app_attest_key", as: String?.self)
+        let assertSignIn = try row.decode(column: "assert_sign_in", as: Int?.self) ?? 0
+        var appID: String?
+        if on, let team = try row.decode(column: "team_id", as: String?.self), let bundle = try row.decode(column: "bundle_id", as: String?.self) {
+            appID = "\(team).\(bundle)"
+        }
         return DeviceAuthTarget(
             deviceId: deviceId, userId: try row.decode(column: "user_id", as: String.self),
             clientId: try row.decode(column: "client_id", as: String.self), clientKey: try row.decode(column: "client_key", as: String.self),
             userKey: try row.decode(column: "user_key", as: String.self), localAuthType: try row.decode(column: "local_auth_type", as: String.self),
             deviceKey: deviceKey, userVerificationKey: uvKey, active: try row.decode(column: "status", as: String.self) == "active",
-            appAttestPolicy: try row.decode(column: "app_attest_policy", as: String?.self),
-            appAttested: try row.decode(column: "app_attest_device", as: String?.self) != nil
+            appAttestPolicy: policy, appAttested: appAttestKey != nil,
+            appAttestAssertSignIn: on && assertSignIn != 0, appAttestAppID: appID,
+            appAttestKey: try appAttestKey.map { ($0, try row.decode(column: "app_attest_counter", as: Int64.self)) }
         )
     }
 

@@ -157,6 +157,7 @@ enum Migrator {
         Migration(version: 24, name: "app-attest-enrolment", parts: [
             AppAttestMigrations.enrolmentChallenges,
             AppAttestMigrations.evidence,
+            AppAttestMigrations.assertSignIn,
             AuthMigrations.appAttestNodes,
         ]),
     ]

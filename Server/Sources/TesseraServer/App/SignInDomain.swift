@@ -106,7 +106,8 @@ struct SignInDomain: Sendable {
                 nodesPerAuthentication: configuration.nodesPerAuthentication, quorum: configuration.nodeQuorum,
                 nodeTimeout: configuration.nodeTimeout, nodeSpareAfter: configuration.nodeSpareAfter, channelLifetime: configuration.channelLifetime
             ),
-            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit, metrics: metrics
+            logger: logger, push: PushScheduler(repository: stores.push, devices: pushDevices, service: push), audit: stores.audit, metrics: metrics,
+            appAttest: appAttest.0
         )
         totp = TOTPVerifier(
             database: database, devices: stores.devices, users: stores.users, clients: stores.clients, audit: stores.audit, totpKey: keys.totpKey,

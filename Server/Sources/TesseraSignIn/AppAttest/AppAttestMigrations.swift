@@ -67,6 +67,12 @@ package enum AppAttestMigrations {
         "CREATE INDEX app_attest_enrolment_challenges_expiry ON app_attest_enrolment_challenges (expires_at)",
     ])
 
+    /// Version 24: whether each sign-in approval of the client's devices must carry an App Attest assertion
+    /// (`app_attest_settings.assert_sign_in`, 0 or 1).
+    package static let assertSignIn = MigrationPart(version: 24, statements: [
+        "ALTER TABLE app_attest_settings ADD COLUMN assert_sign_in INTEGER NOT NULL DEFAULT 0",
+    ])
+
     /// Version 24: each attested key's evidence for the verifier nodes: the attestation object (base64) and its
     /// challenge (base64url), NULL for keys attested before this version.
     package static let evidence = MigrationPart(version: 24, statements: [

@@ -50,6 +50,8 @@ package enum AppAttestAuditEvent {
         case attestation
         /// `POST /v1/devices/app-attest/assertion`.
         case assertion
+        /// The assertion sent with a sign-in approval (`POST /v1/auth/channels/{channelId}/start`).
+        case signIn = "sign-in"
         /// The attestation sent with an enrolment (sign-up, re-registration, a session's device key): no device yet.
         case enrolment
     }

@@ -79,6 +79,9 @@ package struct AppAttestSettingsService: Sendable {
                 "bundleId", "bundleId must be a bundle identifier: A–Z, a–z, 0–9 and hyphens, in parts separated by dots, at most 155 characters"
             )
         }
+        guard !settings.assertSignIn || settings.policy != "off" else {
+            throw AppError.invalidField("assertSignIn", "assertSignIn needs the policy reported or required")
+        }
         if settings.policy != "off" {
             guard !settings.teamId.isEmpty else { throw AppError.invalidField("teamId", "teamId is required when the policy is \(settings.policy)") }
             guard !settings.bundleId.isEmpty else { throw AppError.invalidField("bundleId", "bundleId is required when the policy is \(settings.policy)") }

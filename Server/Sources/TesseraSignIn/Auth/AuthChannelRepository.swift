@@ -17,8 +17,8 @@ package struct AuthChannelRepository: Sendable {
     }
 
     package static let columns = """
-        id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, app_attest_nodes, token_sealed, \
-        created_at, verify_started_at, attested_at, ended_at, expires_at, match_number, match_choices
+        id, client_id, user_id, device_id, initiator, challenge, connect_ip, message, outcome, step, code, nodes, token_sealed, \
+        created_at, verify_started_at, attested_at, ended_at, expires_at, match_number, match_choices, app_attest_nodes
         """
 
     package func insert(_ channel: AuthChannelRecord) async throws {
@@ -36,7 +36,7 @@ package struct AuthChannelRepository: Sendable {
                    \(bind: channel.initiator.rawValue), \(bind: channel.challenge), \(bind: channel.connectIp), \(bind: channel.message),
                    \(bind: channel.outcome.rawValue), \(bind: channel.state.rawValue), NULL, '', NULL, \(bind: channel.createdAt), NULL, NULL,
                    NULL, \(bind: channel.expiresAt), \(bind: channel.numberMatch?.number),
-                   \(bind: channel.numberMatch?.choices.joined(separator: ","))
+                   \(bind: channel.numberMatch?.choices.joined(separator: ",")), 0
             WHERE \(bind: writing)
             """
         ).run()

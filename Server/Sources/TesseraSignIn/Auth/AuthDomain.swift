@@ -44,7 +44,7 @@ package struct AuthDomain: Sendable {
     package init(
         database: any Database, devices: any DeviceAuthLookup, nodes: any AttestingNodes, tokens: ResultTokens, sealKey: SymmetricKey,
         random: RandomSource, clock: WallClock, settings: Settings, logger: Logger, push: (any RelyingPartyRequestPush)? = nil,
-        audit: (any AuditLog)? = nil, metrics: (any LoginMetrics)? = nil
+        audit: (any AuditLog)? = nil, metrics: (any LoginMetrics)? = nil, appAttest: AppAttestService? = nil
     ) {
         let store = AuthChannelRepository(database: database, audit: audit)
         let hub = AuthEventHub()
@@ -58,7 +58,7 @@ package struct AuthDomain: Sendable {
             nodeQuorum: NodeQuorum(
                 nodes: nodes, quorum: settings.quorum, timeout: settings.nodeTimeout, clock: clock, metrics: metrics, spareAfter: settings.nodeSpareAfter
             ),
-            logger: logger
+            logger: logger, appAttest: appAttest
         )
         relyingParty = RelyingPartyAuthFlow(channels: channels, devices: devices, sealer: sealer, push: push)
         relay = AuthEventRelay(store: store, hub: hub, clock: clock, logger: logger)

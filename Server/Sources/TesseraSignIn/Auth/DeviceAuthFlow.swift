@@ -17,6 +17,8 @@ package struct DeviceAuthFlow: Sendable {
     package let nodesPerAuthentication: Int
     package let nodeQuorum: NodeQuorum
     package let logger: Logger
+    /// Checks the App Attest assertion an approval carries (nil: none is checked).
+    package let appAttest: AppAttestService?
 
     package init(
         channels: AuthChannels,
@@ -26,8 +28,10 @@ package struct DeviceAuthFlow: Sendable {
         sealer: SealedResultToken,
         nodesPerAuthentication: Int,
         nodeQuorum: NodeQuorum,
-        logger: Logger
+        logger: Logger,
+        appAttest: AppAttestService? = nil
     ) {
+        self.appAttest = appAttest
         self.channels = channels
         self.devices = devices
         self.nodes = nodes
@@ -49,7 +53,8 @@ package struct DeviceAuthFlow: Sendable {
         AuthChannelResponse(
             channelId: channel.id, challenge: channel.challenge, authType: device.localAuthType, connectIp: channel.connectIp,
             message: channel.message, userKey: device.userKey, clientKey: device.clientKey,
-            expiresIn: Int(max(0, channel.expiresAt - now) / 1000), numberChoices: channel.numberMatch?.choices
+            expiresIn: Int(max(0, channel.expiresAt - now) / 1000), numberChoices: channel.numberMatch?.choices,
+            appAttestAssertion: appAttest == nil ? nil : AppAttestService.signInAssertion(for: device)
         )
     }
 
@@ -98,6 +103,15 @@ package struct DeviceAuthFlow: Sendable {
             throw AppError.authNumberMismatch(
                 detail: request.matchNumber == nil ? "This request asks for number matching: send matchNumber" : "The request has ended"
             )
+        }
+        if let appAttest {
+            do {
+                try await appAttest.checkSignIn(request.appAttestAssertion, device: device, challenge: channel.challenge)
+            } catch let problem as AppError {
+                // No second try with another assertion: the request ends, as for a wrong number.
+                try await channels.fail(channelId, code: problem.code, now: clock.now())
+                throw problem
+            }
         }
 
         let selected = try await nodes.select(nodesPerAuthentication)
