@@ -180,7 +180,8 @@ extension TesseraClient {
         let statement = AuthStatement.challenge(channelId: channel.channelId, deviceId: deviceId, challenge: channel.challenge)
         let signature = try keyStore.signWithDeviceKey(statement).rawRepresentation.base64EncodedString()
         let started: AuthStartResponse = try await call(
-            "POST", "/v1/auth/channels/\(channel.channelId)/start", body: AuthStartRequest(challengeSignature: signature, matchNumber: matchNumber),
+            "POST", "/v1/auth/channels/\(channel.channelId)/start",
+            body: AuthStartRequest(challengeSignature: signature, matchNumber: matchNumber, appAttestAssertion: try await signInAssertion(for: channel)),
             signedBy: deviceId
         )
         let stored = try keyStore.loadState()?.localAuthType ?? LocalAuthType.none

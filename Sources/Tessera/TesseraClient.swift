@@ -65,7 +65,7 @@ public final class TesseraClient: Sendable {
     /// The purpose of the last code sent to each target, so that `verifyOTPNumber` called as the
     /// seeds call it (without a purpose) verifies a recovery code after the recovery send.
     let otpPurposes = Mutex([String: OTPPurpose]())
-    /// What attests enrolments (``attestEnrolments(using:)``), nil: enrolments carry no App Attest attestation.
+    /// The App Attest of enrolments and approvals (``useAppAttest(_:)``); nil: none.
     let enrolmentAttestation = Mutex<(any AppAttestProvider)?>(nil)
     /// The last successful local authentication, until sign-up or re-registration uses it.
     let localAuthentication = Mutex<(type: LocalAuthType, result: LocalAuthResult)?>(nil)

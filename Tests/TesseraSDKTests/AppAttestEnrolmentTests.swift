@@ -5,7 +5,7 @@ import Testing
 @testable import Tessera
 import TesseraCore
 
-/// App Attest at enrolment in the SDK (issue 41): with ``TesseraClient/attestEnrolments(using:)`` set, a sign-up asks
+/// App Attest at enrolment in the SDK (issue 41): with ``TesseraClient/useAppAttest(_:)`` set, a sign-up asks
 /// for a challenge bound to the new device key, has the (fake) App Attest service attest a new key over SHA-256 of the
 /// challenge's bytes and sends it as `appAttest`; the key ID is stored with the device. A device without App Attest and
 /// a client whose policy is off enrol without one. The server's verification runs in Server/Tests.
@@ -52,7 +52,7 @@ struct AppAttestEnrolmentSDKTests {
     func attested() async throws {
         let server = Server(), keyStore = MemoryKeyStore(), apple = FakeAppAttestService()
         let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: keyStore, transport: server)
-        client.attestEnrolments(using: apple)
+        client.useAppAttest(apple)
         try await Self.signUp(client)
         #expect(server.paths == ["/v1/app-attest/challenge", "/v1/signup"])
         let asked = try JSONDecoder().decode(AppAttestEnrolmentChallengeRequest.self, from: try #require(server.body(of: "/v1/app-attest/challenge")))
@@ -71,7 +71,7 @@ struct AppAttestEnrolmentSDKTests {
     func withoutAttestation() async throws {
         for (server, apple) in [(Server(), FakeAppAttestService(isSupported: false)), (Server(challengeRefusal: .appAttestOff), FakeAppAttestService())] {
             let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
-            client.attestEnrolments(using: apple)
+            client.useAppAttest(apple)
             try await Self.signUp(client)
             #expect(server.paths.last == "/v1/signup")
             #expect(try JSONDecoder().decode(SignUpRequest.self, from: try #require(server.body(of: "/v1/signup"))).appAttest == nil)
@@ -84,8 +84,37 @@ struct AppAttestEnrolmentSDKTests {
     func refused() async throws {
         let server = Server(challengeRefusal: .bundleIdNotAllowed), apple = FakeAppAttestService()
         let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
-        client.attestEnrolments(using: apple)
+        client.useAppAttest(apple)
         await #expect(throws: TesseraError.self) { try await Self.signUp(client) }
         #expect(server.paths == ["/v1/app-attest/challenge"])
+    }
+
+    /// A channel answer that says `assertion` of App Attest.
+    static func channel(_ assertion: String?) -> AuthChannelResponse {
+        AuthChannelResponse(
+            channelId: "ch_1", challenge: "Y2hhbGxlbmdl", authType: "PIN", connectIp: "", message: "", userKey: "alice", clientKey: "tck_wire",
+            expiresIn: 60, appAttestAssertion: assertion
+        )
+    }
+
+    @Test("an approval whose channel asks for an assertion (or accepts one) carries one over the channel's challenge; none otherwise")
+    func approvalAssertion() async throws {
+        let server = Server(), keyStore = MemoryKeyStore(), apple = FakeAppAttestService()
+        let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: keyStore, transport: server)
+        client.useAppAttest(apple)
+        #expect(try await client.signInAssertion(for: Self.channel("required")) == nil, "not enrolled: no attested key")
+        try await Self.signUp(client)
+        let keyId = try #require(try client.appAttestKeyId())
+        #expect(try await client.signInAssertion(for: Self.channel(nil)) == nil)
+        for mode in ["required", "accepted"] {
+            let sent = try #require(try await client.signInAssertion(for: Self.channel(mode)))
+            let clientData = try #require(Data(base64Encoded: sent.clientData))
+            #expect(String(decoding: clientData, as: UTF8.self) == #"{"action":"sign-in","challenge":"Y2hhbGxlbmdl","channelId":"ch_1"}"#)
+            let asserted = try #require(apple.calls.withLock { $0.asserted.last })
+            #expect(asserted.keyId == keyId && asserted.clientDataHash == Data(SHA256.hash(data: clientData)))
+            #expect(Data(base64Encoded: sent.assertion) == FakeAppAttestService.object("assertion", keyId, asserted.clientDataHash))
+        }
+        client.useAppAttest(nil)
+        #expect(try await client.signInAssertion(for: Self.channel("required")) == nil, "no provider: the server answers 7422")
     }
 }
