@@ -69,6 +69,41 @@ extension BenchCommand {
                       result.counter >= 1
                 else { throw ValidationError("no assertion") }
             }
+            try await enrolmentsAndLogins(url: url, codes: codes, rpIdHash: rpIdHash, minter: minter, cpu: cpu)
+        }
+
+        /// Sign-ups without and with an attestation (`useAppAttest`: a challenge bound to the device key, Apple's
+        /// attestation verified in the sign-up), then the same devices' logins without and with an assertion in the
+        /// approval: the differences are what App Attest adds to an enrolment and to an assertion-checked call.
+        func enrolmentsAndLogins(url: URL, codes: OutboxTail, rpIdHash: Data, minter: AttestationMinter, cpu: ServerCPU) async throws {
+            let load = self.load, count = devices
+            let plain = (0..<count).map { _ in load.client(url) }
+            let attested = (0..<count).map { _ in (load.client(url), BenchAppAttestProvider(minter: minter, rpIdHash: rpIdHash)) }
+            for (client, provider) in attested { client.useAppAttest(provider) }
+            try await phase("enrolment-plain", count: count, cpu: cpu) { index in
+                try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
+            }
+            try await phase("enrolment-attested", count: count, cpu: cpu) { index in
+                try await benchSignUp(attested[index].0, codes: codes, name: "\(load.prefix)-a\(index)", phone: Self.phone(load, 2, index))
+                guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
+            }
+            for (client, _) in attested { client.useAppAttest(nil) }
+            try await phase("login-plain", count: count * rounds, cpu: cpu) { index in
+                _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+            }
+            for (client, provider) in attested { client.useAppAttest(provider) }
+            try await phase("login-asserted", count: count * rounds, cpu: cpu) { index in
+                _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+            }
+            // The logins did assert: the first device's next assertion counts on from theirs.
+            guard case .asserted(let next) = try await attested[0].0.requestAppAttestAssertion(using: attested[0].1), next.counter > rounds else {
+                throw ValidationError("the logins carried no assertions")
+            }
+        }
+
+        /// A phone number of its own for device `index` of group `group`.
+        static func phone(_ load: LoadOptions, _ group: Int, _ index: Int) -> String {
+            "+47\(load.runNumber % 10)\(group)" + String(format: "%02d%07d", index / 10_000_000 % 100, index % 10_000_000)
         }
 
         /// Runs `body` for 0..<count, `concurrency` at a time, and prints its `PHASE` line with the server's CPU.

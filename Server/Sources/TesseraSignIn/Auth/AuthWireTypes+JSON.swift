@@ -7,6 +7,7 @@ import TesseraCore
 
 extension AuthChannelResponse: JSONObjectWritable {
     public func write(to writer: inout JSONObjectWriter) {
+        writer.add("appAttestAssertion", appAttestAssertion)
         writer.add("authType", authType)
         writer.add("challenge", challenge)
         writer.add("channelId", channelId)

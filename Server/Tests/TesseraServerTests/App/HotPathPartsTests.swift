@@ -135,7 +135,8 @@ struct HotPathPartsTests {
         for _ in 0..<300 {
             try same(AuthChannelResponse(
                 channelId: text(), challenge: text(), authType: text(), connectIp: text(), message: text(), userKey: text(), clientKey: text(),
-                expiresIn: Int.random(in: -1000...1000, using: &generator), numberChoices: maybe(someTexts(Int.random(in: 0...3, using: &generator)))
+                expiresIn: Int.random(in: -1000...1000, using: &generator), numberChoices: maybe(someTexts(Int.random(in: 0...3, using: &generator))),
+                appAttestAssertion: maybe(["required", "accepted"].randomElement(using: &generator)!)
             ))
             try same(AuthStartResponse(authType: text(), nodes: someTexts(Int.random(in: 0...3, using: &generator))))
             try same(AuthResultResponse(token: text(), expiresIn: Int.random(in: .min ... .max, using: &generator)))

@@ -45,6 +45,9 @@ struct AppAttestEnrolmentTests {
             let evidence = try await fixture.runtime.database.read { sql in try await enrolment.evidence(deviceIds: [deviceId], in: sql) }
             #expect(evidence[deviceId]?.attestationObject == AppAttestFixtures.hex(bound.attestationObject))
             #expect(evidence[deviceId]?.challenge == AppAttestFixtures.hex(bound.challenge))
+            // The device's logins accept an assertion of the key attested at enrolment.
+            let channel = try await fixture.runtime.auth.device.open(deviceId: deviceId, client: fixture.client, ip: nil)
+            #expect(channel.appAttestAssertion == "accepted")
             // The challenge was used: the same enrolment again is refused (7402) before anything else.
             expectProblem(
                 try await fixture.signUp("carol", deviceKey: try bound.deviceKey(), appAttest: AppAttestHTTPFixture.evidence(bound, challenge: challenge)),
