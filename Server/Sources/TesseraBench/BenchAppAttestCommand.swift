@@ -28,8 +28,10 @@ extension BenchCommand {
         @Option(help: "Team ID the attestations are made for (mint.py's).") var teamId = "TESTTEAM42"
         @Option(help: "Bundle ID the attestations are made for (mint.py's).") var appBundleId = "org.example.tessera"
         @Option(help: "Seconds after each phase before the server's CPU is read (work it left behind, e.g. audit chaining).") var settle = 1
-        @Option(name: .customLong("cpu-pid"), help: "A server process whose CPU time each phase is reported with (repeat for its nodes).")
+        @Option(name: .customLong("cpu-pid"), help: "A server process whose CPU time each phase is reported with.")
         var cpuPids: [Int32] = []
+        @Option(name: .customLong("node-cpu-pid"), help: "A verifier node process whose CPU time each phase reports apart (repeat for each).")
+        var nodeCpuPids: [Int32] = []
 
         func run() async throws {
             let url = try load.url(), codes = load.codes(), load = self.load
@@ -47,52 +49,51 @@ extension BenchCommand {
             }
             FileHandle.standardError.write(Data("signed up \(clients.count) devices in \(ContinuousClock.now - started)\n".utf8))
             let count = clients.count, rounds = self.rounds
-            let cpu = ServerCPU(pids: cpuPids)
-            try await phase("signed-call", count: count * rounds, cpu: cpu) { index in
+            try await phase("signed-call", count: count * rounds) { index in
                 _ = try await clients[index % count].0.deviceInfo()
             }
-            try await phase("challenge", count: count * rounds, cpu: cpu) { index in
+            try await phase("challenge", count: count * rounds) { index in
                 // generateKey fails after the challenge call: the challenge alone reaches the server.
                 do {
                     _ = try await clients[index % count].0.requestAppAttestation(using: NoKeyProvider())
                     throw ValidationError("the attestation went through without a key")
                 } catch let error as TesseraError where error.code == .localFailure {}
             }
-            try await phase("attestation", count: count, cpu: cpu) { index in
+            try await phase("attestation", count: count) { index in
                 guard case .attested(let state) = try await clients[index].0.requestAppAttestation(using: clients[index].1), state.attested else {
                     throw ValidationError("not attested")
                 }
             }
-            try await phase("assertion", count: count * rounds, cpu: cpu) { index in
+            try await phase("assertion", count: count * rounds) { index in
                 let (client, provider) = clients[index % count]
                 guard case .asserted(let result) = try await client.requestAppAttestAssertion(clientData: ["action": "bench"], using: provider),
                       result.counter >= 1
                 else { throw ValidationError("no assertion") }
             }
-            try await enrolmentsAndLogins(url: url, codes: codes, rpIdHash: rpIdHash, minter: minter, cpu: cpu)
+            try await enrolmentsAndLogins(url: url, codes: codes, rpIdHash: rpIdHash, minter: minter)
         }
 
         /// Sign-ups without and with an attestation (`useAppAttest`: a challenge bound to the device key, Apple's
         /// attestation verified in the sign-up), then the same devices' logins without and with an assertion in the
         /// approval: the differences are what App Attest adds to an enrolment and to an assertion-checked call.
-        func enrolmentsAndLogins(url: URL, codes: OutboxTail, rpIdHash: Data, minter: AttestationMinter, cpu: ServerCPU) async throws {
+        func enrolmentsAndLogins(url: URL, codes: OutboxTail, rpIdHash: Data, minter: AttestationMinter) async throws {
             let load = self.load, count = devices
             let plain = (0..<count).map { _ in load.client(url) }
             let attested = (0..<count).map { _ in (load.client(url), BenchAppAttestProvider(minter: minter, rpIdHash: rpIdHash)) }
             for (client, provider) in attested { client.useAppAttest(provider) }
-            try await phase("enrolment-plain", count: count, cpu: cpu) { index in
+            try await phase("enrolment-plain", count: count) { index in
                 try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
             }
-            try await phase("enrolment-attested", count: count, cpu: cpu) { index in
+            try await phase("enrolment-attested", count: count) { index in
                 try await benchSignUp(attested[index].0, codes: codes, name: "\(load.prefix)-a\(index)", phone: Self.phone(load, 2, index))
                 guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
             }
             for (client, _) in attested { client.useAppAttest(nil) }
-            try await phase("login-plain", count: count * rounds, cpu: cpu) { index in
+            try await phase("login-plain", count: count * rounds) { index in
                 _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
             }
             for (client, provider) in attested { client.useAppAttest(provider) }
-            try await phase("login-asserted", count: count * rounds, cpu: cpu) { index in
+            try await phase("login-asserted", count: count * rounds) { index in
                 _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
             }
             // The logins did assert: the first device's next assertion counts on from theirs.
@@ -106,10 +107,11 @@ extension BenchCommand {
             "+47\(load.runNumber % 10)\(group)" + String(format: "%02d%07d", index / 10_000_000 % 100, index % 10_000_000)
         }
 
-        /// Runs `body` for 0..<count, `concurrency` at a time, and prints its `PHASE` line with the server's CPU.
-        func phase(_ name: String, count: Int, cpu: ServerCPU, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
-            let firstError = FirstError()
-            let cpuBefore = cpu.seconds(), start = ContinuousClock.now
+        /// Runs `body` for 0..<count, `concurrency` at a time, and prints its `PHASE` line with the server's CPU and the
+        /// nodes' apart.
+        func phase(_ name: String, count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+            let firstError = FirstError(), cpu = ServerCPU(pids: cpuPids), nodes = ServerCPU(pids: nodeCpuPids)
+            let cpuBefore = cpu.seconds(), nodesBefore = nodes.seconds(), start = ContinuousClock.now
             let results = try await inBatches(count: count, width: load.concurrency) { index in
                 let began = ContinuousClock.now
                 do {
@@ -122,14 +124,15 @@ extension BenchCommand {
             }
             let seconds = (ContinuousClock.now - start).inSeconds
             try await Task.sleep(for: .seconds(settle))
-            let cpuUsed = cpu.seconds() - cpuBefore
+            let cpuUsed = cpu.seconds() - cpuBefore, nodesUsed = nodes.seconds() - nodesBefore
             if let error = firstError.value.withLock({ $0 }) { FileHandle.standardError.write(Data("\(name): first failure: \(error)\n".utf8)) }
             let good = results.filter(\.ok).map(\.millis).sorted()
             func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
             print(String(
-                format: #"PHASE {"phase":"\#(name)","conc":%d,"ops":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.2f,"p99_ms":%.2f,"server_cpu_s":%.3f,"cpu_ms_per_op":%.4f}"#,
+                format: #"PHASE {"phase":"\#(name)","conc":%d,"ops":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.2f,"p99_ms":%.2f,"server_cpu_s":%.3f,"cpu_ms_per_op":%.4f,"nodes_cpu_ms_per_op":%.4f}"#,
                 load.concurrency, good.count, results.count - good.count, seconds, Double(good.count) / seconds, percentile(0.5),
-                percentile(0.99), cpuUsed, good.isEmpty ? 0 : cpuUsed * 1000 / Double(good.count)
+                percentile(0.99), cpuUsed, good.isEmpty ? 0 : cpuUsed * 1000 / Double(good.count),
+                good.isEmpty ? 0 : nodesUsed * 1000 / Double(good.count)
             ))
         }
     }
