@@ -73,6 +73,36 @@ struct AppAttestMintedTests {
         #expect(!AppAttestDeviceBinding.binds(Array(AppAttestFixtures.hex(other.challenge).prefix(31)), deviceKey: AppAttestFixtures.hex(other.tesseraDevicePublicKey)))
     }
 
+    @Test("with an anchor cache: the second attestation through a known intermediate passes; another CA's chains are still refused")
+    func anchorCache() async throws {
+        let minted = try await AppAttestFixtures.minted()
+        let cache = AppAttestAnchorCache()
+        for (name, expected) in Self.attestations where expected == nil || expected == "wrong_chain" {
+            for _ in 0..<2 {
+                let item = try minted.named(name)
+                let verifier = AppAttestVerifier(app: item.app, trustedRoots: [try minted.rootCertificate()], anchorCache: cache)
+                do {
+                    _ = try await verifier.verifyAttestation(
+                        AppAttestFixtures.hex(item.attestationObject), keyId: AppAttestFixtures.hex(item.keyId),
+                        challenge: AppAttestFixtures.hex(item.challenge), time: minted.date
+                    )
+                    #expect(expected == nil, "\(name): accepted with the cache")
+                } catch {
+                    #expect(error.code == expected, "\(name): \(error)")
+                }
+            }
+        }
+        // Known now, but not valid 20 years on: the intermediate's own validity is still checked.
+        let valid = try minted.named("valid development attestation")
+        let later = AppAttestVerifier(app: valid.app, trustedRoots: [try minted.rootCertificate()], anchorCache: cache)
+        await #expect(throws: AppAttestError.self) {
+            _ = try await later.verifyAttestation(
+                AppAttestFixtures.hex(valid.attestationObject), keyId: AppAttestFixtures.hex(valid.keyId),
+                challenge: AppAttestFixtures.hex(valid.challenge), time: minted.date.addingTimeInterval(20 * 365 * 86400)
+            )
+        }
+    }
+
     @Test("attestation", arguments: attestations)
     func attestation(_ name: String, _ expected: String?) async throws {
         let minted = try await AppAttestFixtures.minted()

@@ -36,7 +36,7 @@ extension AppAttestService {
             guard AppAttestDeviceBinding.binds(challenge, deviceKey: key) else { throw AppError.appAttestChallengeNotBound() }
             let credential: AppAttestCredential
             do throws(AppAttestError) {
-                credential = try await AppAttestVerifier(app: app, trustedRoots: trustedRoots)
+                credential = try await AppAttestVerifier(app: app, trustedRoots: trustedRoots, anchorCache: anchors)
                     .verifyAttestation(object, keyId: keyId, challenge: challenge, time: time())
             } catch {
                 throw error.problem

@@ -31,6 +31,8 @@ package struct AppAttestService: Sendable {
     package let clock: WallClock
     /// How long a challenge can be used (default 5 minutes).
     package let challengeLifetime: Duration
+    /// The intermediates chains were validated through (one signature check per attestation instead of two).
+    package let anchors = AppAttestAnchorCache()
 
     /// How long a challenge can be used unless the service is told otherwise: 5 minutes.
     package static let defaultChallengeLifetime: Duration = .seconds(300)
@@ -95,7 +97,7 @@ package struct AppAttestService: Sendable {
     ) async throws -> AppAttestCredential {
         try await audited(.attestation, deviceId: deviceId) {
             let challengeBytes = try await consume(challenge, deviceId: deviceId)
-            let verifier = AppAttestVerifier(app: app, trustedRoots: trustedRoots)
+            let verifier = AppAttestVerifier(app: app, trustedRoots: trustedRoots, anchorCache: anchors)
             let credential: AppAttestCredential
             do throws(AppAttestError) {
                 credential = try await verifier.verifyAttestation(attestationObject, keyId: keyId, challenge: challengeBytes, time: time())

@@ -14,6 +14,8 @@ public struct AppAttestVerifier: Sendable {
     public var app: AppAttestApp
     /// The roots an attestation's `x5c` chain must lead to: ``AppAttestRoot`` unless configured otherwise.
     public var trustedRoots: [Certificate]
+    /// Intermediates validated before (nil: every chain is validated in full). Share one per set of roots.
+    public var anchorCache: AppAttestAnchorCache?
 
     /// The OID of the credential certificate's nonce extension.
     public static let nonceExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 8, 2]
@@ -22,9 +24,10 @@ public struct AppAttestVerifier: Sendable {
     public static let format = "apple-appattest"
 
     /// A verifier trusting `trustedRoots` (a test's root, or another configured one).
-    public init(app: AppAttestApp, trustedRoots: [Certificate]) {
+    public init(app: AppAttestApp, trustedRoots: [Certificate], anchorCache: AppAttestAnchorCache? = nil) {
         self.app = app
         self.trustedRoots = trustedRoots
+        self.anchorCache = anchorCache
     }
 
     /// A verifier trusting Apple's App Attestation Root CA (``AppAttestRoot``) only.
@@ -120,11 +123,13 @@ public struct AppAttestVerifier: Sendable {
             throw .certificateExpired(index == 0 ? "the credential certificate" : "attStmt.x5c[\(index)]")
         }
         guard !trustedRoots.isEmpty else { throw .wrongChain("no trusted root is configured") }
-        var verifier = Verifier(rootCertificates: CertificateStore(trustedRoots)) { RFC5280Policy(fixedExpiryValidationTime: time) }
+        let known = anchorCache?.anchors(among: chain.dropFirst(), at: time) ?? []
+        var verifier = Verifier(rootCertificates: CertificateStore(trustedRoots + known)) { RFC5280Policy(fixedExpiryValidationTime: time) }
         let result = await verifier.validate(leaf: chain[0], intermediates: CertificateStore(chain.dropFirst()))
-        guard case .validCertificate = result else {
+        guard case .validCertificate(let path) = result else {
             throw .wrongChain("no valid path from the credential certificate to a trusted root")
         }
+        if known.isEmpty { anchorCache?.remember(path: Array(path)) }
     }
 
     /// Step 4: the nonce the credential certificate carries: extension 1.2.840.113635.100.8.2, whose value is

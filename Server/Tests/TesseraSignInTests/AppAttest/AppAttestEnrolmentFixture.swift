@@ -49,7 +49,16 @@ extension AppAttestHTTPFixture {
         )
         request.appAttest = appAttest
         let body = try JSONEncoder().encode(request)
-        let headers = try SignUpFixtures.headers(client, body: body, signer: deviceKey, keyOwner: deviceKey)
+        // Signed at the runtime's clock (a test moves it), not the machine's.
+        let signed = try MessageSignature.sign(
+            method: "POST", path: "/v1/signup", body: body, keyId: MessageSignature.thumbprint(ofX963: deviceKey.publicKey.x963Representation),
+            privateKey: deviceKey, nonce: UUID().uuidString, created: clock.clock.now() / 1000
+        )
+        var headers = HTTPFixtures.appHeaders(client)
+        headers[.contentType] = "application/json"
+        headers[HTTPField.Name("Content-Digest")!] = signed.contentDigest
+        headers[HTTPField.Name("Signature-Input")!] = signed.signatureInput
+        headers[HTTPField.Name("Signature")!] = signed.signature
         return try await http.executeRequest(uri: "/v1/signup", method: .post, headers: headers, body: ByteBuffer(bytes: body))
     }
 
