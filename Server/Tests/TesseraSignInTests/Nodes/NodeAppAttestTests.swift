@@ -8,6 +8,7 @@ import TesseraTestSupport
 import TesseraWebAuthn
 import X509
 @testable import TesseraNode
+@testable import TesseraServer
 
 /// A verifier node's own check of a device's App Attest evidence (issue 41): with the cases mint.py mints at test
 /// time and its root injected, on the node's clock pinned to the cases' time.
