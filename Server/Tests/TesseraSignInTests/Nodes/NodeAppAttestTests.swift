@@ -130,9 +130,12 @@ struct NodeAppAttestTests {
         // The same keys again, now with their verified attestation.
         _ = try await node.store(Self.record(valid, required: true))
         #expect(try await Self.attest(node, valid).appAttested == true)
-        // Re-sent without evidence (and without the requirement stated): the verified outcome and the requirement stay.
+        // Re-sent without evidence (without the requirement stated, then with it): the verified outcome and the requirement stay.
         _ = try await node.store(Self.record(valid, withEvidence: false))
         #expect(try await Self.held(node)?.required == true)
+        #expect(try await Self.attest(node, valid).appAttested == true)
+        _ = try await node.store(Self.record(valid, withEvidence: false, required: true))
+        #expect(try await Self.held(node)?.outcome?.status == "verified")
         #expect(try await Self.attest(node, valid).appAttested == true)
         // Evidence that fails now (another device's) does not undo the verified outcome.
         var replaced = Self.record(valid, required: true)
