@@ -68,4 +68,29 @@ struct NodeAppAttestQuorumTests {
         #expect(outcome.failures.count == 2)
         for service in services { await service.close() }
     }
+
+    @Test("required: two of three nodes never verified the attestation and refuse (7408), so the quorum of 2 is not reached")
+    func requiredFailsClosed() async throws {
+        let minted = try await AppAttestFixtures.minted()
+        let valid = try minted.named("bound development attestation")
+        var services: [NodeService] = []
+        for trusting in [true, false, false] {
+            let node = try await trusting ? NodeAppAttestTests.mintedNode() : NodeAppAttestTests.node(roots: nil)
+            _ = try await node.store(NodeAppAttestTests.record(valid, required: true))
+            services.append(node)
+        }
+        let selected = services.map { ServiceNode(service: $0).node }
+        let quorum = NodeQuorum(nodes: Nodes(nodes: selected), quorum: 2, timeout: .seconds(3600), clock: ManualClock().clock)
+        let statement = AuthStatement.challenge(channelId: "ch_aa", deviceId: "dev_aa", challenge: "abc")
+        let request = NodeAttestRequest(
+            channelId: "ch_aa", deviceId: "dev_aa", challenge: "abc",
+            challengeSignature: try valid.deviceKey().signature(for: statement).rawRepresentation.base64EncodedString()
+        )
+        let outcome = try await quorum.attest(request, nodes: selected, requestsSent: {})
+        #expect(outcome.attested == [services[0].identity.nodeId])
+        #expect(outcome.appAttested == [services[0].identity.nodeId])
+        #expect(outcome.failures.count == 2)
+        #expect(outcome.failures.allSatisfy { $0.contains("7408") }, "failures: \(outcome.failures)")
+        for service in services { await service.close() }
+    }
 }
