@@ -2,7 +2,7 @@ import SQLKit
 import TesseraCore
 
 /// The node's own registry of device public keys, the one owner of `node_devices` and `node_app_attest` (what the
-/// node concluded about each device's App Attest evidence, see ``NodeRegistryRepository+AppAttest``). Each method runs
+/// node concluded about each device's App Attest evidence, see `NodeRegistryRepository+AppAttest.swift`). Each method runs
 /// on the caller's handle (``NodeService`` stores a batch of records in one transaction).
 protocol NodeRegistryRepository: Sendable {
     /// How many devices the registry knows.
