@@ -36,7 +36,7 @@ struct ChildNodeLauncher: EmbeddedNodeLauncher {
         process.arguments = [
             "node", "run", "--data-dir", request.directory, "--host", "127.0.0.1", "--port", "0", "--server-key", request.serverKey,
             "--log-level", logLevel.rawValue, "--log-format", logFormat.rawValue, "--stop-on-stdin-eof",
-        ]
+        ] + (request.appAttestRoots.map { ["--app-attest-roots", $0] } ?? [])
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

@@ -21,6 +21,8 @@ struct NodeCommand: AsyncParsableCommand {
         var serverKey: String?
         @Option(help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.") var tlsCertificate: String?
         @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
+        @Option(help: "PEM file of App Attest roots to trust instead of Apple's App Attestation Root CA (tests only).")
+        var appAttestRoots: String?
         @Option(help: "Log level.") var logLevel = "info"
         @Option(help: "Log format: text, or json (one JSON object a line).") var logFormat = "text"
         @Flag(help: "Stop when standard input ends (an embedded node started by `tessera serve` dies with its server).")
@@ -48,7 +50,8 @@ struct NodeCommand: AsyncParsableCommand {
                     certificate: tlsCertificate, key: tlsKey, certificateName: "--tls-certificate", keyName: "--tls-key"
                 )
                 node = try await NodeServer.open(
-                    configuration: .init(dataDirectory: dataDir, host: host, port: port, serverKey: key, tls: tls), logger: logger
+                    configuration: .init(dataDirectory: dataDir, host: host, port: port, serverKey: key, tls: tls, appAttestRoots: appAttestRoots),
+                    logger: logger
                 )
             } catch let error as ConfigurationError {
                 throw ValidationError(error.description)

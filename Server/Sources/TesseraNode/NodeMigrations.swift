@@ -40,5 +40,19 @@ enum NodeMigrations {
             "CREATE TABLE node_passkey_challenges (challenge TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
             "CREATE INDEX node_passkey_challenges_expiry ON node_passkey_challenges (expires_at)",
         ]),
+        // App Attest (issue 41): per device, whether its client requires an attestation the node verified itself, and
+        // the outcome of the node's last verification (`verified` or `failed`, why, the key ID, when).
+        Migration(version: 102, name: "node-app-attest", statements: [
+            """
+            CREATE TABLE node_app_attest (
+                device_id TEXT PRIMARY KEY,
+                required INTEGER NOT NULL,
+                status TEXT,
+                failure TEXT,
+                key_id TEXT,
+                verified_at BIGINT
+            )
+            """,
+        ]),
     ]
 }

@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import TesseraCore
 import TesseraHTTPKit
+import TesseraWebAuthn
+import X509
 
 /// `tessera node`: a verifier node as its own process.
 ///
@@ -29,14 +31,18 @@ public struct NodeServer: Sendable {
         public var bodyLimit: Int = 64 * 1024
         /// Certificate and key to serve HTTPS with; nil: plain HTTP.
         public var tls: TLSFiles?
+        /// A PEM file of the App Attest roots to trust instead of Apple's App Attestation Root CA (tests only: a
+        /// test's own root); nil: Apple's root, pinned in the binary.
+        public var appAttestRoots: String?
 
         /// Settings with the default body limit.
-        public init(dataDirectory: String, host: String, port: Int, serverKey: String, tls: TLSFiles? = nil) {
+        public init(dataDirectory: String, host: String, port: Int, serverKey: String, tls: TLSFiles? = nil, appAttestRoots: String? = nil) {
             self.dataDirectory = dataDirectory
             self.host = host
             self.port = port
             self.serverKey = serverKey
             self.tls = tls
+            self.appAttestRoots = appAttestRoots
         }
     }
 
@@ -51,12 +57,19 @@ public struct NodeServer: Sendable {
         return (identity.nodeId, identity.publicKeyBase64)
     }
 
-    /// Opens the node's key and registry.
+    /// Opens the node's key and registry. An App Attest roots file that cannot be read or holds anything but PEM
+    /// certificates stops it, naming the file.
     public static func open(configuration: Configuration, logger: Logger) async throws -> NodeServer {
         guard let key = P256.Signing.PublicKey(x963Base64: configuration.serverKey.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw ConfigurationError("--server-key must be the server's node-control key (P-256, X9.63, base64): see `tessera admin node server-key`")
         }
-        let service = try await NodeService.open(directory: configuration.dataDirectory, logger: logger)
+        let roots = try configuration.appAttestRoots.map { path in
+            do { return try AppAttestRoot.certificates(pemFile: path) } catch { throw ConfigurationError("--app-attest-roots: \(error)") }
+        }
+        if roots != nil {
+            logger.warning("App Attest roots replaced: attestations are verified against \(configuration.appAttestRoots ?? ""), not Apple's root (tests only)")
+        }
+        let service = try await NodeService.open(directory: configuration.dataDirectory, appAttestRoots: roots, logger: logger)
         return NodeServer(service: service, serverKey: key, configuration: configuration, logger: logger)
     }
 

@@ -22,7 +22,10 @@ public struct InProcessNodeLauncher: EmbeddedNodeLauncher {
 
     public func launch(_ request: EmbeddedNodeRequest) async throws -> EmbeddedNode {
         let node = try await NodeServer.open(
-            configuration: .init(dataDirectory: request.directory, host: "127.0.0.1", port: 0, serverKey: request.serverKey), logger: logger
+            configuration: .init(
+                dataDirectory: request.directory, host: "127.0.0.1", port: 0, serverKey: request.serverKey, appAttestRoots: request.appAttestRoots
+            ),
+            logger: logger
         )
         let (listening, announce) = AsyncStream.makeStream(of: String.self)
         let task = Task {

@@ -27,7 +27,9 @@ extension TesseraRuntime {
                 try files.moveItem(atPath: old, toPath: directory)
                 logger.notice("embedded node moved out of the data directory", metadata: ["from": .string(old), "to": .string(directory)])
             }
-            requests.append(EmbeddedNodeRequest(index: index, directory: directory, serverKey: serverKey))
+            requests.append(EmbeddedNodeRequest(
+                index: index, directory: directory, serverKey: serverKey, appAttestRoots: configuration.appAttestRoots
+            ))
         }
         let outcomes = await withTaskGroup(of: (Int, Result<EmbeddedNode, any Error>).self) { group in
             for request in requests {

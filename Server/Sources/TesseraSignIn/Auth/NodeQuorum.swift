@@ -43,11 +43,20 @@ package struct NodeQuorum: Sendable {
     package struct Outcome: Sendable {
         package var attested: [String]
         package var failures: [String]
+        /// The nodes of ``attested`` whose verified answer said, signed, that they hold an App Attest attestation of
+        /// the device that they verified themselves (issue 41; ``NodeQuestion/appAttested``).
+        package var appAttested: [String] = []
+    }
+
+    /// A node's answer that verified: its ID, and whether it carries the App Attest flag.
+    private struct Verified: Sendable {
+        var id: String
+        var appAttested: Bool
     }
 
     private enum Progress: Sendable {
         case sent
-        case answered(Result<String, NodeCallError>)
+        case answered(Result<Verified, NodeCallError>)
         case spareDue
     }
 
@@ -90,13 +99,18 @@ package struct NodeQuorum: Sendable {
     package func attest(
         _ request: NodeAttestRequest, nodes selected: [NodeDirectory.Node], requestsSent: @Sendable () async throws -> Void
     ) async throws -> Outcome {
-        let question = NodeQuestion<NodeAttestation>(call: { node in try await node.client.attest(request) }) { node, attestation in
-            let statement = AuthStatement.attestation(
-                nodeId: node.entry.nodeId, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge,
-                signedAt: attestation.signedAt
-            )
-            return node.signed(attestation.signature, as: attestation.nodeId, over: statement)
-        }
+        // The App Attest flag is part of the signed statement: a node's answer verifies only with the flag it signed.
+        let question = NodeQuestion<NodeAttestation>(
+            call: { node in try await node.client.attest(request) },
+            verifies: { node, attestation in
+                let statement = AuthStatement.attestation(
+                    nodeId: node.entry.nodeId, channelId: request.channelId, deviceId: request.deviceId, challenge: request.challenge,
+                    signedAt: attestation.signedAt, appAttested: attestation.appAttested ?? false
+                )
+                return node.signed(attestation.signature, as: attestation.nodeId, over: statement)
+            },
+            appAttested: { $0.appAttested == true }
+        )
         return try await ask(question, nodes: selected, requestsSent: requestsSent)
     }
 
@@ -139,9 +153,10 @@ package struct NodeQuorum: Sendable {
                 for await step in progress {
                     switch step {
                     case .sent: sent += 1
-                    case .answered(.success(let id)):
+                    case .answered(.success(let verified)):
                         answered += 1
-                        outcome.attested.append(id)
+                        outcome.attested.append(verified.id)
+                        if verified.appAttested { outcome.appAttested.append(verified.id) }
                     case .answered(.failure(let error)):
                         answered += 1
                         outcome.failures.append(error.description)
@@ -173,7 +188,7 @@ package struct NodeQuorum: Sendable {
     /// nor a latency.
     private func ask<Answer: Sendable>(
         _ node: NodeDirectory.Node, _ question: NodeQuestion<Answer>, round: QuorumRound, sent: @escaping @Sendable () -> Void
-    ) async -> Result<String, NodeCallError> {
+    ) async -> Result<Verified, NodeCallError> {
         let id = node.entry.nodeId
         let start = ContinuousClock.now
         let result = await verifiedAnswer(node, question, round: round, sent: sent)
@@ -185,7 +200,7 @@ package struct NodeQuorum: Sendable {
     /// The call and the check of one node's answer.
     private func verifiedAnswer<Answer: Sendable>(
         _ node: NodeDirectory.Node, _ question: NodeQuestion<Answer>, round: QuorumRound, sent: @escaping @Sendable () -> Void
-    ) async -> Result<String, NodeCallError> {
+    ) async -> Result<Verified, NodeCallError> {
         let id = node.entry.nodeId, timeout = self.timeout
         do {
             let answer = try await clock.withTimeout(
@@ -199,7 +214,7 @@ package struct NodeQuorum: Sendable {
             round.finished(verified: verifies)
             guard verifies else { return .failure(NodeCallError(nodeId: id, code: nil, message: "attestation does not verify")) }
             nodes.markHealthy(id)
-            return .success(id)
+            return .success(Verified(id: id, appAttested: question.appAttested(answer)))
         } catch let error as NodeCallError {
             if error.code == nil, !round.isSettled { nodes.markFailed(id) }
             return .failure(error)
@@ -213,9 +228,16 @@ package struct NodeQuorum: Sendable {
 package struct NodeQuestion<Answer: Sendable>: Sendable {
     package var call: @Sendable (NodeDirectory.Node) async throws -> Answer
     package var verifies: @Sendable (NodeDirectory.Node, Answer) -> Bool
+    /// Whether an answer that verified says the node holds a verified App Attest attestation of the device (the flag
+    /// must be covered by what ``verifies`` checks); false for questions without it.
+    package var appAttested: @Sendable (Answer) -> Bool
 
-    package init(call: @escaping @Sendable (NodeDirectory.Node) async throws -> Answer, verifies: @escaping @Sendable (NodeDirectory.Node, Answer) -> Bool) {
+    package init(
+        call: @escaping @Sendable (NodeDirectory.Node) async throws -> Answer, verifies: @escaping @Sendable (NodeDirectory.Node, Answer) -> Bool,
+        appAttested: @escaping @Sendable (Answer) -> Bool = { _ in false }
+    ) {
         self.call = call
         self.verifies = verifies
+        self.appAttested = appAttested
     }
 }

@@ -19,12 +19,16 @@ public struct EmbeddedNodeRequest: Sendable {
     public var directory: String
     /// The server's node-control public key the node must trust (P-256, X9.63, base64).
     public var serverKey: String
+    /// A PEM file of App Attest roots the node trusts instead of Apple's (the server's `appAttest.roots`, tests only);
+    /// nil: Apple's root.
+    public var appAttestRoots: String?
 
     /// A request with these members.
-    public init(index: Int, directory: String, serverKey: String) {
+    public init(index: Int, directory: String, serverKey: String, appAttestRoots: String? = nil) {
         self.index = index
         self.directory = directory
         self.serverKey = serverKey
+        self.appAttestRoots = appAttestRoots
     }
 }
 

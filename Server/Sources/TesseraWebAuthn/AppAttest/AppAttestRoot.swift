@@ -1,3 +1,4 @@
+import Foundation
 import X509
 
 /// The root of every App Attest certificate chain: Apple App Attestation Root CA, as Apple publishes it at
@@ -30,4 +31,20 @@ public enum AppAttestRoot {
 
     /// The certificate.
     public static func certificate() throws -> Certificate { try Certificate(pemEncoded: pem) }
+}
+
+extension AppAttestRoot {
+    /// The certificates of a PEM file of one or more certificates, to trust instead of ``certificate()`` (tests
+    /// only: the server's `appAttest.roots`, a node's `--app-attest-roots`). Throws, naming the file, when it cannot
+    /// be read or holds anything but certificates.
+    public static func certificates(pemFile path: String) throws(AppAttestRootFileError) -> [Certificate] {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw .unreadable(path)
+        }
+        let end = "-----END CERTIFICATE-----"
+        let blocks = text.components(separatedBy: end).dropLast().map { $0 + end }
+        let roots = blocks.compactMap { try? Certificate(pemEncoded: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard !roots.isEmpty, roots.count == blocks.count else { throw .notCertificates(path) }
+        return roots
+    }
 }
