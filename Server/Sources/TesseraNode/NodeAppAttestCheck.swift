@@ -10,6 +10,8 @@ struct NodeAppAttestCheck: Sendable {
     /// The roots an attestation's chain must lead to: Apple's App Attestation Root CA unless the node was started
     /// with others (tests only).
     var trustedRoots: [Certificate]
+    /// The intermediates chains were validated through (one signature check per attestation instead of two).
+    let anchors = AppAttestAnchorCache()
 
     /// A check trusting `trustedRoots`, or Apple's root when nil.
     init(trustedRoots: [Certificate]? = nil) throws {
@@ -32,7 +34,8 @@ struct NodeAppAttestCheck: Sendable {
         else { return outcome("malformed") }
         guard AppAttestDeviceBinding.binds(challenge, deviceKey: Array(deviceKey)) else { return outcome("not_bound") }
         let verifier = AppAttestVerifier(
-            app: AppAttestApp(teamID: evidence.teamId, bundleID: evidence.bundleId, environment: environment), trustedRoots: trustedRoots
+            app: AppAttestApp(teamID: evidence.teamId, bundleID: evidence.bundleId, environment: environment), trustedRoots: trustedRoots,
+            anchorCache: anchors
         )
         do {
             _ = try await verifier.verifyAttestation(

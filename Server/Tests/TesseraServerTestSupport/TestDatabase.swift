@@ -46,7 +46,8 @@ package enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConve
 /// randomness (a ``ScriptedRandom`` for a test that must know a challenge in advance).
 package func withTestRuntime<T>(
     _ kind: TestDatabase, clock: WallClock = .system, random: RandomSource = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
-    wrapDatabase: (any Database) -> any Database = { $0 }, _ body: (TesseraRuntime) async throws -> T
+    wrapDatabase: (any Database) -> any Database = { $0 }, nodeLauncher: InProcessNodeLauncher = InProcessNodeLauncher(),
+    _ body: (TesseraRuntime) async throws -> T
 ) async throws -> T {
     var configuration = ServerConfiguration()
     configuration.dataDirectory = FileManager.default.temporaryDirectory
@@ -61,7 +62,7 @@ package func withTestRuntime<T>(
     do {
         runtime = try await TesseraRuntime.bootstrap(
             configuration: configuration, database: wrapDatabase(database), logger: TestDatabase.logger, clock: clock, random: random,
-            nodeLauncher: InProcessNodeLauncher()
+            nodeLauncher: nodeLauncher
         )
     } catch {
         await drop()

@@ -8,10 +8,15 @@ import TesseraServer
 /// processes, without the cost of starting processes in every test.
 public struct InProcessNodeLauncher: EmbeddedNodeLauncher {
     let logger: Logger
+    /// The App Attest roots file of node `index` (1-based) instead of the server's (nil: the server's).
+    let appAttestRoots: @Sendable (Int) -> String?
 
     /// Nodes that log with `logger` (by default only critical messages: stopping a node by
-    /// cancelling its task logs the cancellation as an error).
-    public init(logger: Logger = InProcessNodeLauncher.quietLogger) { self.logger = logger }
+    /// cancelling its task logs the cancellation as an error); `appAttestRoots` gives a node a roots file of its own.
+    public init(logger: Logger = InProcessNodeLauncher.quietLogger, appAttestRoots: @escaping @Sendable (Int) -> String? = { _ in nil }) {
+        self.logger = logger
+        self.appAttestRoots = appAttestRoots
+    }
 
     /// A logger for critical messages only.
     public static var quietLogger: Logger {
@@ -23,7 +28,8 @@ public struct InProcessNodeLauncher: EmbeddedNodeLauncher {
     public func launch(_ request: EmbeddedNodeRequest) async throws -> EmbeddedNode {
         let node = try await NodeServer.open(
             configuration: .init(
-                dataDirectory: request.directory, host: "127.0.0.1", port: 0, serverKey: request.serverKey, appAttestRoots: request.appAttestRoots
+                dataDirectory: request.directory, host: "127.0.0.1", port: 0, serverKey: request.serverKey,
+                appAttestRoots: appAttestRoots(request.index) ?? request.appAttestRoots
             ),
             logger: logger
         )

@@ -138,7 +138,9 @@ package struct DeviceAuthFlow: Sendable {
                 detail: "\(outcome.attested.count) of the \(nodeQuorum.quorum) attestations needed (\(selected.count) nodes asked)"
             )
         }
-        guard try await store.markAttested(channelId, nodes: outcome.attested, now: end) else { try await channels.refuse(channelId, now: end) }
+        guard try await store.markAttested(channelId, nodes: outcome.attested, appAttestNodes: outcome.appAttested.count, now: end) else {
+            try await channels.refuse(channelId, now: end)
+        }
         channels.announce(channelId, .completeVerificationOfNodes, at: end)
         return AuthStartResponse(authType: device.localAuthType, nodes: outcome.attested)
     }
