@@ -3,7 +3,7 @@ import Foundation
 import TesseraCore
 import TesseraServer
 
-/// `tessera admin client app-attest KEY [--policy P] [--team-id T] [--bundle-id B] [--environment E] [--json]`: a
+/// `tessera admin client app-attest KEY [--policy P] [--team-id T] [--bundle-id B] [--environment E] [--assert-sign-in B] [--json]`: a
 /// client's App Attest settings (issue 41), over `GET`/`PUT /v1/admin/clients/{clientKey}/app-attest`.
 struct ClientAppAttestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +20,7 @@ struct ClientAppAttestCommand: AsyncParsableCommand {
     @Option(help: "The app's ten-character Apple Developer team ID.") var teamId: String?
     @Option(help: "The app's bundle identifier.") var bundleId: String?
     @Option(help: "The app's App Attest environment: development or production.") var environment: String?
+    @Option(help: "true: each sign-in approval must carry an App Attest assertion; false: one is verified when sent.") var assertSignIn: Bool?
     @Flag(help: "Print JSON.") var json = false
     @OptionGroup var options: AdminOptions
 
@@ -37,11 +38,12 @@ struct ClientAppAttestCommand: AsyncParsableCommand {
     func run() async throws {
         let api = try await AdminAPI.connect(options), path = "clients/\(pathComponent(clientKey))/app-attest"
         var settings = try await api.get(path, as: AppAttestSettings.self)
-        if policy != nil || teamId != nil || bundleId != nil || environment != nil {
+        if policy != nil || teamId != nil || bundleId != nil || environment != nil || assertSignIn != nil {
             if let policy { settings.policy = policy }
             if let teamId { settings.teamId = teamId }
             if let bundleId { settings.bundleId = bundleId }
             if let environment { settings.environment = environment }
+            if let assertSignIn { settings.assertSignIn = assertSignIn }
             settings = try await api.send(.PUT, path, body: settings, as: AppAttestSettings.self)
         }
         if json { printJSON(settings); return }
@@ -49,6 +51,7 @@ struct ClientAppAttestCommand: AsyncParsableCommand {
         print("team id:      \(settings.teamId.isEmpty ? "(none)" : settings.teamId)")
         print("bundle id:    \(settings.bundleId.isEmpty ? "(none)" : settings.bundleId)")
         print("environment:  \(settings.environment)")
+        print("assert sign-in: \(settings.assertSignIn ? "yes (each approval carries an assertion)" : "no")")
     }
 }
 

@@ -139,7 +139,6 @@ public enum ErrorCatalog {
         Entry(code: .appAttestDeviceNotAttested, status: .notFound, title: "The device has no attested App Attest key"),
         Entry(code: .appAttestClientDataMismatch, status: .unauthorized, title: "The client data does not carry the challenge"),
         Entry(code: .appAttestOff, status: .forbidden, title: "App Attest is off for this client"),
-        Entry(code: .appAttestAssertionRequired, status: .forbidden, title: "This client requires an App Attest assertion with each approval"),
         Entry(code: .appAttestRequired, status: .forbidden, title: "This client requires an App Attest attestation"),
         Entry(code: .nodeAppAttestMissing, status: .forbidden, title: "This node verified no App Attest attestation of the device"),
         Entry(code: .appAttestChallengeNotBound, status: .unauthorized, title: "The App Attest challenge is not bound to this device key"),
@@ -155,6 +154,7 @@ public enum ErrorCatalog {
         Entry(code: .appAttestCredentialIdMismatch, status: .unauthorized, title: "The credential ID is not the key ID"),
         Entry(code: .appAttestBadSignature, status: .unauthorized, title: "The assertion's signature does not verify"),
         Entry(code: .appAttestCounterNotGrown, status: .unauthorized, title: "The assertion's counter did not grow"),
+        Entry(code: .appAttestAssertionRequired, status: .forbidden, title: "This client requires an App Attest assertion with each approval"),
         // Push
         Entry(code: .pushSettingsInvalid, status: .badRequest, title: "Invalid push settings"),
         Entry(code: .pushEndpointNotAllowed, status: .badRequest, title: "The push endpoint is not under one of the client's allowed UnifiedPush prefixes"),

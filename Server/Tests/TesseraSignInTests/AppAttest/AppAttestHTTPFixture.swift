@@ -141,6 +141,19 @@ struct AppAttestHTTPFixture {
         return try #require(page.users.flatMap(\.devices).first { $0.deviceId == deviceId }).appAttest
     }
 
+    /// The code of the problem `body` throws (nil when it passes; an issue when it throws something else).
+    static func refusal(_ body: () async throws -> Void) async -> ErrorCode? {
+        do {
+            try await body()
+            return nil
+        } catch let problem as AppError {
+            return problem.code
+        } catch {
+            Issue.record("not a problem: \(error)")
+            return nil
+        }
+    }
+
     /// The problem's code and field of `response` (nil when it is not a problem).
     static func problem(_ response: TestResponse) -> Problem? {
         try? JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))

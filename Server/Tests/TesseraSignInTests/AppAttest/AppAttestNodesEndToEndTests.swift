@@ -87,19 +87,6 @@ struct AppAttestNodesEndToEndTests {
         return try await setup.runtime.tokens.verify(result.data)
     }
 
-    /// The code a login is refused with.
-    static func refusal(_ body: () async throws -> Void) async -> ErrorCode? {
-        do {
-            try await body()
-            return nil
-        } catch let problem as AppError {
-            return problem.code
-        } catch {
-            Issue.record("not a problem: \(error)")
-            return nil
-        }
-    }
-
     @Test("required, every node trusting the root: the login's token says attested by the nodes of its quorum", arguments: TestDatabase.kinds)
     func everyNodeVerifies(kind: TestDatabase) async throws {
         try await Self.run(kind, policy: "required") { setup in
@@ -121,7 +108,7 @@ struct AppAttestNodesEndToEndTests {
             // The server verified the attestation (its root is the minted one): the device enrols.
             let deviceId = try await Self.enrol(setup, "alice", deviceKey: deviceKey, userVerificationKey: uv, bound: bound)
             #expect(try await setup.runtime.appAttest.state(deviceId: deviceId).attested)
-            let code = await Self.refusal { _ = try await Self.login(setup, deviceId: deviceId, deviceKey: deviceKey, userVerificationKey: uv) }
+            let code = await AppAttestHTTPFixture.refusal { _ = try await Self.login(setup, deviceId: deviceId, deviceKey: deviceKey, userVerificationKey: uv) }
             #expect(code == .authQuorumNotReached)
         }
     }
@@ -150,7 +137,7 @@ struct AppAttestNodesEndToEndTests {
             let settings = AppAttestSettings(policy: "required", teamId: "TESTTEAM42", bundleId: "org.example.tessera", environment: "development")
             _ = try await setup.runtime.signIn.appAttestSettings.set(settings, client: setup.client)
             try await setup.runtime.signIn.nodeSync.deliverDue()
-            let code = await Self.refusal { _ = try await Self.login(setup, deviceId: deviceId, deviceKey: deviceKey, userVerificationKey: uv) }
+            let code = await AppAttestHTTPFixture.refusal { _ = try await Self.login(setup, deviceId: deviceId, deviceKey: deviceKey, userVerificationKey: uv) }
             #expect(code == .authQuorumNotReached)
         }
     }

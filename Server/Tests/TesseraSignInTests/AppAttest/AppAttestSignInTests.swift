@@ -31,19 +31,6 @@ struct AppAttestSignInTests {
         return request
     }
 
-    /// The code `body` is refused with (nil when it passes).
-    static func code(_ body: () async throws -> Void) async -> ErrorCode? {
-        do {
-            try await body()
-            return nil
-        } catch let problem as AppError {
-            return problem.code
-        } catch {
-            Issue.record("not a problem: \(error)")
-            return nil
-        }
-    }
-
     @Test("accepted, then required: the channel says so; without an assertion 7422, with one the approval passes; replay 7421, other challenge 7405", arguments: TestDatabase.kinds)
     func approvals(kind: TestDatabase) async throws {
         try await AppAttestHTTPFixture.run(kind) { fixture async throws in
@@ -67,11 +54,11 @@ struct AppAttestSignInTests {
             #expect(try await fixture.putSettings(settings).status == .ok)
             let missing = try await flow.open(deviceId: deviceId, client: client, ip: nil)
             #expect(missing.appAttestAssertion == "required")
-            #expect(await Self.code {
+            #expect(await AppAttestHTTPFixture.refusal {
                 _ = try await flow.start(channelId: missing.channelId, deviceId: deviceId, client: client, request: try Self.start(fixture, missing, attestation: nil))
             } == .appAttestAssertionRequired)
             // The request ended: no second try on it.
-            #expect(await Self.code {
+            #expect(await AppAttestHTTPFixture.refusal {
                 _ = try await flow.start(channelId: missing.channelId, deviceId: deviceId, client: client, request: try Self.start(fixture, missing, attestation: attestation, counter: 2))
             } != nil)
             let asserted = try await flow.open(deviceId: deviceId, client: client, ip: nil)
@@ -81,11 +68,11 @@ struct AppAttestSignInTests {
             #expect(answer.nodes.count >= 2)
             #expect(try await fixture.adminState().counter == 2)
             let replay = try await flow.open(deviceId: deviceId, client: client, ip: nil)
-            #expect(await Self.code {
+            #expect(await AppAttestHTTPFixture.refusal {
                 _ = try await flow.start(channelId: replay.channelId, deviceId: deviceId, client: client, request: try Self.start(fixture, replay, attestation: attestation, counter: 2))
             } == .appAttestCounterNotGrown)
             let other = try await flow.open(deviceId: deviceId, client: client, ip: nil)
-            #expect(await Self.code {
+            #expect(await AppAttestHTTPFixture.refusal {
                 _ = try await flow.start(
                     channelId: other.channelId, deviceId: deviceId, client: client,
                     request: try Self.start(fixture, other, attestation: attestation, counter: 3, challenge: first.challenge)
@@ -93,7 +80,7 @@ struct AppAttestSignInTests {
             } == .appAttestClientDataMismatch)
             let anotherKey = try fixture.minted.named("valid production attestation")
             let forged = try await flow.open(deviceId: deviceId, client: client, ip: nil)
-            #expect(await Self.code {
+            #expect(await AppAttestHTTPFixture.refusal {
                 _ = try await flow.start(channelId: forged.channelId, deviceId: deviceId, client: client, request: try Self.start(fixture, forged, attestation: anotherKey, counter: 9))
             } == .appAttestBadSignature)
             #expect(try await fixture.adminState().counter == 2)
