@@ -48,4 +48,6 @@ extension ErrorCode {
     public static let appAttestCounterNotGrown = ErrorCode(rawValue: 7421)
     /// 7422: the client requires an App Attest assertion with each sign-in approval, and the approval has none.
     public static let appAttestAssertionRequired = ErrorCode(rawValue: 7422)
+    /// 7423: too many enrolment challenges were asked from this address this hour (`Retry-After` says when to retry).
+    public static let appAttestRateLimited = ErrorCode(rawValue: 7423)
 }

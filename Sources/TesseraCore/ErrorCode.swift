@@ -339,7 +339,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         7414: "app-attest-nonce-mismatch", 7415: "app-attest-key-id-mismatch", 7416: "app-attest-rp-id-mismatch",
         7417: "app-attest-counter-not-zero", 7418: "app-attest-aaguid-mismatch", 7419: "app-attest-credential-id-mismatch",
         7420: "app-attest-bad-signature", 7421: "app-attest-counter-not-grown",
-        7422: "app-attest-assertion-required",
+        7422: "app-attest-assertion-required", 7423: "app-attest-rate-limited",
         8001: "push-settings-invalid", 8002: "push-settings-unknown", 8003: "push-endpoint-not-allowed",
         8101: "oidc-authorization-unknown", 8102: "oidc-rate-limited",
         8201: "webhook-endpoint-unknown", 8202: "webhook-url-invalid", 8203: "webhook-event-type-unknown",

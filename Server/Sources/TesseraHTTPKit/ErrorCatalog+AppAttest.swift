@@ -27,6 +27,8 @@ extension AppError {
     public static func appAttestOff() -> AppError {
         AppError(.appAttestOff, detail: "App Attest is off for this client; its admin sets the policy to reported or required")
     }
+    /// 429, 7423.
+    public static func appAttestRateLimited(retryAfter: Int) -> AppError { AppError(.appAttestRateLimited, retryAfter: retryAfter) }
     /// 403, 7422.
     public static func appAttestAssertionRequired() -> AppError {
         AppError(.appAttestAssertionRequired, detail: "This client requires an App Attest assertion with each sign-in approval (appAttestAssertion)")

@@ -155,6 +155,7 @@ public enum ErrorCatalog {
         Entry(code: .appAttestBadSignature, status: .unauthorized, title: "The assertion's signature does not verify"),
         Entry(code: .appAttestCounterNotGrown, status: .unauthorized, title: "The assertion's counter did not grow"),
         Entry(code: .appAttestAssertionRequired, status: .forbidden, title: "This client requires an App Attest assertion with each approval"),
+        Entry(code: .appAttestRateLimited, status: .tooManyRequests, title: "Too many App Attest challenges from this address"),
         // Push
         Entry(code: .pushSettingsInvalid, status: .badRequest, title: "Invalid push settings"),
         Entry(code: .pushEndpointNotAllowed, status: .badRequest, title: "The push endpoint is not under one of the client's allowed UnifiedPush prefixes"),

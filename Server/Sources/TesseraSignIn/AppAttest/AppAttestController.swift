@@ -35,7 +35,9 @@ package struct AppAttestController<Context: TesseraContext> {
             let client = try context.requireClient()
             _ = try await settings.app(clientId: client.id)
             let body = try await request.decodeJSON(AppAttestEnrolmentChallengeRequest.self, limit: bodyLimit)
-            var response = try Response.json(try await service.enrolmentChallenge(clientId: client.id, devicePublicKey: body.devicePublicKey))
+            var response = try Response.json(try await service.enrolmentChallenge(
+                clientId: client.id, devicePublicKey: body.devicePublicKey, ip: context.remoteAddress
+            ))
             response.headers[.cacheControl] = "no-store"
             return response
         }

@@ -10,12 +10,16 @@ import TesseraWebAuthn
 extension AppAttestService {
     /// A single-use challenge for an attestation sent with the enrolment of `devicePublicKey` (P-256, X9.63 base64;
     /// 1005 when it is not one) by a device of `clientId`: 16 bytes from ``random`` and 16 of the key's SHA-256,
-    /// base64url, usable for ``challengeLifetime``.
-    package func enrolmentChallenge(clientId: String, devicePublicKey: String) async throws -> AppAttestChallenge {
+    /// base64url, usable for ``challengeLifetime``. At most ``enrolmentChallengesPerHour`` per address `ip` (7423).
+    package func enrolmentChallenge(clientId: String, devicePublicKey: String, ip: String? = nil) async throws -> AppAttestChallenge {
         let key = try Self.deviceKeyBytes(devicePublicKey)
         let bytes = AppAttestDeviceBinding.challenge(random: random.bytes(16), deviceKey: key)
         let now = clock.now(), expires = now + challengeLifetime.millis, hash = Self.hash(bytes), enrolment = self.enrolment
+        let limit = enrolmentChallengesPerHour, counter = ip.map { "app-attest-enrol-ip|\($0)" }
         try await database.transaction { sql in
+            if let counter, try await RateCounters().increment(counter, shared: true, now: now, window: .seconds(3600), in: sql) > limit {
+                throw AppError.appAttestRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
+            }
             try await enrolment.insertChallenge(hash: hash, clientId: clientId, createdAt: now, expiresAt: expires, in: sql)
         }
         return AppAttestChallenge(challenge: Data(bytes).base64URLEncodedString(), expiresIn: Int(challengeLifetime.components.seconds))

@@ -31,6 +31,9 @@ package struct AppAttestService: Sendable {
     package let clock: WallClock
     /// How long a challenge can be used (default 5 minutes).
     package let challengeLifetime: Duration
+    /// Enrolment challenges per IP address and hour (all clients together): the route needs no device, so it is
+    /// limited where it is asked from.
+    package let enrolmentChallengesPerHour: Int
     /// The intermediates chains were validated through (one signature check per attestation instead of two).
     package let anchors = AppAttestAnchorCache()
 
@@ -47,8 +50,10 @@ package struct AppAttestService: Sendable {
         trustedRoots: [Certificate]? = nil,
         random: RandomSource,
         clock: WallClock,
-        challengeLifetime: Duration = Self.defaultChallengeLifetime
+        challengeLifetime: Duration = Self.defaultChallengeLifetime,
+        enrolmentChallengesPerHour: Int = 300
     ) throws {
+        self.enrolmentChallengesPerHour = enrolmentChallengesPerHour
         self.database = database
         self.repository = repository
         self.enrolment = enrolment

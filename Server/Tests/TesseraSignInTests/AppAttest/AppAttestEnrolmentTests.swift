@@ -149,4 +149,27 @@ struct AppAttestEnrolmentTests {
             #expect(try await SQLDeviceRepository(database: runtime.database).signingKey(for: fixture.deviceId)?.revoked == true)
         }
     }
+
+    @Test("enrolment challenges are limited per address and hour (7423 with Retry-After); another address and the next hour are not", arguments: TestDatabase.kinds)
+    func rateLimited(kind: TestDatabase) async throws {
+        try await AppAttestHTTPFixture.run(kind) { fixture async throws in
+            let runtime = fixture.runtime
+            let service = try AppAttestService(
+                database: runtime.database, devices: runtime.repositories.devices, audit: runtime.repositories.audit,
+                trustedRoots: [try fixture.minted.rootCertificate()], random: .system, clock: fixture.clock.clock, enrolmentChallengesPerHour: 2
+            )
+            let key = P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString()
+            for _ in 0..<2 { _ = try await service.enrolmentChallenge(clientId: fixture.client.id, devicePublicKey: key, ip: "198.51.100.7") }
+            do {
+                _ = try await service.enrolmentChallenge(clientId: fixture.client.id, devicePublicKey: key, ip: "198.51.100.7")
+                Issue.record("a third challenge from the address was issued")
+            } catch let problem as AppError {
+                #expect(problem.code == .appAttestRateLimited)
+                #expect((problem.retryAfter ?? 0) > 0 && (problem.retryAfter ?? 0) <= 3600)
+            }
+            _ = try await service.enrolmentChallenge(clientId: fixture.client.id, devicePublicKey: key, ip: "198.51.100.8")
+            fixture.clock.advance(by: .seconds(3600))
+            _ = try await service.enrolmentChallenge(clientId: fixture.client.id, devicePublicKey: key, ip: "198.51.100.7")
+        }
+    }
 }
