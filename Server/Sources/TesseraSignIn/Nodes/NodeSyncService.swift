@@ -116,7 +116,7 @@ package struct NodeSyncService: Service, DeviceChangeFeed {
 
     /// `items` in calls of at most ``NodeDeviceBatch/maxRecords`` records and about ``maxBatchBytes`` (a record
     /// larger than that goes alone).
-    static func chunks(_ items: [NodeSyncItem]) -> [[NodeSyncItem]] {
+    package static func chunks(_ items: [NodeSyncItem]) -> [[NodeSyncItem]] {
         var chunks: [[NodeSyncItem]] = [], current: [NodeSyncItem] = [], bytes = 0
         for item in items {
             let size = 512 + (item.record?.appAttest.map { $0.attestationObject.utf8.count + 256 } ?? 0)
