@@ -209,7 +209,7 @@ let package = Package(
         .executableTarget(
             name: "TesseraBench",
             dependencies: [
-                "TesseraServer", "TesseraSignIn", "TesseraSoftwareAuthenticator",
+                "TesseraServer", "TesseraSignIn", "TesseraSoftwareAuthenticator", "TesseraWebAuthn",
                 .product(name: "Tessera", package: "Tessera"),
                 .product(name: "TesseraAsyncHTTPClient", package: "TesseraTransports"),
                 .product(name: "TesseraCore", package: "Tessera"),

@@ -81,20 +81,31 @@ extension BenchCommand {
             let plain = (0..<count).map { _ in load.client(url) }
             let attested = (0..<count).map { _ in (load.client(url), BenchAppAttestProvider(minter: minter, rpIdHash: rpIdHash)) }
             for (client, provider) in attested { client.useAppAttest(provider) }
-            try await phase("enrolment-plain", count: count) { index in
-                try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
+            // Sign-ups without and with an attestation, alternated in three rounds of a third of the devices each.
+            let third = (count + 2) / 3
+            for round in 1...3 {
+                let range = ((round - 1) * third)..<min(count, round * third)
+                try await phase("enrolment-plain-\(round)", count: range.count) { offset in
+                    let index = range.lowerBound + offset
+                    try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
+                }
+                try await phase("enrolment-attested-\(round)", count: range.count) { offset in
+                    let index = range.lowerBound + offset
+                    try await benchSignUp(attested[index].0, codes: codes, name: "\(load.prefix)-a\(index)", phone: Self.phone(load, 2, index))
+                    guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
+                }
             }
-            try await phase("enrolment-attested", count: count) { index in
-                try await benchSignUp(attested[index].0, codes: codes, name: "\(load.prefix)-a\(index)", phone: Self.phone(load, 2, index))
-                guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
-            }
-            for (client, _) in attested { client.useAppAttest(nil) }
-            try await phase("login-plain", count: count * rounds) { index in
-                _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
-            }
-            for (client, provider) in attested { client.useAppAttest(provider) }
-            try await phase("login-asserted", count: count * rounds) { index in
-                _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+            // Logins without and with an assertion, alternated three times: the difference is small beside a whole
+            // ceremony, so each reading is paired with its neighbour on the same machine state.
+            for round in 1...3 {
+                for (client, _) in attested { client.useAppAttest(nil) }
+                try await phase("login-plain-\(round)", count: count * rounds) { index in
+                    _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+                }
+                for (client, provider) in attested { client.useAppAttest(provider) }
+                try await phase("login-asserted-\(round)", count: count * rounds) { index in
+                    _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+                }
             }
             // The logins did assert: the first device's next assertion counts on from theirs.
             guard case .asserted(let next) = try await attested[0].0.requestAppAttestAssertion(using: attested[0].1), next.counter > rounds else {

@@ -12,7 +12,7 @@ import TesseraCore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera-bench", abstract: "Load generators for the benchmarks in bench/.",
-        subcommands: [Signup.self, Login.self, TOTPBodies.self, Tokens.self, FlowSignup.self, PasswordLogin.self, OIDC.self, OIDCRefresh.self, Passkeys.self, Push.self, OIDCTiming.self, CIBA.self, CIBAPing.self, AppAttest.self]
+        subcommands: [Signup.self, Login.self, TOTPBodies.self, Tokens.self, FlowSignup.self, PasswordLogin.self, OIDC.self, OIDCRefresh.self, Passkeys.self, Push.self, OIDCTiming.self, CIBA.self, CIBAPing.self, AppAttest.self, VerifyAttestation.self]
     )
 
     /// `tessera-bench signup`: full sign-up ceremonies (OTP send, code from the development outbox,

@@ -50,6 +50,7 @@ enum ConfigurationHelp {
         "devices.identityChecksPerHour": "re-registration identity checks per IP and per user key per hour (default 20)",
         "auth.issuer": "iss of result and ID tokens, base of the discovery endpoints (default http(s)://<host>:<port>)",
         "passkeys.metadataBlob": "a FIDO Metadata Service BLOB file (https://mds3.fidoalliance.org/), verified at start: refuses revoked or compromised authenticator models, trusts each model's attestation roots",
+        "appAttest.perIpHourlyLimit": "App Attest enrolment challenges per client IP per hour (default 300)",
         "ciba.interval": "seconds a CIBA client waits between token polls (default 5; slow_down adds 5)",
         "passkeys.metadataRoot": "PEM root of the BLOB's chain (default: the FIDO root, GlobalSign Root CA - R3)",
         "auth.channelLifetime": "seconds before an unfinished authentication expires (default 120)",

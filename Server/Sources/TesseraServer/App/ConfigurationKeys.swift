@@ -18,7 +18,7 @@ public enum ConfigurationKeys {
         "sms.url", "sms.from", "sms.username", "sms.password",
         "courier.email", "courier.sms", "courier.pollIntervalMs",
         "devices.maxPerUser", "devices.identityChecksPerHour",
-        "auth.issuer", "auth.channelLifetime", "auth.resultTokenLifetime", "passkeys.metadataBlob", "passkeys.metadataRoot", "appAttest.roots", "ciba.interval",
+        "auth.issuer", "auth.channelLifetime", "auth.resultTokenLifetime", "passkeys.metadataBlob", "passkeys.metadataRoot", "appAttest.roots", "appAttest.perIpHourlyLimit", "ciba.interval",
         "production", "nodes.embedded", "nodes.embeddedDirectory", "nodes.perAuthentication", "nodes.quorum", "nodes.timeoutMs", "nodes.spareAfterMs", "nodes.caFile",
         "totp.maxFailures",
         "flows.lifetime", "flows.perIpHourlyLimit",

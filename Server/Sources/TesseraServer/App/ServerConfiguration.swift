@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable {
     /// A PEM file of the roots App Attest attestations must chain to instead of Apple's App Attestation Root CA
     /// (`appAttest.roots`): for tests, which mint attestations under a root of their own; refused in production.
     public var appAttestRoots: String?
+    /// App Attest enrolment challenges (`POST /v1/app-attest/challenge`, no device yet) per address and hour, all
+    /// clients together (`appAttest.perIpHourlyLimit`, default 300).
+    public var appAttestPerIPHourlyLimit = 300
     /// Verifier nodes started with this server as `tessera node` child processes on loopback
     /// (`nodes.embedded`; default 3 for development, 0 in production, where they are refused).
     public var embeddedNodes = 3
@@ -276,6 +279,7 @@ public struct ServerConfiguration: Sendable {
         }
         production = config.bool(forKey: "production", default: false) || databaseURL != nil
         appAttestRoots = config.string(forKey: "appAttest.roots")
+        appAttestPerIPHourlyLimit = try count("appAttest.perIpHourlyLimit", appAttestPerIPHourlyLimit, range: 1...1_000_000_000)
         if production, appAttestRoots != nil {
             throw ConfigurationError("appAttest.roots replaces Apple's App Attestation Root CA, for tests only: it is refused in production")
         }

@@ -49,7 +49,8 @@ struct SignInDomain: Sendable {
         let database = storage.database, stores = storage.repositories
         let service = try AppAttestService(
             database: database, repository: stores.appAttest, enrolment: stores.appAttestEnrolment, devices: stores.devices, audit: stores.audit,
-            trustedRoots: configuration.appAttestTrustedRoots(), random: random, clock: clock
+            trustedRoots: configuration.appAttestTrustedRoots(), random: random, clock: clock,
+            enrolmentChallengesPerHour: configuration.appAttestPerIPHourlyLimit
         )
         let settings = AppAttestSettingsService(
             database: database, repository: stores.appAttestSettings, clock: clock,

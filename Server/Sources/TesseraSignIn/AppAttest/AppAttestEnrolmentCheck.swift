@@ -32,7 +32,7 @@ package struct AppAttestEnrolmentCheck: DeviceAttestationCheck {
             try await service.auditEnrolmentFailure(problem, clientId: clientId)
             throw problem
         }
-        let app = try await settings.app(clientId: clientId)
+        let app = try AppAttestSettingsService.app(of: current)
         return try await service.admitEnrolment(attestation, clientId: clientId, devicePublicKey: devicePublicKey, app: app)
     }
 }

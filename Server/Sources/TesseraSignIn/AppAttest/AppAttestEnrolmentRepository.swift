@@ -13,8 +13,8 @@ package protocol AppAttestEnrolmentRepository: Sendable {
     func consumeChallenge(hash: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> AppAttestChallengeUse
     /// Deletes enrolment challenges that expired before `before` (the janitor).
     func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws
-    /// Stores the attestation object and challenge of the key stored for `deviceId`.
-    func storeEvidence(deviceId: String, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws
+    /// Stores the key a new device attested at its enrolment with its attestation object and challenge (one statement).
+    func storeAttestedKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws
     /// The evidence of those of `deviceIds` whose key has it, by device ID.
     func evidence(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: AppAttestEvidence]
 }
@@ -74,12 +74,13 @@ package struct SQLAppAttestEnrolmentRepository: AppAttestEnrolmentRepository {
         try await sql.raw("DELETE FROM app_attest_enrolment_challenges WHERE expires_at < \(bind: before)").run()
     }
 
-    package func storeEvidence(deviceId: String, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws {
+    package func storeAttestedKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
-            UPDATE app_attest_keys SET attestation_object = \(bind: Data(attestationObject).base64EncodedString()),
-                challenge = \(bind: Data(challenge).base64URLEncodedString())
-            WHERE device_id = \(bind: deviceId)
+            INSERT INTO app_attest_keys (device_id, key_id, public_key, counter, environment, receipt, attested_at, attestation_object, challenge)
+            VALUES (\(bind: key.deviceId), \(bind: Data(key.keyId).base64URLEncodedString()), \(bind: Data(key.publicKey).base64URLEncodedString()),
+                    \(bind: Int64(key.counter)), \(bind: key.environment.rawValue), \(bind: Data(key.receipt).base64EncodedString()),
+                    \(bind: key.attestedAt), \(bind: Data(attestationObject).base64EncodedString()), \(bind: Data(challenge).base64URLEncodedString()))
             """
         ).run()
     }

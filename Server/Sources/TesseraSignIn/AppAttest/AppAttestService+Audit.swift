@@ -9,9 +9,12 @@ import TesseraWebAuthn
 /// its user and its client (the actor is `device:<id>`), so they are sent to the client's webhooks; they never carry
 /// the attestation object, the assertion, the client data or the challenge.
 extension AppAttestService {
-    /// Appends ``AppAttestAuditEvent/attested`` for `credential` of `deviceId` to the audit log, in `sql`.
-    func appendAttested(_ credential: AppAttestCredential, deviceId: String, in sql: any SQLDatabase) async throws {
-        let owner = try await devices.owner(deviceId: deviceId, in: sql)
+    /// Appends ``AppAttestAuditEvent/attested`` for `credential` of `deviceId` to the audit log, in `sql` (its user and
+    /// client read unless the caller knows them: an enrolment does).
+    func appendAttested(
+        _ credential: AppAttestCredential, deviceId: String, owner known: (userId: String, clientId: String)? = nil, in sql: any SQLDatabase
+    ) async throws {
+        let owner = if let known { known } else { try await devices.owner(deviceId: deviceId, in: sql) }
         try await audit.append([AuditEvent(
             AppAttestAuditEvent.attested, actor: "device:\(deviceId)", clientId: owner?.clientId, userId: owner?.userId, deviceId: deviceId,
             details: ["keyId": Data(credential.keyId).base64EncodedString(), "environment": credential.environment.rawValue]

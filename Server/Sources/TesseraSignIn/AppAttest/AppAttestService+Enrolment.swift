@@ -15,11 +15,8 @@ extension AppAttestService {
         let key = try Self.deviceKeyBytes(devicePublicKey)
         let bytes = AppAttestDeviceBinding.challenge(random: random.bytes(16), deviceKey: key)
         let now = clock.now(), expires = now + challengeLifetime.millis, hash = Self.hash(bytes), enrolment = self.enrolment
-        let limit = enrolmentChallengesPerHour, counter = ip.map { "app-attest-enrol-ip|\($0)" }
-        try await database.transaction { sql in
-            if let counter, try await RateCounters().increment(counter, shared: true, now: now, window: .seconds(3600), in: sql) > limit {
-                throw AppError.appAttestRateLimited(retryAfter: Int(3600 - (now / 1000) % 3600))
-            }
+        if let ip, let retryAfter = enrolmentLimiter.admit(ip, now: now) { throw AppError.appAttestRateLimited(retryAfter: retryAfter) }
+        try await database.withSQL { sql in
             try await enrolment.insertChallenge(hash: hash, clientId: clientId, createdAt: now, expiresAt: expires, in: sql)
         }
         return AppAttestChallenge(challenge: Data(bytes).base64URLEncodedString(), expiresIn: Int(challengeLifetime.components.seconds))
@@ -45,7 +42,7 @@ extension AppAttestService {
             } catch {
                 throw error.problem
             }
-            return admitted(credential, attestationObject: object, challenge: challenge)
+            return admitted(credential, clientId: clientId, attestationObject: object, challenge: challenge)
         } catch let problem as AppError where problem.code != .fieldInvalid {
             try await auditEnrolmentFailure(problem, clientId: clientId)
             throw problem
@@ -64,20 +61,21 @@ extension AppAttestService {
     }
 
     /// What the enrolment's transaction records: the key (counter 0), its evidence and the audit entry.
-    private func admitted(_ credential: AppAttestCredential, attestationObject: [UInt8], challenge: [UInt8]) -> AdmittedDeviceAttestation {
-        let repository = self.repository, enrolment = self.enrolment, now = clock.now()
-        return AdmittedDeviceAttestation { deviceId, _, sql in
+    private func admitted(
+        _ credential: AppAttestCredential, clientId: String, attestationObject: [UInt8], challenge: [UInt8]
+    ) -> AdmittedDeviceAttestation {
+        let enrolment = self.enrolment, now = clock.now()
+        return AdmittedDeviceAttestation { deviceId, userId, sql in
             let record = AppAttestKeyRecord(
                 deviceId: deviceId, keyId: credential.keyId, publicKey: credential.publicKey, counter: credential.counter,
                 environment: credential.environment, receipt: credential.receipt, attestedAt: now
             )
             do {
-                try await repository.storeKey(record, in: sql)
+                try await enrolment.storeAttestedKey(record, attestationObject: attestationObject, challenge: challenge, in: sql)
             } catch let error where UniqueViolation.detail(of: error) != nil {
                 throw AppError.conflict("This App Attest key is attested for another device")
             }
-            try await enrolment.storeEvidence(deviceId: deviceId, attestationObject: attestationObject, challenge: challenge, in: sql)
-            try await self.appendAttested(credential, deviceId: deviceId, in: sql)
+            try await self.appendAttested(credential, deviceId: deviceId, owner: (userId, clientId), in: sql)
         }
     }
 

@@ -34,6 +34,8 @@ package struct AppAttestService: Sendable {
     /// Enrolment challenges per IP address and hour (all clients together): the route needs no device, so it is
     /// limited where it is asked from.
     package let enrolmentChallengesPerHour: Int
+    /// Counts them (in memory, per instance).
+    package let enrolmentLimiter: AppAttestChallengeLimiter
     /// The intermediates chains were validated through (one signature check per attestation instead of two).
     package let anchors = AppAttestAnchorCache()
 
@@ -54,6 +56,7 @@ package struct AppAttestService: Sendable {
         enrolmentChallengesPerHour: Int = 300
     ) throws {
         self.enrolmentChallengesPerHour = enrolmentChallengesPerHour
+        enrolmentLimiter = AppAttestChallengeLimiter(perHour: enrolmentChallengesPerHour)
         self.database = database
         self.repository = repository
         self.enrolment = enrolment

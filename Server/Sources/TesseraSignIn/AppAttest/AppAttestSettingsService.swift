@@ -48,7 +48,11 @@ package struct AppAttestSettingsService: Sendable {
 
     /// The app whose attestations the client `clientId` accepts; 7406 while its policy is `off`.
     package func app(clientId: String) async throws -> AppAttestApp {
-        let settings = try await settings(clientId: clientId)
+        try Self.app(of: try await settings(clientId: clientId))
+    }
+
+    /// The app of `settings`; 7406 while its policy is `off`.
+    package static func app(of settings: AppAttestSettings) throws -> AppAttestApp {
         guard settings.policy != "off", let environment = AppAttestEnvironment(rawValue: settings.environment) else {
             throw AppError.appAttestOff()
         }
