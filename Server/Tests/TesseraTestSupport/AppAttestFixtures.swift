@@ -51,7 +51,14 @@ package enum AppAttestFixtures {
         package var time: Double
         package var root: String
         package var otherRoot: String
+        /// The Tessera device key (scalar) every case's challenge is bound to, unless the case is a bound one of its own.
+        package var fixtureDeviceKey: String
         package var cases: [Case]
+
+        /// The Tessera device key the cases' challenges are bound to: the server tests' device signs up with it.
+        package func fixtureKey() throws -> P256.Signing.PrivateKey {
+            try P256.Signing.PrivateKey(rawRepresentation: AppAttestFixtures.hex(fixtureDeviceKey))
+        }
 
         /// The minted root, to inject into the verifier.
         package func rootCertificate() throws -> Certificate { try Certificate(derEncoded: hex(root)) }

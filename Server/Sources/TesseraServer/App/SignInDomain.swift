@@ -47,11 +47,12 @@ struct SignInDomain: Sendable {
         configuration: ServerConfiguration, storage: ServerStorage, clock: WallClock, random: RandomSource
     ) throws -> (AppAttestService, AppAttestSettingsService) {
         let database = storage.database, stores = storage.repositories
-        let service = try AppAttestService(
+        var service = try AppAttestService(
             database: database, repository: stores.appAttest, enrolment: stores.appAttestEnrolment, devices: stores.devices, audit: stores.audit,
             trustedRoots: configuration.appAttestTrustedRoots(), random: random, clock: clock,
             enrolmentChallengesPerHour: configuration.appAttestPerIPHourlyLimit
         )
+        service.nodeSync = { deviceId, now, sql in try await SQLNodeRepository.enqueue(deviceId: deviceId, now: now, in: sql) }
         let settings = AppAttestSettingsService(
             database: database, repository: stores.appAttestSettings, clock: clock,
             nodeResync: { clientId, now, sql in try await SQLNodeRepository.enqueueClient(clientId: clientId, now: now, in: sql) }

@@ -44,7 +44,7 @@ package struct AppAttestController<Context: TesseraContext> {
         signed.post("app-attest/challenge") { _, context in
             let device = try Self.device(context)
             _ = try await settings.app(clientId: device.clientId)
-            var response = try Response.json(try await service.challenge(for: device.deviceId))
+            var response = try Response.json(try await service.challenge(for: device.deviceId, deviceKey: Array(device.deviceKey.x963Representation)))
             response.headers[.cacheControl] = "no-store"
             return response
         }

@@ -13,7 +13,8 @@ package protocol AppAttestEnrolmentRepository: Sendable {
     func consumeChallenge(hash: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> AppAttestChallengeUse
     /// Deletes enrolment challenges that expired before `before` (the janitor).
     func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws
-    /// Stores the key a new device attested at its enrolment with its attestation object and challenge (one statement).
+    /// Stores the key the device attested with its attestation object and challenge (one statement), replacing a key it
+    /// attested before.
     func storeAttestedKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws
     /// The evidence of those of `deviceIds` whose key has it, by device ID.
     func evidence(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: AppAttestEvidence]
@@ -81,6 +82,9 @@ package struct SQLAppAttestEnrolmentRepository: AppAttestEnrolmentRepository {
             VALUES (\(bind: key.deviceId), \(bind: Data(key.keyId).base64URLEncodedString()), \(bind: Data(key.publicKey).base64URLEncodedString()),
                     \(bind: Int64(key.counter)), \(bind: key.environment.rawValue), \(bind: Data(key.receipt).base64EncodedString()),
                     \(bind: key.attestedAt), \(bind: Data(attestationObject).base64EncodedString()), \(bind: Data(challenge).base64URLEncodedString()))
+            ON CONFLICT (device_id) DO UPDATE SET key_id = excluded.key_id, public_key = excluded.public_key, counter = excluded.counter,
+                environment = excluded.environment, receipt = excluded.receipt, attested_at = excluded.attested_at,
+                attestation_object = excluded.attestation_object, challenge = excluded.challenge
             """
         ).run()
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SQLKit
 import TesseraCore
 import TesseraWebAuthn
 import X509
@@ -31,6 +32,9 @@ package struct AppAttestService: Sendable {
     package let clock: WallClock
     /// How long a challenge can be used (default 5 minutes).
     package let challengeLifetime: Duration
+    /// Queues the device for the verifier nodes in the transaction that stores its attested key (they are sent the
+    /// attestation to verify themselves); nil: they are not told.
+    package var nodeSync: (@Sendable (_ deviceId: String, _ now: Int64, _ sql: any SQLDatabase) async throws -> Void)?
     /// Enrolment challenges per IP address and hour (all clients together): the route needs no device, so it is
     /// limited where it is asked from.
     package let enrolmentChallengesPerHour: Int
@@ -69,9 +73,11 @@ package struct AppAttestService: Sendable {
     }
 
     /// A new single-use challenge for the active device `deviceId` (3007 for an unknown device, 3008 for a
-    /// revoked one): 32 bytes from ``random``, base64url, usable for ``challengeLifetime`` on ``clock``.
-    package func challenge(for deviceId: String) async throws -> AppAttestChallenge {
-        let bytes = random.bytes(32)
+    /// revoked one) whose device key is `deviceKey` (X9.63 bytes): 16 bytes from ``random`` and 16 of the key's SHA-256
+    /// (``AppAttestDeviceBinding``, so that the verifier nodes can tell an attestation made for it), base64url, usable
+    /// for ``challengeLifetime`` on ``clock``.
+    package func challenge(for deviceId: String, deviceKey: [UInt8]) async throws -> AppAttestChallenge {
+        let bytes = AppAttestDeviceBinding.challenge(random: random.bytes(16), deviceKey: deviceKey)
         let now = clock.now()
         let record = AppAttestChallengeRecord(
             hash: Self.hash(bytes), deviceId: deviceId, createdAt: now, expiresAt: now + challengeLifetime.millis
@@ -97,7 +103,7 @@ package struct AppAttestService: Sendable {
     /// - Parameters:
     ///   - keyId: The key ID the app sent, decoded (32 bytes).
     ///   - attestationObject: The CBOR bytes `attestKey` returned.
-    ///   - challenge: The challenge as ``challenge(for:)`` issued it (base64url text).
+    ///   - challenge: The challenge as ``challenge(for:deviceKey:)`` issued it (base64url text).
     ///   - app: The client's app: team ID, bundle ID, environment.
     @discardableResult
     package func attest(
@@ -116,11 +122,12 @@ package struct AppAttestService: Sendable {
                 deviceId: deviceId, keyId: credential.keyId, publicKey: credential.publicKey, counter: credential.counter,
                 environment: credential.environment, receipt: credential.receipt, attestedAt: clock.now()
             )
-            let repository = self.repository
+            let enrolment = self.enrolment, nodeSync = self.nodeSync, now = record.attestedAt
             do {
                 try await database.transaction { sql in
-                    try await repository.storeKey(record, in: sql)
+                    try await enrolment.storeAttestedKey(record, attestationObject: attestationObject, challenge: challengeBytes, in: sql)
                     try await appendAttested(credential, deviceId: deviceId, in: sql)
+                    try await nodeSync?(deviceId, now, sql)
                 }
             } catch let error where UniqueViolation.detail(of: error) != nil {
                 throw AppError.conflict("This App Attest key is attested for another device")
@@ -139,7 +146,7 @@ package struct AppAttestService: Sendable {
     /// - Parameters:
     ///   - assertion: The CBOR bytes `generateAssertion` returned.
     ///   - clientData: The request the app signed: a JSON object whose `challenge` is `challenge`.
-    ///   - challenge: A challenge ``challenge(for:)`` issued to the device (base64url text).
+    ///   - challenge: A challenge ``challenge(for:deviceKey:)`` issued to the device (base64url text).
     ///   - app: The client's app (its App ID's hash is the assertion's `rpIdHash`).
     @discardableResult
     package func verifyAssertion(

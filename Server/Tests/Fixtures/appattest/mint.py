@@ -2,7 +2,8 @@
 """Mint App Attest attestation objects and assertions (Apple's "Validating apps that connect to your
 server") under a test root CA made here, and print ONE JSON document on stdout:
 
-  {"time": <unix seconds to verify at>, "root": <DER hex>, "teamId", "bundleId",
+  {"time": <unix seconds to verify at>, "root": <DER hex>, "teamId", "bundleId", "fixtureDeviceKey" (the scalar of the
+   Tessera device key every case's challenge is bound to, unless the case says otherwise),
    "cases": [{"name", "kind": "attestation" | "assertion", "environment", "teamId", "bundleId", ...}]}
 
 Run: /work/main/.venv-test/bin/python Server/Tests/Fixtures/appattest/mint.py > cases.json
@@ -114,6 +115,9 @@ ROOT = CA("Tessera Test App Attestation Root CA")
 INTERMEDIATE = CA("Tessera Test App Attestation CA 1", issuer=ROOT, path_length=0)
 OTHER_ROOT = CA("Another App Attestation Root CA")
 OTHER_INTERMEDIATE = CA("Another App Attestation CA 1", issuer=OTHER_ROOT, path_length=0)
+# The Tessera device key (P-256, not an App Attest key) of the server tests' device: every attestation case's
+# challenge is bound to it (16 random bytes and the first 16 of SHA-256 of its X9.63 bytes), as the server issues them.
+FIXTURE_DEVICE_KEY = ec.generate_private_key(ec.SECP256R1())
 
 
 def credential_certificate(device, nonce, issuer=INTERMEDIATE, not_before=None, not_after=None, with_nonce=True):
@@ -143,7 +147,7 @@ def attestation(name, environment="development", settings_environment=None, team
     """One attestation case: a device attests under `environment`; the client's settings are
     `settings_environment` (default: the same), TEAM_ID and BUNDLE_ID."""
     device = device or Device()
-    challenge = challenge if challenge is not None else os.urandom(32)
+    challenge = challenge if challenge is not None else os.urandom(16) + sha256(x963(FIXTURE_DEVICE_KEY))[:16]
     data = auth_data(sha256(("%s.%s" % (team, bundle)).encode()), counter, aaguid or AAGUID[environment],
                      credential_id if credential_id is not None else device.key_id, device.cose)
     nonce = sha256(data + sha256(nonce_challenge if nonce_challenge is not None else challenge))
@@ -245,7 +249,8 @@ def cases():
 def main():
     print(json.dumps({
         "time": int(NOW.timestamp()), "root": ROOT.der().hex(), "otherRoot": OTHER_ROOT.der().hex(),
-        "teamId": TEAM_ID, "bundleId": BUNDLE_ID, "cases": cases(),
+        "teamId": TEAM_ID, "bundleId": BUNDLE_ID,
+        "fixtureDeviceKey": FIXTURE_DEVICE_KEY.private_numbers().private_value.to_bytes(32, "big").hex(), "cases": cases(),
     }))
 
 

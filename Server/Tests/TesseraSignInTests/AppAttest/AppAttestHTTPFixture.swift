@@ -49,7 +49,8 @@ struct AppAttestHTTPFixture {
             $0.appAttestRoots = rootFile.path
         }) { runtime in
             let client = try await runtime.makeTestClient(bundle: "org.example.tessera")
-            let deviceKey = P256.Signing.PrivateKey()
+            // The key the minted cases' challenges are bound to, as the server binds the challenges it issues.
+            let deviceKey = try minted.fixtureKey()
             let deviceId = try await signUp(runtime, client, deviceKey: deviceKey)
             let router = runtime.makeRouter()
             let app = Application(router: router, server: try TesseraRuntime.httpServer(for: router), logger: TestDatabase.logger)
@@ -104,7 +105,9 @@ struct AppAttestHTTPFixture {
 
     /// A challenge from `POST /v1/devices/app-attest/challenge`; the next one is `queued` when given (a minted case's).
     func challenge(queued: String? = nil) async throws -> String {
-        if let queued { random.enqueue(AppAttestFixtures.hex(queued)) }
+        // The server draws 16 random bytes and appends 16 of the device key's SHA-256: the case's challenge when the
+        // case's first 16 bytes are drawn.
+        if let queued { random.enqueue(Array(AppAttestFixtures.hex(queued).prefix(16))) }
         let response = try await post("/v1/devices/app-attest/challenge")
         try #require(response.status == .ok, "\(String(buffer: response.body))")
         #expect(response.headers[.cacheControl] == "no-store")

@@ -141,4 +141,25 @@ struct AppAttestNodesEndToEndTests {
             #expect(code == .authQuorumNotReached)
         }
     }
+
+    @Test("an enrolled device that attests later (POST /v1/devices/app-attest/…, its challenge bound to its key): the nodes verify that too", arguments: TestDatabase.kinds)
+    func attestedAfterEnrolment(kind: TestDatabase) async throws {
+        try await Self.run(kind, policy: "reported") { setup in
+            let deviceKey = try setup.minted.fixtureKey(), uv = P256.Signing.PrivateKey()
+            let deviceId = try await Self.enrol(setup, "alice", deviceKey: deviceKey, userVerificationKey: uv, bound: nil)
+            let attestation = try setup.minted.named("valid development attestation")
+            setup.random.enqueue(Array(AppAttestFixtures.hex(attestation.challenge).prefix(16)))
+            let appAttest = setup.runtime.appAttest
+            let challenge = try await appAttest.challenge(for: deviceId, deviceKey: Array(deviceKey.publicKey.x963Representation))
+            #expect(challenge.challenge == Data(AppAttestFixtures.hex(attestation.challenge)).base64URLEncodedString())
+            try await appAttest.attest(
+                deviceId: deviceId, keyId: AppAttestFixtures.hex(attestation.keyId), attestationObject: AppAttestFixtures.hex(attestation.attestationObject),
+                challenge: challenge.challenge, app: attestation.app
+            )
+            try await setup.runtime.signIn.nodeSync.deliverDue()
+            let claims = try await Self.login(setup, deviceId: deviceId, deviceKey: deviceKey, userVerificationKey: uv)
+            #expect(claims.appAttest == "attested")
+            #expect(claims.appAttestNodes == claims.nodes.count)
+        }
+    }
 }

@@ -20,6 +20,8 @@ struct AppAttestServiceTests {
         var service: AppAttestService
         var clock: ManualClock
         var deviceId: String
+        /// The device key (X9.63 bytes) the challenges are bound to.
+        var deviceKey: [UInt8]
         var attestation: AppAttestFixtures.Case
         var app: AppAttestApp { attestation.app }
     }
@@ -31,20 +33,24 @@ struct AppAttestServiceTests {
         let attestation = try minted.named("valid development attestation")
         try await withTestRuntime(kind) { runtime in
             let client = try await runtime.makeTestClient()
-            let deviceId = try await SignUpFixtures.signUp(runtime, client, "alice")
+            let key = try minted.fixtureKey()
+            let deviceId = try await AppAttestHTTPFixture.signUp(runtime, client, deviceKey: key)
             let clock = ManualClock(start: Int64(minted.time * 1000))
-            let random = ScriptedRandom([AppAttestFixtures.hex(attestation.challenge)])
+            let random = ScriptedRandom([Array(AppAttestFixtures.hex(attestation.challenge).prefix(16))])
             let service = try AppAttestService(
                 database: runtime.database, devices: SQLDeviceRepository(database: runtime.database), audit: runtime.repositories.audit,
                 trustedRoots: [minted.rootCertificate()], random: random.source, clock: clock.clock
             )
-            try await body(Setup(runtime: runtime, service: service, clock: clock, deviceId: deviceId, attestation: attestation))
+            try await body(Setup(
+                runtime: runtime, service: service, clock: clock, deviceId: deviceId, deviceKey: Array(key.publicKey.x963Representation),
+                attestation: attestation
+            ))
         }
     }
 
     /// Attests the minted key for the setup's device with a challenge issued for it.
     static func attest(_ setup: Setup) async throws {
-        let challenge = try await setup.service.challenge(for: setup.deviceId)
+        let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey)
         try #require(Data(base64URLEncoded: challenge.challenge).map(Array.init) == AppAttestFixtures.hex(setup.attestation.challenge))
         try await setup.service.attest(
             deviceId: setup.deviceId, keyId: AppAttestFixtures.hex(setup.attestation.keyId),
@@ -63,7 +69,7 @@ struct AppAttestServiceTests {
     /// Sends an assertion with `counter` on a fresh challenge.
     @discardableResult
     static func verifyAssertion(_ setup: Setup, counter: UInt32, signer: P256.Signing.PrivateKey? = nil) async throws -> UInt32 {
-        let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
+        let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey).challenge
         let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: counter, signer: signer)
         return try await setup.service.verifyAssertion(
             deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app
@@ -79,7 +85,7 @@ struct AppAttestServiceTests {
           arguments: TestDatabase.kinds)
     func attestOnce(kind: TestDatabase) async throws {
         try await Self.withSetup(kind) { setup in
-            let challenge = try await setup.service.challenge(for: setup.deviceId)
+            let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey)
             #expect(challenge.expiresIn == 300)
             let credential = try await setup.service.attest(
                 deviceId: setup.deviceId, keyId: AppAttestFixtures.hex(setup.attestation.keyId),
@@ -102,7 +108,7 @@ struct AppAttestServiceTests {
     @Test("an expired challenge (7403), an unknown one (7401) and another device's (7401) are refused", arguments: TestDatabase.kinds)
     func challengeRefusals(kind: TestDatabase) async throws {
         try await Self.withSetup(kind) { setup in
-            let challenge = try await setup.service.challenge(for: setup.deviceId)
+            let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey)
             setup.clock.advance(by: .seconds(300))
             let keyId = AppAttestFixtures.hex(setup.attestation.keyId), object = AppAttestFixtures.hex(setup.attestation.attestationObject)
             await expectCode(.appAttestChallengeExpired) {
@@ -115,7 +121,7 @@ struct AppAttestServiceTests {
             await expectCode(.appAttestChallengeUnknown) {
                 try await setup.service.attest(deviceId: setup.deviceId, keyId: keyId, attestationObject: object, challenge: "short", app: setup.app)
             }
-            let fresh = try await setup.service.challenge(for: setup.deviceId)
+            let fresh = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey)
             await expectCode(.appAttestChallengeUnknown) {
                 try await setup.service.attest(deviceId: "dev_other", keyId: keyId, attestationObject: object, challenge: fresh.challenge, app: setup.app)
             }
@@ -126,7 +132,7 @@ struct AppAttestServiceTests {
     @Test("a verifier refusal keeps its own code (another team: 7416) and still uses the challenge up", arguments: TestDatabase.kinds)
     func verifierRefusalMapped(kind: TestDatabase) async throws {
         try await Self.withSetup(kind) { setup in
-            let challenge = try await setup.service.challenge(for: setup.deviceId)
+            let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey)
             let keyId = AppAttestFixtures.hex(setup.attestation.keyId), object = AppAttestFixtures.hex(setup.attestation.attestationObject)
             let other = AppAttestApp(teamID: "OTHERTEAM9", bundleID: setup.app.bundleID, environment: .development)
             await expectCode(.appAttestRpIdMismatch) {
@@ -144,7 +150,7 @@ struct AppAttestServiceTests {
     func assertions(kind: TestDatabase) async throws {
         try await Self.withSetup(kind) { setup in
             try await Self.attest(setup)
-            let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
+            let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey).challenge
             let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: 1)
             let counter = try await setup.service.verifyAssertion(
                 deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app
@@ -156,7 +162,7 @@ struct AppAttestServiceTests {
                 try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
             }
             // The same assertion on a fresh challenge: its client data names the old one.
-            let fresh = try await setup.service.challenge(for: setup.deviceId).challenge
+            let fresh = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey).challenge
             await expectCode(.appAttestClientDataMismatch) {
                 try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: fresh, app: setup.app)
             }
@@ -176,7 +182,7 @@ struct AppAttestServiceTests {
             try await Self.attest(setup)
             var requests: [(challenge: String, assertion: [UInt8], clientData: [UInt8])] = []
             for _ in 0..<8 {
-                let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
+                let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey).challenge
                 let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: 1)
                 requests.append((challenge, assertion, clientData))
             }
@@ -210,8 +216,8 @@ struct AppAttestServiceTests {
     @Test("an unknown device gets no challenge (3007); a device without an attested key cannot assert (7404)", arguments: TestDatabase.kinds)
     func unknownDevice(kind: TestDatabase) async throws {
         try await Self.withSetup(kind) { setup in
-            await expectCode(.deviceUnknown) { _ = try await setup.service.challenge(for: "dev_unknown") }
-            let challenge = try await setup.service.challenge(for: setup.deviceId).challenge
+            await expectCode(.deviceUnknown) { _ = try await setup.service.challenge(for: "dev_unknown", deviceKey: setup.deviceKey) }
+            let challenge = try await setup.service.challenge(for: setup.deviceId, deviceKey: setup.deviceKey).challenge
             let (assertion, clientData) = try Self.assertion(setup, challenge: challenge, counter: 1)
             await expectCode(.appAttestDeviceNotAttested) {
                 try await setup.service.verifyAssertion(deviceId: setup.deviceId, assertion: assertion, clientData: clientData, challenge: challenge, app: setup.app)
