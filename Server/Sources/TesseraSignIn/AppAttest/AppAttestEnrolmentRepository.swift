@@ -4,7 +4,8 @@ import TesseraCore
 
 /// Storage of App Attest at enrolment, in the tables of AppAttest/: the challenges issued before a device exists
 /// (`app_attest_enrolment_challenges`) and the evidence the verifier nodes are sent (`app_attest_keys`'s attestation
-/// object and challenge). Methods take the caller's database handle.
+/// object and challenge, stored with the key by ``AppAttestRepository/storeKey(_:attestationObject:challenge:in:)``).
+/// Methods take the caller's database handle.
 package protocol AppAttestEnrolmentRepository: Sendable {
     /// Stores an enrolment challenge of `clientId` (by its hash).
     func insertChallenge(hash: String, clientId: String, createdAt: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
@@ -13,9 +14,6 @@ package protocol AppAttestEnrolmentRepository: Sendable {
     func consumeChallenge(hash: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> AppAttestChallengeUse
     /// Deletes enrolment challenges that expired before `before` (the janitor).
     func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws
-    /// Stores the key the device attested with its attestation object and challenge (one statement), replacing a key it
-    /// attested before.
-    func storeAttestedKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws
     /// The evidence of those of `deviceIds` whose key has it, by device ID.
     func evidence(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: AppAttestEvidence]
 }
@@ -73,20 +71,6 @@ package struct SQLAppAttestEnrolmentRepository: AppAttestEnrolmentRepository {
 
     package func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM app_attest_enrolment_challenges WHERE expires_at < \(bind: before)").run()
-    }
-
-    package func storeAttestedKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws {
-        try await sql.raw(
-            """
-            INSERT INTO app_attest_keys (device_id, key_id, public_key, counter, environment, receipt, attested_at, attestation_object, challenge)
-            VALUES (\(bind: key.deviceId), \(bind: Data(key.keyId).base64URLEncodedString()), \(bind: Data(key.publicKey).base64URLEncodedString()),
-                    \(bind: Int64(key.counter)), \(bind: key.environment.rawValue), \(bind: Data(key.receipt).base64EncodedString()),
-                    \(bind: key.attestedAt), \(bind: Data(attestationObject).base64EncodedString()), \(bind: Data(challenge).base64URLEncodedString()))
-            ON CONFLICT (device_id) DO UPDATE SET key_id = excluded.key_id, public_key = excluded.public_key, counter = excluded.counter,
-                environment = excluded.environment, receipt = excluded.receipt, attested_at = excluded.attested_at,
-                attestation_object = excluded.attestation_object, challenge = excluded.challenge
-            """
-        ).run()
     }
 
     package func evidence(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: AppAttestEvidence] {

@@ -13,8 +13,9 @@ package protocol AppAttestRepository: Sendable {
     func consumeChallenge(hash: String, deviceId: String, now: Int64, in sql: any SQLDatabase) async throws -> AppAttestChallengeUse
     /// Deletes challenges that expired before `before` (the janitor).
     func purgeChallenges(before: Int64, in sql: any SQLDatabase) async throws
-    /// Stores the device's attested key with counter 0, replacing a key attested for the device before.
-    func storeKey(_ key: AppAttestKeyRecord, in sql: any SQLDatabase) async throws
+    /// Stores the device's attested key (counter 0) with its attestation object and challenge, the evidence the verifier
+    /// nodes are sent, replacing a key attested for the device before: one statement.
+    func storeKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws
     /// The device's attested key, nil when it has none.
     func key(deviceId: String, in sql: any SQLDatabase) async throws -> AppAttestKeyRecord?
     /// The attested keys of those of `deviceIds` that have one, by device ID (the admin's device view).
@@ -138,14 +139,16 @@ package struct SQLAppAttestRepository: AppAttestRepository {
         try await sql.raw("DELETE FROM app_attest_challenges WHERE expires_at < \(bind: before)").run()
     }
 
-    package func storeKey(_ key: AppAttestKeyRecord, in sql: any SQLDatabase) async throws {
+    package func storeKey(_ key: AppAttestKeyRecord, attestationObject: [UInt8], challenge: [UInt8], in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
-            INSERT INTO app_attest_keys (device_id, key_id, public_key, counter, environment, receipt, attested_at)
-            VALUES (\(bind: key.deviceId), \(bind: Self.base64URL(key.keyId)), \(bind: Self.base64URL(key.publicKey)), \(bind: Int64(key.counter)),
-                    \(bind: key.environment.rawValue), \(bind: Data(key.receipt).base64EncodedString()), \(bind: key.attestedAt))
+            INSERT INTO app_attest_keys (device_id, key_id, public_key, counter, environment, receipt, attested_at, attestation_object, challenge)
+            VALUES (\(bind: key.deviceId), \(bind: Self.base64URL(key.keyId)), \(bind: Self.base64URL(key.publicKey)),
+                    \(bind: Int64(key.counter)), \(bind: key.environment.rawValue), \(bind: Data(key.receipt).base64EncodedString()),
+                    \(bind: key.attestedAt), \(bind: Data(attestationObject).base64EncodedString()), \(bind: Self.base64URL(challenge)))
             ON CONFLICT (device_id) DO UPDATE SET key_id = excluded.key_id, public_key = excluded.public_key, counter = excluded.counter,
-                environment = excluded.environment, receipt = excluded.receipt, attested_at = excluded.attested_at
+                environment = excluded.environment, receipt = excluded.receipt, attested_at = excluded.attested_at,
+                attestation_object = excluded.attestation_object, challenge = excluded.challenge
             """
         ).run()
     }

@@ -64,14 +64,14 @@ extension AppAttestService {
     private func admitted(
         _ credential: AppAttestCredential, clientId: String, attestationObject: [UInt8], challenge: [UInt8]
     ) -> AdmittedDeviceAttestation {
-        let enrolment = self.enrolment, now = clock.now()
+        let repository = self.repository, now = clock.now()
         return AdmittedDeviceAttestation { deviceId, userId, sql in
             let record = AppAttestKeyRecord(
                 deviceId: deviceId, keyId: credential.keyId, publicKey: credential.publicKey, counter: credential.counter,
                 environment: credential.environment, receipt: credential.receipt, attestedAt: now
             )
             do {
-                try await enrolment.storeAttestedKey(record, attestationObject: attestationObject, challenge: challenge, in: sql)
+                try await repository.storeKey(record, attestationObject: attestationObject, challenge: challenge, in: sql)
             } catch let error where UniqueViolation.detail(of: error) != nil {
                 throw AppError.conflict("This App Attest key is attested for another device")
             }
@@ -81,17 +81,8 @@ extension AppAttestService {
 
     /// Consumes the enrolment challenge text `challenge` of `clientId` and returns its bytes (7401, 7402, 7403).
     private func consumeEnrolment(_ challenge: String, clientId: String) async throws -> [UInt8] {
-        guard let data = Data(base64URLEncoded: challenge), data.count == AppAttestDeviceBinding.challengeLength else {
-            throw AppError.appAttestChallengeUnknown()
-        }
-        let bytes = Array(data), hash = Self.hash(bytes), now = clock.now(), enrolment = self.enrolment
-        let use = try await database.transaction { sql in try await enrolment.consumeChallenge(hash: hash, clientId: clientId, now: now, in: sql) }
-        switch use {
-        case .consumed: return bytes
-        case .unknown: throw AppError.appAttestChallengeUnknown()
-        case .used: throw AppError.appAttestChallengeUsed()
-        case .expired: throw AppError.appAttestChallengeExpired()
-        }
+        let enrolment = self.enrolment
+        return try await consume(challenge) { hash, now, sql in try await enrolment.consumeChallenge(hash: hash, clientId: clientId, now: now, in: sql) }
     }
 
     /// The X9.63 bytes of a P-256 device key in base64 (1005 naming `devicePublicKey` when it is not one).

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import TesseraCore
 import TesseraWebAuthn
@@ -40,7 +39,7 @@ extension AppAttestService {
             let counter: UInt32
             do throws(AppAttestError) {
                 counter = try AppAttestAssertion(assertion).verify(
-                    clientData: clientData, publicKey: Array(publicKey), rpIdHash: Array(SHA256.hash(data: Array(appID.utf8))),
+                    clientData: clientData, publicKey: Array(publicKey), rpIdHash: AppAttestApp.rpIdHash(appID: appID),
                     storedCounter: UInt32(clamping: key.counter)
                 )
             } catch {

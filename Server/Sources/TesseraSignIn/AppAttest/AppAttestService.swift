@@ -122,10 +122,10 @@ package struct AppAttestService: Sendable {
                 deviceId: deviceId, keyId: credential.keyId, publicKey: credential.publicKey, counter: credential.counter,
                 environment: credential.environment, receipt: credential.receipt, attestedAt: clock.now()
             )
-            let enrolment = self.enrolment, nodeSync = self.nodeSync, now = record.attestedAt
+            let repository = self.repository, nodeSync = self.nodeSync, now = record.attestedAt
             do {
                 try await database.transaction { sql in
-                    try await enrolment.storeAttestedKey(record, attestationObject: attestationObject, challenge: challengeBytes, in: sql)
+                    try await repository.storeKey(record, attestationObject: attestationObject, challenge: challengeBytes, in: sql)
                     try await appendAttested(credential, deviceId: deviceId, in: sql)
                     try await nodeSync?(deviceId, now, sql)
                 }
@@ -193,12 +193,20 @@ package struct AppAttestService: Sendable {
     /// Consumes the challenge text `challenge` of `deviceId` and returns its bytes; a problem (7401, 7402, 7403)
     /// when it cannot be used.
     private func consume(_ challenge: String, deviceId: String) async throws -> [UInt8] {
-        guard let data = Data(base64URLEncoded: challenge), data.count == 32 else { throw AppError.appAttestChallengeUnknown() }
-        let bytes = Array(data), hash = Self.hash(bytes), now = clock.now(), repository = self.repository
-        let use = try await database.transaction { sql in
-            try await repository.consumeChallenge(hash: hash, deviceId: deviceId, now: now, in: sql)
+        let repository = self.repository
+        return try await consume(challenge) { hash, now, sql in try await repository.consumeChallenge(hash: hash, deviceId: deviceId, now: now, in: sql) }
+    }
+
+    /// Consumes the challenge text `challenge` with `use` (by its hash, at the clock's time, in a transaction of its own)
+    /// and returns its bytes; a problem (7401 unknown or not 32 bytes, 7402 used, 7403 expired) when it cannot be used.
+    func consume(
+        _ challenge: String, with use: @escaping @Sendable (_ hash: String, _ now: Int64, _ sql: any SQLDatabase) async throws -> AppAttestChallengeUse
+    ) async throws -> [UInt8] {
+        guard let data = Data(base64URLEncoded: challenge), data.count == AppAttestDeviceBinding.challengeLength else {
+            throw AppError.appAttestChallengeUnknown()
         }
-        switch use {
+        let bytes = Array(data), hash = Self.hash(bytes), now = clock.now()
+        switch try await database.transaction({ sql in try await use(hash, now, sql) }) {
         case .consumed: return bytes
         case .unknown: throw AppError.appAttestChallengeUnknown()
         case .used: throw AppError.appAttestChallengeUsed()

@@ -20,5 +20,8 @@ public struct AppAttestApp: Sendable, Hashable {
     public var appID: String { "\(teamID).\(bundleID)" }
 
     /// SHA-256 of the App ID: the `rpIdHash` of the app's attestations and assertions.
-    public var rpIdHash: [UInt8] { Array(SHA256.hash(data: Array(appID.utf8))) }
+    public var rpIdHash: [UInt8] { Self.rpIdHash(appID: appID) }
+
+    /// SHA-256 of the App ID `appID` (`<teamID>.<bundleID>`).
+    public static func rpIdHash(appID: String) -> [UInt8] { Array(SHA256.hash(data: Array(appID.utf8))) }
 }

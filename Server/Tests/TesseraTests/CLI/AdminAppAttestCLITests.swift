@@ -64,7 +64,7 @@ struct AdminAppAttestCLITests {
                 environment: .production, receipt: [], attestedAt: attestedAt
             )
             let repository = runtime.repositories.appAttest
-            try await runtime.database.transaction { sql in try await repository.storeKey(record, in: sql) }
+            try await runtime.database.transaction { sql in try await repository.storeKey(record, attestationObject: [0xA0], challenge: Array(repeating: 1, count: 32), in: sql) }
             let after = try await DeviceCLITests.run(tessera, list + admin)
             #expect(after.status == 0, "\(after.output)")
             let time = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(attestedAt) / 1000))
