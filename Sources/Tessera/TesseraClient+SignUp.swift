@@ -182,7 +182,7 @@ extension TesseraClient {
             authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: devicePublicKey,
             userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
             pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil,
-            appAttest: appAttest?.request
+            appAttest: appAttest
         )
         let answer: SignUpResponse = try await call(
             "POST", path, body: body(enrolment), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)

@@ -31,13 +31,10 @@ extension TesseraClient {
             return .unsupported
         }
         let challenge: AppAttestChallengeAnswer = try await call("POST", "/v1/devices/app-attest/challenge", signedBy: deviceId)
-        let hash = try AppAttestClientData.attestationHash(challenge: challenge.challenge)
-        let keyId = try await Self.onDevice("generateKey") { try await provider.generateKey() }
-        let attestation = try await Self.onDevice("attestKey") { try await provider.attestKey(keyId, clientDataHash: hash) }
+        let body = try await Self.attestNewKey(challenge: challenge.challenge, using: provider)
         log?("App Attest: key attested by Apple, sending the attestation")
-        let body = AppAttestAttestationRequest(keyId: keyId, attestationObject: attestation.base64EncodedString(), challenge: challenge.challenge)
         let state: AppAttestDeviceState = try await call("POST", "/v1/devices/app-attest/attestation", body: body, signedBy: deviceId)
-        try storeAppAttestKeyId(keyId)
+        try storeAppAttestKeyId(body.keyId)
         return .attested(state)
     }
 
@@ -70,12 +67,8 @@ extension TesseraClient {
         try AppAttestClientData.check(clientData)  // before anything is sent
         do {
             let challenge: AppAttestChallengeAnswer = try await call("POST", "/v1/devices/app-attest/challenge", signedBy: deviceId)
-            let data = try AppAttestClientData.assertion(challenge: challenge.challenge, members: clientData)
-            let hash = AppAttestClientData.assertionHash(data)
-            let assertion = try await Self.onDevice("generateAssertion") { try await provider.generateAssertion(keyId, clientDataHash: hash) }
-            let body = AppAttestAssertionRequest(
-                assertion: assertion.base64EncodedString(), clientData: data.base64EncodedString(), challenge: challenge.challenge
-            )
+            let signed = try await Self.assert(keyId: keyId, challenge: challenge.challenge, members: clientData, using: provider)
+            let body = AppAttestAssertionRequest(assertion: signed.assertion, clientData: signed.clientData, challenge: challenge.challenge)
             let result: AppAttestAssertionResult = try await call("POST", "/v1/devices/app-attest/assertion", body: body, signedBy: deviceId)
             return .asserted(result)
         } catch let error as TesseraError where error.code == .appAttestDeviceNotAttested {
@@ -83,6 +76,25 @@ extension TesseraClient {
             try? storeAppAttestKeyId(nil)
             throw error
         }
+    }
+
+    /// A new App Attest key attested by `provider` over SHA-256 of the bytes of `challenge` (base64url, as the server
+    /// issued it): the attestation, as the server takes it.
+    static func attestNewKey(challenge: String, using provider: some AppAttestProvider) async throws -> AppAttestAttestationRequest {
+        let hash = try AppAttestClientData.attestationHash(challenge: challenge)
+        let keyId = try await onDevice("generateKey") { try await provider.generateKey() }
+        let attestation = try await onDevice("attestKey") { try await provider.attestKey(keyId, clientDataHash: hash) }
+        return AppAttestAttestationRequest(keyId: keyId, attestationObject: attestation.base64EncodedString(), challenge: challenge)
+    }
+
+    /// An assertion of the key `keyId` over the client data `members` and `challenge` (JSON), both base64.
+    static func assert(
+        keyId: String, challenge: String, members: [String: String], using provider: some AppAttestProvider
+    ) async throws -> AppAttestSignInAssertion {
+        let data = try AppAttestClientData.assertion(challenge: challenge, members: members)
+        let hash = AppAttestClientData.assertionHash(data)
+        let assertion = try await onDevice("generateAssertion") { try await provider.generateAssertion(keyId, clientDataHash: hash) }
+        return AppAttestSignInAssertion(assertion: assertion.base64EncodedString(), clientData: data.base64EncodedString())
     }
 
     /// Stores `keyId` as the device's App Attest key ID in the device state (nil: forgets it).

@@ -28,15 +28,14 @@ extension TesseraClient {
         guard channel.appAttestAssertion != nil, let provider = enrolmentAttestation.withLock({ $0 }), provider.isSupported,
               let keyId = try appAttestKeyId()
         else { return nil }
-        let data = try AppAttestClientData.assertion(challenge: channel.challenge, members: ["action": "sign-in", "channelId": channel.channelId])
-        let hash = AppAttestClientData.assertionHash(data)
-        let assertion = try await Self.onDevice("generateAssertion") { try await provider.generateAssertion(keyId, clientDataHash: hash) }
-        return AppAttestSignInAssertion(assertion: assertion.base64EncodedString(), clientData: data.base64EncodedString())
+        return try await Self.assert(
+            keyId: keyId, challenge: channel.challenge, members: ["action": "sign-in", "channelId": channel.channelId], using: provider
+        )
     }
 
     /// The attestation for the enrolment of the device key `devicePublicKey` (X9.63 base64), nil when no provider is
     /// set, the device has no App Attest or the client's policy is off.
-    func attestEnrolment(devicePublicKey: String) async throws -> (request: AppAttestAttestationRequest, keyId: String)? {
+    func attestEnrolment(devicePublicKey: String) async throws -> AppAttestAttestationRequest? {
         guard let provider = enrolmentAttestation.withLock({ $0 }) else { return nil }
         guard provider.isSupported else {
             log?("App Attest: not supported on this device, enrolling without an attestation")
@@ -49,10 +48,8 @@ extension TesseraClient {
             log?("App Attest: off for this client, enrolling without an attestation")
             return nil
         }
-        let hash = try AppAttestClientData.attestationHash(challenge: challenge.challenge)
-        let keyId = try await Self.onDevice("generateKey") { try await provider.generateKey() }
-        let attestation = try await Self.onDevice("attestKey") { try await provider.attestKey(keyId, clientDataHash: hash) }
+        let attestation = try await Self.attestNewKey(challenge: challenge.challenge, using: provider)
         log?("App Attest: key attested by Apple, enrolling with the attestation")
-        return (AppAttestAttestationRequest(keyId: keyId, attestationObject: attestation.base64EncodedString(), challenge: challenge.challenge), keyId)
+        return attestation
     }
 }

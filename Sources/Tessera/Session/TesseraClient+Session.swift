@@ -182,7 +182,7 @@ extension TesseraClient {
         let appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey)
         let body = SessionDeviceRequest(
             devicePublicKey: devicePublicKey, userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-            os: device.os, appVersion: device.appVersion, pushToken: device.pushToken, appAttest: appAttest?.request
+            os: device.os, appVersion: device.appVersion, pushToken: device.pushToken, appAttest: appAttest
         )
         let answer: SessionDeviceResponse = try await sessionCall(
             "PUT", "/v1/session/device", bytes: try JSONEncoder().encode(body),
