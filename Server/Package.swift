@@ -264,7 +264,10 @@ let package = Package(
         // The server's tests of the storage layer: engines, migrations, group commit, start-up, the ownership check.
         .testTarget(
             name: "TesseraWebAuthnTests",
-            dependencies: ["TesseraWebAuthn", "TesseraTestSupport", .product(name: "X509", package: "swift-certificates")]
+            dependencies: [
+                "TesseraWebAuthn", "TesseraTestSupport", .product(name: "TesseraCore", package: "Tessera"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
         ),
         .testTarget(
             name: "TesseraStorageTests",

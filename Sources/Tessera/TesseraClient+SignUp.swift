@@ -176,17 +176,26 @@ extension TesseraClient {
         }
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: data.authType)
         let devicePublicKey = keys.device.x963Representation.base64EncodedString()
-        let appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey)
-        let enrolment = DeviceEnrolment(
+        var appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey, disposeToken: data.disposeToken)
+        var enrolment = DeviceEnrolment(
             userKey: data.userKey, disposeToken: data.disposeToken, appVersion: data.appVersion, token: data.token,
             authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: devicePublicKey,
             userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
             pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil,
             appAttest: appAttest
         )
-        let answer: SignUpResponse = try await call(
-            "POST", path, body: body(enrolment), signedBy: MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
-        )
+        let signer = MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
+        let answer: SignUpResponse
+        do {
+            answer = try await call("POST", path, body: body(enrolment), signedBy: signer)
+        } catch let error as TesseraError where error.code == .appAttestOff && appAttest != nil {
+            // The client's policy is off: the server refused the attestation before anything was written (the
+            // dispose token is still unused), so the same enrolment goes again without it.
+            log?("App Attest: off for this client, enrolling without an attestation")
+            appAttest = nil
+            enrolment.appAttest = nil
+            answer = try await call("POST", path, body: body(enrolment), signedBy: signer)
+        }
         // The biometric domain state of this enrolment: later prompts with checkDomainStateChanged compare with it.
         let state = DeviceState(
             deviceId: answer.deviceId, userKey: answer.userKey, totpSecret: answer.totpSecret, pushToken: data.token, localAuthType: data.authType,

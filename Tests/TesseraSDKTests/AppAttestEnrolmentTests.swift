@@ -5,28 +5,30 @@ import Testing
 @testable import Tessera
 import TesseraCore
 
-/// App Attest at enrolment in the SDK (issue 41): with ``TesseraClient/useAppAttest(_:)`` set, a sign-up asks
-/// for a challenge bound to the new device key, has the (fake) App Attest service attest a new key over SHA-256 of the
-/// challenge's bytes and sends it as `appAttest`; the key ID is stored with the device. A device without App Attest and
-/// a client whose policy is off enrol without one. The server's verification runs in Server/Tests.
+/// App Attest at enrolment in the SDK (issue 41): with ``TesseraClient/useAppAttest(_:)`` set, a sign-up derives
+/// the challenge from its dispose token and the new device key (no challenge call), has the (fake) App Attest service
+/// attest a new key over SHA-256 of the challenge's bytes and sends it as `appAttest`; the key ID is stored with the
+/// device. A device without App Attest enrols without one; a client whose policy is off refuses the attestation (7406)
+/// and the SDK enrols again without it. The server's verification runs in Server/Tests.
 @Suite("App Attest at enrolment in the SDK")
 struct AppAttestEnrolmentSDKTests {
-    /// Plays the server: answers `POST /v1/app-attest/challenge` (or the problem `challengeRefusal`) and the sign-up.
+    /// Plays the server: answers `POST /v1/app-attest/challenge` and the sign-up; a sign-up that carries `appAttest`
+    /// is answered with the problem `attestationRefusal` when one is set.
     final class Server: HTTPTransport {
         let requests = Mutex<[(path: String, body: Data)]>([])
-        let challengeRefusal: ErrorCode?
+        let attestationRefusal: ErrorCode?
         static let challengeBytes = Data(SHA256.hash(data: Data("enrolment challenge".utf8)))
 
-        init(challengeRefusal: ErrorCode? = nil) { self.challengeRefusal = challengeRefusal }
+        init(attestationRefusal: ErrorCode? = nil) { self.attestationRefusal = attestationRefusal }
 
         func send(method: String, url: URL, headers: [String: String], body: Data?) async throws -> HTTPAnswer {
             requests.withLock { $0.append((url.path, body ?? Data())) }
             if url.path == "/v1/app-attest/challenge" {
-                if let code = challengeRefusal {
-                    let problem = Problem(code: code, status: 403, title: code.name, detail: "scripted")
-                    return HTTPAnswer(status: 403, body: try JSONEncoder().encode(problem))
-                }
                 return HTTPAnswer(status: 200, body: Data(#"{"challenge":"\#(MessageSignature.base64URL(Self.challengeBytes))","expiresIn":300}"#.utf8))
+            }
+            if let code = attestationRefusal, let body, try JSONDecoder().decode(SignUpRequest.self, from: body).appAttest != nil {
+                let problem = Problem(code: code, status: 403, title: code.name, detail: "scripted")
+                return HTTPAnswer(status: 403, body: try JSONEncoder().encode(problem))
             }
             let answer = SignUpResponse(userKey: "alice", deviceId: "dev_1", totpSecret: "JBSWY3DPEHPK3PXP", sessionToken: "tst_1", sessionExpiresIn: 60)
             return HTTPAnswer(status: 200, body: try JSONEncoder().encode(answer))
@@ -48,45 +50,50 @@ struct AppAttestEnrolmentSDKTests {
         try await client.requestSignUp(userData: userData, localAuthenticator: EnrolmentWireTests.pin, reason: "Sign up")
     }
 
-    @Test("sign-up: a challenge for the new device key, attestKey over SHA-256 of its bytes, appAttest sent with the sign-up, key ID stored")
+    @Test("sign-up: the challenge derived from the dispose token and the new device key, no challenge call, attestKey over SHA-256 of its bytes, appAttest sent, key ID stored")
     func attested() async throws {
         let server = Server(), keyStore = MemoryKeyStore(), apple = FakeAppAttestService()
         let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: keyStore, transport: server)
         client.useAppAttest(apple)
         try await Self.signUp(client)
-        #expect(server.paths == ["/v1/app-attest/challenge", "/v1/signup"])
-        let asked = try JSONDecoder().decode(AppAttestEnrolmentChallengeRequest.self, from: try #require(server.body(of: "/v1/app-attest/challenge")))
+        #expect(server.paths == ["/v1/signup"])
         let signUp = try JSONDecoder().decode(SignUpRequest.self, from: try #require(server.body(of: "/v1/signup")))
-        #expect(asked.devicePublicKey == signUp.devicePublicKey, "the challenge is asked for the key that enrols")
+        let challenge = AppAttestDeviceBinding.enrolmentChallenge(
+            disposeToken: "tdt_1", deviceKey: Array(try #require(Data(base64Encoded: signUp.devicePublicKey)))
+        )
         let keyId = try #require(apple.calls.withLock { $0.generatedKeys.first })
         let attested = try #require(apple.calls.withLock { $0.attested.first })
-        #expect(attested.keyId == keyId && attested.clientDataHash == Data(SHA256.hash(data: Server.challengeBytes)))
+        #expect(attested.keyId == keyId && attested.clientDataHash == Data(SHA256.hash(data: challenge)))
         let sent = try #require(signUp.appAttest)
-        #expect(sent.keyId == keyId && sent.challenge == MessageSignature.base64URL(Server.challengeBytes))
+        #expect(sent.keyId == keyId && sent.challenge == MessageSignature.base64URL(Data(challenge)))
         #expect(Data(base64Encoded: sent.attestationObject) == FakeAppAttestService.object("attestation", keyId, attested.clientDataHash))
         #expect(try client.appAttestKeyId() == keyId)
     }
 
-    @Test("a device without App Attest asks for no challenge and signs up without appAttest; so does a client whose policy is off (7406)")
+    @Test("a device without App Attest signs up without appAttest, attesting nothing; a client whose policy is off refuses it (7406) and the SDK signs up again without")
     func withoutAttestation() async throws {
-        for (server, apple) in [(Server(), FakeAppAttestService(isSupported: false)), (Server(challengeRefusal: .appAttestOff), FakeAppAttestService())] {
+        for (server, apple, paths) in [
+            (Server(), FakeAppAttestService(isSupported: false), ["/v1/signup"]),
+            (Server(attestationRefusal: .appAttestOff), FakeAppAttestService(), ["/v1/signup", "/v1/signup"]),
+        ] {
             let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
             client.useAppAttest(apple)
             try await Self.signUp(client)
-            #expect(server.paths.last == "/v1/signup")
+            #expect(server.paths == paths)
             #expect(try JSONDecoder().decode(SignUpRequest.self, from: try #require(server.body(of: "/v1/signup"))).appAttest == nil)
-            #expect(apple.calls.withLock { $0.attested.isEmpty })
+            #expect(apple.calls.withLock { $0.attested.count } == paths.count - 1)
             #expect(try client.appAttestKeyId() == nil)
         }
     }
 
-    @Test("another refusal of the challenge (here 1104, a bundle ID not allowed) stops the sign-up before anything is enrolled")
+    @Test("another refusal of the attestation (here 7412, a wrong chain) stops the sign-up, no second try, nothing stored")
     func refused() async throws {
-        let server = Server(challengeRefusal: .bundleIdNotAllowed), apple = FakeAppAttestService()
+        let server = Server(attestationRefusal: .appAttestWrongChain), apple = FakeAppAttestService()
         let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
         client.useAppAttest(apple)
         await #expect(throws: TesseraError.self) { try await Self.signUp(client) }
-        #expect(server.paths == ["/v1/app-attest/challenge"])
+        #expect(server.paths == ["/v1/signup"])
+        #expect(try client.appAttestKeyId() == nil)
     }
 
     /// A channel answer that says `assertion` of App Attest.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraCore
 import TesseraTestSupport
 import X509
 @testable import TesseraWebAuthn
@@ -35,6 +36,7 @@ struct AppAttestMintedTests {
         ("bound production attestation", nil),
         ("bound to another device key", nil),
         ("bound, wrong chain", "wrong_chain"),
+        ("bound to a dispose token", nil),
     ]
 
     /// Each assertion case of mint.py and the code it must be refused with (nil: it must pass).
@@ -71,6 +73,19 @@ struct AppAttestMintedTests {
         let other = try minted.named("bound to another device key")
         #expect(!AppAttestDeviceBinding.binds(AppAttestFixtures.hex(other.challenge), deviceKey: AppAttestFixtures.hex(other.tesseraDevicePublicKey)))
         #expect(!AppAttestDeviceBinding.binds(Array(AppAttestFixtures.hex(other.challenge).prefix(31)), deviceKey: AppAttestFixtures.hex(other.tesseraDevicePublicKey)))
+    }
+
+    @Test("an enrolment challenge derived from a dispose token is mint.py's (an independent derivation) and bound to the device key")
+    func disposeTokenChallenge() async throws {
+        let minted = try await AppAttestFixtures.minted()
+        let item = try minted.named("bound to a dispose token")
+        let token = try #require(item.disposeToken), key = AppAttestFixtures.hex(item.tesseraDevicePublicKey)
+        let derived = AppAttestDeviceBinding.enrolmentChallenge(disposeToken: token, deviceKey: key)
+        #expect(derived == AppAttestFixtures.hex(item.challenge))
+        #expect(AppAttestDeviceBinding.binds(derived, deviceKey: key))
+        #expect(AppAttestDeviceBinding.enrolmentChallenge(disposeToken: token + "x", deviceKey: key) != derived)
+        let otherKey = AppAttestFixtures.hex(try minted.named("bound development attestation").tesseraDevicePublicKey)
+        #expect(!AppAttestDeviceBinding.binds(AppAttestDeviceBinding.enrolmentChallenge(disposeToken: token, deviceKey: otherKey), deviceKey: key))
     }
 
     @Test("with an anchor cache: the second attestation through a known intermediate passes; another CA's chains are still refused")

@@ -4,9 +4,11 @@ import TesseraCore
 
 extension TesseraClient {
     /// Uses Apple's App Attest in this client's enrolments and sign-in approvals (issue 41). Every enrolment — sign-up,
-    /// re-registration and a session's device key — then carries Apple's attestation of a new App Attest key: before the enrolment is sent, the SDK asks the server
-    /// for a challenge bound to the new device key (`POST /v1/app-attest/challenge`), has `provider` generate and
-    /// attest a key over SHA-256 of the challenge's bytes, and sends the attestation as the enrolment's `appAttest`.
+    /// re-registration and a session's device key — then carries Apple's attestation of a new App Attest key, over a
+    /// challenge bound to the new device key: for a sign-up or a re-registration the one derived from the enrolment's
+    /// dispose token (`AppAttestDeviceBinding.enrolmentChallenge(disposeToken:deviceKey:)`, no call), for a session's
+    /// device key one the server issues (`POST /v1/app-attest/challenge`). `provider` generates and attests a key over
+    /// SHA-256 of the challenge's bytes, and the attestation goes with the enrolment as its `appAttest`.
     /// The server verifies it under the client's policy (a client whose policy is `required` refuses an enrolment
     /// without one, `ErrorCode.appAttestRequired`), and so does every verifier node. On success the key ID is stored
     /// with the device state (``appAttestKeyId()``). An approval of a sign-in
@@ -15,8 +17,8 @@ extension TesseraClient {
     /// `channelId`), in the same call.
     ///
     /// A device without App Attest (``AppAttestProvider/isSupported`` false: the Simulator, an old device) enrols
-    /// without an attestation, and so does every device while the client's policy is `off` (the challenge is
-    /// refused with `ErrorCode.appAttestOff`, nothing else is sent to Apple or the server).
+    /// without an attestation, and so does every device while the client's policy is `off`: the server refuses the
+    /// challenge or the attestation with `ErrorCode.appAttestOff`, and the SDK enrols again without one.
     /// - Parameter provider: App Attest: `AppleAppAttestProvider` on Apple platforms; nil to stop using App Attest.
     public func useAppAttest(_ provider: (any AppAttestProvider)?) {
         enrolmentAttestation.withLock { $0 = provider }
@@ -33,22 +35,30 @@ extension TesseraClient {
         )
     }
 
-    /// The attestation for the enrolment of the device key `devicePublicKey` (X9.63 base64), nil when no provider is
-    /// set, the device has no App Attest or the client's policy is off.
-    func attestEnrolment(devicePublicKey: String) async throws -> AppAttestAttestationRequest? {
+    /// The attestation for the enrolment of the device key `devicePublicKey` (X9.63 base64) that consumes
+    /// `disposeToken` (nil: a session's device key, whose challenge the server issues); nil when no provider is set,
+    /// the device has no App Attest or the client's policy is off.
+    func attestEnrolment(devicePublicKey: String, disposeToken: String? = nil) async throws -> AppAttestAttestationRequest? {
         guard let provider = enrolmentAttestation.withLock({ $0 }) else { return nil }
         guard provider.isSupported else {
             log?("App Attest: not supported on this device, enrolling without an attestation")
             return nil
         }
-        let challenge: AppAttestChallengeAnswer
-        do {
-            challenge = try await call("POST", "/v1/app-attest/challenge", body: AppAttestEnrolmentChallengeRequest(devicePublicKey: devicePublicKey))
-        } catch let error as TesseraError where error.code == .appAttestOff {
-            log?("App Attest: off for this client, enrolling without an attestation")
-            return nil
+        let challenge: String
+        if let disposeToken, let key = Data(base64Encoded: devicePublicKey) {
+            challenge = MessageSignature.base64URL(Data(AppAttestDeviceBinding.enrolmentChallenge(disposeToken: disposeToken, deviceKey: Array(key))))
+        } else {
+            do {
+                let answer: AppAttestChallengeAnswer = try await call(
+                    "POST", "/v1/app-attest/challenge", body: AppAttestEnrolmentChallengeRequest(devicePublicKey: devicePublicKey)
+                )
+                challenge = answer.challenge
+            } catch let error as TesseraError where error.code == .appAttestOff {
+                log?("App Attest: off for this client, enrolling without an attestation")
+                return nil
+            }
         }
-        let attestation = try await Self.attestNewKey(challenge: challenge.challenge, using: provider)
+        let attestation = try await Self.attestNewKey(challenge: challenge, using: provider)
         log?("App Attest: key attested by Apple, enrolling with the attestation")
         return attestation
     }

@@ -8,16 +8,22 @@ package protocol DeviceAttestationCheck: Sendable {
     /// Verifies `attestation` for the enrolment of `devicePublicKey` (X9.63 base64) of `clientId`, before the
     /// enrolment's transaction: nil when none is needed and none was sent; a problem when the client requires one and
     /// none was sent (7407), when one was sent while the policy is off (7406), or when it does not verify (its code).
-    func admit(_ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String) async throws -> AdmittedDeviceAttestation?
+    /// `disposeToken`: the dispose token the enrolment consumes (sign-up, re-registration), whose derived challenge
+    /// (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``) the attestation may use instead of an
+    /// issued one.
+    func admit(
+        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String, disposeToken: String?
+    ) async throws -> AdmittedDeviceAttestation?
 }
 
 /// A verified attestation of an enrolment, recorded for the new device inside the enrolment's transaction.
 package struct AdmittedDeviceAttestation: Sendable {
-    /// Stores the attested key for the device `deviceId` of `userId` (and its audit entry) in `sql`.
-    package var record: @Sendable (_ deviceId: String, _ userId: String, _ sql: any SQLDatabase) async throws -> Void
+    /// Stores the attested key for the device `deviceId` of `userId` in `sql`; returns the audit events the
+    /// enrolment appends with its own (one append, so one turn of the audit head).
+    package var record: @Sendable (_ deviceId: String, _ userId: String, _ sql: any SQLDatabase) async throws -> [AuditEvent]
 
     /// An admitted attestation recorded by `record`.
-    package init(record: @escaping @Sendable (_ deviceId: String, _ userId: String, _ sql: any SQLDatabase) async throws -> Void) {
+    package init(record: @escaping @Sendable (_ deviceId: String, _ userId: String, _ sql: any SQLDatabase) async throws -> [AuditEvent]) {
         self.record = record
     }
 }

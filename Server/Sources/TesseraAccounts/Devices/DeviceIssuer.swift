@@ -30,6 +30,17 @@ package struct DeviceIssuer: Sendable {
         package var totpSecret: String
         package var sessionToken: String
         package var sessionExpiresIn: Int
+        /// The audit events of the device's admitted attestation (``DeviceIssuer/Inserted/attestationEvents``).
+        package var attestationEvents: [AuditEvent] = []
+    }
+
+    /// A device inserted by ``DeviceIssuer/insertDevice(_:userId:clientId:now:in:)``.
+    package struct Inserted: Sendable {
+        package var deviceId: String
+        /// The TOTP secret in base32.
+        package var totpSecret: String
+        /// The audit events of the recorded attestation, for the enrolment's append (after `device.enrolled`).
+        package var attestationEvents: [AuditEvent]
     }
 
     package struct NewDevice: Sendable {
@@ -40,13 +51,17 @@ package struct DeviceIssuer: Sendable {
         package var pushToken: String
         /// The app attestation sent with the enrolment (App Attest), checked by ``DeviceIssuer/admit(_:clientId:)``.
         package var appAttest: AppAttestAttestationRequest?
+        /// The dispose token the enrolment consumes (sign-up, re-registration): the attestation may use the challenge
+        /// derived from it (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``).
+        package var disposeToken: String?
         /// The attestation ``DeviceIssuer/admit(_:clientId:)`` verified, recorded when the device is inserted.
         package var admitted: AdmittedDeviceAttestation?
 
         package init(
             devicePublicKey: String, userVerificationPublicKey: String, os: String, appVersion: String, pushToken: String,
-            appAttest: AppAttestAttestationRequest? = nil
+            appAttest: AppAttestAttestationRequest? = nil, disposeToken: String? = nil
         ) {
+            self.disposeToken = disposeToken
             self.devicePublicKey = devicePublicKey
             self.userVerificationPublicKey = userVerificationPublicKey
             self.os = os
@@ -65,33 +80,37 @@ package struct DeviceIssuer: Sendable {
             return device
         }
         var device = device
-        device.admitted = try await attestation.admit(device.appAttest, clientId: clientId, devicePublicKey: device.devicePublicKey)
+        device.admitted = try await attestation.admit(
+            device.appAttest, clientId: clientId, devicePublicKey: device.devicePublicKey, disposeToken: device.disposeToken
+        )
         return device
     }
 
     /// Inserts the device and its session inside the caller's transaction.
     package func issue(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> Issued {
-        let (deviceId, totpSecret) = try await insertDevice(device, userId: userId, clientId: clientId, now: now, in: sql)
-        let session = try await sessions.create(userId: userId, deviceId: deviceId, now: now, in: sql)
+        let inserted = try await insertDevice(device, userId: userId, clientId: clientId, now: now, in: sql)
+        let session = try await sessions.create(userId: userId, deviceId: inserted.deviceId, now: now, in: sql)
         return Issued(
-            deviceId: deviceId, sessionId: session.id, totpSecret: totpSecret, sessionToken: session.token, sessionExpiresIn: session.expiresIn
+            deviceId: inserted.deviceId, sessionId: session.id, totpSecret: inserted.totpSecret, sessionToken: session.token,
+            sessionExpiresIn: session.expiresIn, attestationEvents: inserted.attestationEvents
         )
     }
 
-    /// The audit events of an issue: the device enrolled and its session created (by the new device),
-    /// after the devices the same change revoked.
+    /// The audit events of an issue: the device enrolled (and its attestation) and its session created (by the new
+    /// device), after the devices the same change revoked.
     package static func auditEvents(_ issued: Issued, revoked: [String] = [], userId: String, clientId: String) -> [AuditEvent] {
         let actor = AuditEvent.device(issued.deviceId)
         return revoked.map { AuditEvent("device.revoked", actor: actor, clientId: clientId, userId: userId, deviceId: $0, details: ["reason": "replaced"]) }
             + [
                 AuditEvent("device.enrolled", actor: actor, clientId: clientId, userId: userId, deviceId: issued.deviceId),
+            ] + issued.attestationEvents + [
                 AuditEvent("session.created", actor: actor, clientId: clientId, userId: userId, deviceId: issued.deviceId, sessionId: issued.sessionId),
             ]
     }
 
-    /// Inserts the device alone (its TOTP secret sealed) inside the caller's transaction; returns its id
-    /// and the secret in base32.
-    package func insertDevice(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> (String, String) {
+    /// Inserts the device alone (its TOTP secret sealed, its admitted attestation recorded) inside the caller's
+    /// transaction.
+    package func insertDevice(_ device: NewDevice, userId: String, clientId: String, now: Int64, in sql: any SQLDatabase) async throws -> Inserted {
         let deviceId = random.identifier(prefix: "dev_")
         let secret = random.bytes(20)
         let sealed = try Sealing.seal(Data(secret), using: totpKey, authenticating: Data(deviceId.utf8)).base64EncodedString()
@@ -100,8 +119,8 @@ package struct DeviceIssuer: Sendable {
             userVerificationKey: device.userVerificationPublicKey, os: device.os, appVersion: device.appVersion,
             pushToken: device.pushToken, totpSecretSealed: sealed, createdAt: now
         ), in: sql)
-        try await device.admitted?.record(deviceId, userId, sql)
-        return (deviceId, Base32.encode(secret))
+        let events = try await device.admitted?.record(deviceId, userId, sql) ?? []
+        return Inserted(deviceId: deviceId, totpSecret: Base32.encode(secret), attestationEvents: events)
     }
 }
 

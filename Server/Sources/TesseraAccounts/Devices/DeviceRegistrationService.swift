@@ -78,7 +78,8 @@ public struct DeviceRegistrationService: Sendable {
         let users = self.users, issuer = self.issuer, otp = self.otp, audit = self.audit
         let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
-            appVersion: request.appVersion, pushToken: request.token, appAttest: request.appAttest
+            appVersion: request.appVersion, pushToken: request.token, appAttest: request.appAttest,
+            disposeToken: request.disposeToken
         ), clientId: client.id)
         let issued = try await database.transaction { sql in
             let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .recovery, now: now, in: sql)

@@ -46,7 +46,8 @@ package struct SessionDeviceService: Sendable {
         let now = clock.now(), issuer = self.issuer, repository = sessions.repository, audit = self.audit
         let (deviceId, secret, revoked) = try await database.transaction { sql in
             let revoked = try await issuer.devices.revokeActive(userId: session.userId, keepNewest: keep, now: now, in: sql)
-            let (deviceId, secret) = try await issuer.insertDevice(device, userId: session.userId, clientId: client.id, now: now, in: sql)
+            let inserted = try await issuer.insertDevice(device, userId: session.userId, clientId: client.id, now: now, in: sql)
+            let deviceId = inserted.deviceId
             guard try await repository.bindDevice(tokenHash: session.tokenHash, deviceId: deviceId, in: sql) else {
                 throw AppError.conflict("This session has a device key already")
             }
@@ -54,10 +55,11 @@ package struct SessionDeviceService: Sendable {
             try await audit.append(
                 revoked.map {
                     AuditEvent("device.revoked", actor: actor, clientId: client.id, userId: session.userId, deviceId: $0, details: ["reason": "replaced"])
-                } + [AuditEvent("device.enrolled", actor: actor, clientId: client.id, userId: session.userId, deviceId: deviceId, sessionId: session.id)],
+                } + [AuditEvent("device.enrolled", actor: actor, clientId: client.id, userId: session.userId, deviceId: deviceId, sessionId: session.id)]
+                    + inserted.attestationEvents,
                 in: sql
             )
-            return (deviceId, secret, revoked)
+            return (deviceId, inserted.totpSecret, revoked)
         }
         await nodeSync?.flush(deviceIds: [deviceId] + revoked)
         return SessionDeviceResponse(deviceId: deviceId, totpSecret: secret, revokedDeviceIds: revoked)

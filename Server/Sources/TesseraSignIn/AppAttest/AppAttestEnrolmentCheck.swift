@@ -19,7 +19,7 @@ package struct AppAttestEnrolmentCheck: DeviceAttestationCheck {
     }
 
     package func admit(
-        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String
+        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String, disposeToken: String?
     ) async throws -> AdmittedDeviceAttestation? {
         let current = try await settings.settings(clientId: clientId)
         guard current.policy != "off" else {
@@ -33,6 +33,8 @@ package struct AppAttestEnrolmentCheck: DeviceAttestationCheck {
             throw problem
         }
         let app = try AppAttestSettingsService.app(of: current)
-        return try await service.admitEnrolment(attestation, clientId: clientId, devicePublicKey: devicePublicKey, app: app)
+        return try await service.admitEnrolment(
+            attestation, clientId: clientId, devicePublicKey: devicePublicKey, disposeToken: disposeToken, app: app
+        )
     }
 }

@@ -10,15 +10,19 @@ import TesseraWebAuthn
 /// the attestation object, the assertion, the client data or the challenge.
 extension AppAttestService {
     /// Appends ``AppAttestAuditEvent/attested`` for `credential` of `deviceId` to the audit log, in `sql` (its user and
-    /// client read unless the caller knows them: an enrolment does).
-    func appendAttested(
-        _ credential: AppAttestCredential, deviceId: String, owner known: (userId: String, clientId: String)? = nil, in sql: any SQLDatabase
-    ) async throws {
-        let owner = if let known { known } else { try await devices.owner(deviceId: deviceId, in: sql) }
-        try await audit.append([AuditEvent(
-            AppAttestAuditEvent.attested, actor: "device:\(deviceId)", clientId: owner?.clientId, userId: owner?.userId, deviceId: deviceId,
+    /// client read).
+    func appendAttested(_ credential: AppAttestCredential, deviceId: String, in sql: any SQLDatabase) async throws {
+        let owner = try await devices.owner(deviceId: deviceId, in: sql)
+        try await audit.append([Self.attestedEvent(credential, deviceId: deviceId, userId: owner?.userId, clientId: owner?.clientId)], in: sql)
+    }
+
+    /// ``AppAttestAuditEvent/attested`` for `credential` of `deviceId` (of `userId` and `clientId`): the key ID and the
+    /// environment.
+    static func attestedEvent(_ credential: AppAttestCredential, deviceId: String, userId: String?, clientId: String?) -> AuditEvent {
+        AuditEvent(
+            AppAttestAuditEvent.attested, actor: "device:\(deviceId)", clientId: clientId, userId: userId, deviceId: deviceId,
             details: ["keyId": Data(credential.keyId).base64EncodedString(), "environment": credential.environment.rawValue]
-        )], in: sql)
+        )
     }
 
     /// Runs `body`; when it throws a problem, appends ``AppAttestAuditEvent/failed`` with the problem's code and `step`

@@ -22,18 +22,26 @@ extension AppAttestService {
         return AppAttestChallenge(challenge: Data(bytes).base64URLEncodedString(), expiresIn: Int(challengeLifetime.components.seconds))
     }
 
-    /// Verifies the attestation sent with the enrolment of `devicePublicKey` by a device of `clientId` for `app`:
-    /// consumes the enrolment challenge (7401, 7402, 7403), checks that it is bound to the key (7409) and verifies the
-    /// attestation (7410–7419). A refusal is audited as `device.app_attest.failed` (step `enrolment`, no device yet).
-    /// Returns what the enrolment's transaction records for the new device.
+    /// Verifies the attestation sent with the enrolment of `devicePublicKey` by a device of `clientId` for `app`: its
+    /// challenge is the one derived from the enrolment's dispose token `disposeToken`
+    /// (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``; single use as the token is, which the
+    /// enrolment's transaction consumes) or an issued enrolment challenge, consumed here (7401, 7402, 7403); it must
+    /// be bound to the key (7409); then the attestation is verified (7410–7419). A refusal is audited as
+    /// `device.app_attest.failed` (step `enrolment`, no device yet). Returns what the enrolment's transaction records
+    /// for the new device.
     package func admitEnrolment(
-        _ request: AppAttestAttestationRequest, clientId: String, devicePublicKey: String, app: AppAttestApp
+        _ request: AppAttestAttestationRequest, clientId: String, devicePublicKey: String, disposeToken: String?, app: AppAttestApp
     ) async throws -> AdmittedDeviceAttestation {
         do {
             let keyId = try Self.bytes(request.keyId, field: "appAttest.keyId")
             let object = try Self.bytes(request.attestationObject, field: "appAttest.attestationObject")
             let key = try Self.deviceKeyBytes(devicePublicKey)
-            let challenge = try await consumeEnrolment(request.challenge, clientId: clientId)
+            let derived = disposeToken.map { AppAttestDeviceBinding.enrolmentChallenge(disposeToken: $0, deviceKey: key) }
+            let challenge = if let derived, Data(base64URLEncoded: request.challenge).map(Array.init) == derived {
+                derived
+            } else {
+                try await consumeEnrolment(request.challenge, clientId: clientId)
+            }
             guard AppAttestDeviceBinding.binds(challenge, deviceKey: key) else { throw AppError.appAttestChallengeNotBound() }
             let credential: AppAttestCredential
             do throws(AppAttestError) {
@@ -60,7 +68,8 @@ extension AppAttestService {
         }
     }
 
-    /// What the enrolment's transaction records: the key (counter 0), its evidence and the audit entry.
+    /// What the enrolment's transaction records: the key (counter 0) and its evidence; the audit entry goes with the
+    /// enrolment's.
     private func admitted(
         _ credential: AppAttestCredential, clientId: String, attestationObject: [UInt8], challenge: [UInt8]
     ) -> AdmittedDeviceAttestation {
@@ -75,7 +84,7 @@ extension AppAttestService {
             } catch let error where UniqueViolation.detail(of: error) != nil {
                 throw AppError.conflict("This App Attest key is attested for another device")
             }
-            try await self.appendAttested(credential, deviceId: deviceId, owner: (userId, clientId), in: sql)
+            return [Self.attestedEvent(credential, deviceId: deviceId, userId: userId, clientId: clientId)]
         }
     }
 

@@ -21,6 +21,7 @@ The chain is shaped like Apple's: a P-384 root, a P-384 intermediate (CA, path l
 credential certificate signed with ECDSA-SHA256 that carries the nonce in extension 1.2.840.113635.100.8.2
 as SEQUENCE { [1] EXPLICIT OCTET STRING } (the encoding of Apple's own certificates: 30 24 a1 22 04 20 ...).
 """
+import base64
 import datetime
 import hashlib
 import json
@@ -170,16 +171,22 @@ def x963(key):
     return key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 
 
-def bound(name, bind_to_other=False, **kwargs):
+def bound(name, bind_to_other=False, dispose_token=False, **kwargs):
     """An attestation made at the enrolment of a Tessera device key (a P-256 key of the device's own, not the App
     Attest key): the challenge is 16 random bytes and the first 16 bytes of SHA-256 of the device key's X9.63
     bytes (with `bind_to_other`, of another key's). Adds "tesseraDeviceKey" (its scalar) and
-    "tesseraDevicePublicKey" (X9.63)."""
+    "tesseraDevicePublicKey" (X9.63). With `dispose_token`, the first 16 bytes are those the app derives from the
+    dispose token the enrolment consumes, SHA-256("tessera app-attest enrolment" || 0x00 || token), for a token
+    "tdt_" + base64url(32 random bytes) as the server makes them; adds "disposeToken"."""
     key = ec.generate_private_key(ec.SECP256R1())
     target = x963(ec.generate_private_key(ec.SECP256R1()) if bind_to_other else key)
-    case = attestation(name, challenge=os.urandom(16) + sha256(target)[:16], **kwargs)
+    token = "tdt_" + base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()
+    first = sha256(b"tessera app-attest enrolment\x00" + token.encode())[:16] if dispose_token else os.urandom(16)
+    case = attestation(name, challenge=first + sha256(target)[:16], **kwargs)
     case["tesseraDeviceKey"] = key.private_numbers().private_value.to_bytes(32, "big").hex()
     case["tesseraDevicePublicKey"] = x963(key).hex()
+    if dispose_token:
+        case["disposeToken"] = token
     return case
 
 
@@ -233,6 +240,7 @@ def cases():
         bound("bound production attestation", environment="production"),
         bound("bound to another device key", bind_to_other=True),
         bound("bound, wrong chain", issuer=OTHER_INTERMEDIATE, chain_extra=OTHER_INTERMEDIATE),
+        bound("bound to a dispose token", dispose_token=True),
         assertion("valid first assertion (counter 1 after 0)", device, stored=0, counter=1),
         assertion("valid later assertion (counter 7 after 4)", device, stored=4, counter=7),
         assertion("replayed assertion: counter not grown", device, stored=7, counter=7),

@@ -40,10 +40,21 @@ extension AppAttestHTTPFixture {
         )
     }
 
-    /// `POST /v1/signup` of `userKey` with the device key `deviceKey` and `appAttest`; the answer.
-    func signUp(_ userKey: String, deviceKey: P256.Signing.PrivateKey, appAttest: AppAttestAttestationRequest?) async throws -> TestResponse {
+    /// `POST /v1/signup` of `userKey` with the device key `deviceKey` and `appAttest`; the answer. `disposeToken`: the
+    /// token the code's verification makes (`tdt_` and base64url of 32 bytes, scripted); nil: a random one.
+    func signUp(
+        _ userKey: String, deviceKey: P256.Signing.PrivateKey, appAttest: AppAttestAttestationRequest?, disposeToken: String? = nil
+    ) async throws -> TestResponse {
         let email = "\(userKey)@example.com"
-        let token = try await SignUpFixtures.disposeToken(runtime, client, email: email)
+        let token = try await self.disposeToken(email: email, scripted: disposeToken)
+        return try await signUpWithToken(token, email: email, userKey: userKey, deviceKey: deviceKey, appAttest: appAttest)
+    }
+
+    /// `POST /v1/signup` of `userKey` with the dispose token `token` verified for `email`, the device key `deviceKey`
+    /// and `appAttest`; the answer.
+    func signUpWithToken(
+        _ token: String, email: String, userKey: String, deviceKey: P256.Signing.PrivateKey, appAttest: AppAttestAttestationRequest?
+    ) async throws -> TestResponse {
         var request = SignUpFixtures.request(
             client, email: email, phone: "+4179\(Int.random(in: 1_000_000...9_999_999))", userKey: userKey, token: token, deviceKey: deviceKey
         )
@@ -60,6 +71,20 @@ extension AppAttestHTTPFixture {
         headers[HTTPField.Name("Signature-Input")!] = signed.signatureInput
         headers[HTTPField.Name("Signature")!] = signed.signature
         return try await http.executeRequest(uri: "/v1/signup", method: .post, headers: headers, body: ByteBuffer(bytes: body))
+    }
+
+    /// A dispose token for a sign-up of `email` (an OTP sent, read from the mail and verified); `scripted`: the token
+    /// the verification must make (its 32 bytes queued for the draw), checked.
+    func disposeToken(email: String, scripted: String?) async throws -> String {
+        guard let scripted else { return try await SignUpFixtures.disposeToken(runtime, client, email: email) }
+        _ = try await runtime.otp.send(client: client, channel: .email, target: email, purpose: .signup, ip: nil)
+        let code = try await runtime.deliverAndReadCode(to: email)
+        random.enqueue(Array(try #require(Data(base64URLEncoded: String(scripted.dropFirst(4))))))
+        guard case .valid(let token) = try await runtime.otp.verify(client: client, channel: .email, target: email, code: code, purpose: .signup) else {
+            throw ConfigurationError("code refused")
+        }
+        try #require(token == scripted, "the verification drew other bytes than the scripted token's")
+        return token
     }
 
     /// The user keys of the client's users, from the admin API.
