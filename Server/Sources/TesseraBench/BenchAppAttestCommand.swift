@@ -73,7 +73,7 @@ extension BenchCommand {
             try await enrolmentsAndLogins(url: url, codes: codes, rpIdHash: rpIdHash, minter: minter)
         }
 
-        /// Sign-ups without and with an attestation (`useAppAttest`: a challenge bound to the device key, Apple's
+        /// Sign-ups without and with an attestation (`useAppAttest`: the challenge derived from the dispose token, Apple's
         /// attestation verified in the sign-up), then the same devices' logins without and with an assertion in the
         /// approval: the differences are what App Attest adds to an enrolment and to an assertion-checked call.
         func enrolmentsAndLogins(url: URL, codes: OutboxTail, rpIdHash: Data, minter: AttestationMinter) async throws {
