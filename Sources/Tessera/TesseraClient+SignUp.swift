@@ -176,7 +176,7 @@ extension TesseraClient {
         }
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: data.authType)
         let devicePublicKey = keys.device.x963Representation.base64EncodedString()
-        var appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey, disposeToken: data.disposeToken)
+        var appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey, enrolmentSecret: data.disposeToken)
         var enrolment = DeviceEnrolment(
             userKey: data.userKey, disposeToken: data.disposeToken, appVersion: data.appVersion, token: data.token,
             authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: devicePublicKey,

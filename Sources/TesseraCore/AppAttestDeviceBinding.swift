@@ -15,18 +15,18 @@ public enum AppAttestDeviceBinding {
         return Array(random.prefix(16)) + digest(deviceKey)
     }
 
-    /// The challenge of an attestation sent with an enrolment that consumes the dispose token `disposeToken` (sign-up,
-    /// re-registration) for the device key `deviceKey` (X9.63 bytes): the first 16 bytes of
-    /// SHA-256("tessera app-attest enrolment" ‖ 0x00 ‖ the token's UTF-8 bytes) followed by the key's 16 bytes, as in
-    /// ``challenge(random:deviceKey:)``. The app computes it itself, so the enrolment needs no challenge call: the
-    /// token comes from the server's CSPRNG, is short-lived and is consumed by the enrolment that carries the
-    /// attestation, which makes the challenge fresh and single-use like an issued one. The token's hash reveals
-    /// nothing of the token.
-    public static func enrolmentChallenge(disposeToken: String, deviceKey: [UInt8]) -> [UInt8] {
-        challenge(random: Array(SHA256.hash(data: Array(enrolmentLabel.utf8) + [0] + Array(disposeToken.utf8))), deviceKey: deviceKey)
+    /// The challenge of an attestation sent with an enrolment of the device key `deviceKey` (X9.63 bytes) that uses up
+    /// `secret`: the dispose token of a sign-up or a re-registration, or the session token of a session that registers
+    /// its (one) device key. The first 16 bytes of SHA-256("tessera app-attest enrolment" ‖ 0x00 ‖ the secret's UTF-8
+    /// bytes) followed by the key's 16 bytes, as in ``challenge(random:deviceKey:)``. The app computes it itself, so
+    /// the enrolment needs no challenge call: the secret comes from the server's CSPRNG, is recent (a dispose token
+    /// lives minutes, a session registers its device key within its first 15 minutes) and serves one enrolment only,
+    /// which makes the challenge fresh and single-use like an issued one. Its hash reveals nothing of the secret.
+    public static func enrolmentChallenge(secret: String, deviceKey: [UInt8]) -> [UInt8] {
+        challenge(random: Array(SHA256.hash(data: Array(enrolmentLabel.utf8) + [0] + Array(secret.utf8))), deviceKey: deviceKey)
     }
 
-    /// The domain separation of ``enrolmentChallenge(disposeToken:deviceKey:)``.
+    /// The domain separation of ``enrolmentChallenge(secret:deviceKey:)``.
     private static let enrolmentLabel = "tessera app-attest enrolment"
 
     /// Whether `challenge` is bound to the device key `deviceKey` (X9.63 bytes).

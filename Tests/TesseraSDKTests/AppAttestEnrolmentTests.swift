@@ -26,6 +26,18 @@ struct AppAttestEnrolmentSDKTests {
             if url.path == "/v1/app-attest/challenge" {
                 return HTTPAnswer(status: 200, body: Data(#"{"challenge":"\#(MessageSignature.base64URL(Self.challengeBytes))","expiresIn":300}"#.utf8))
             }
+            if url.path == "/v1/login/password" {
+                let identity = IdentityInfo(id: "idn_1", email: "alice@example.com", phoneNumber: "+41790000001", name: "Alice", hasPassword: true)
+                return HTTPAnswer(status: 200, body: try JSONEncoder().encode(SessionGrant(sessionToken: "tss_1", sessionExpiresIn: 60, identity: identity)))
+            }
+            if url.path == "/v1/session/device" {
+                let sent = try JSONDecoder().decode(SessionDeviceRequest.self, from: body ?? Data())
+                if let code = attestationRefusal, sent.appAttest != nil {
+                    let problem = Problem(code: code, status: 403, title: code.name, detail: "scripted")
+                    return HTTPAnswer(status: 403, body: try JSONEncoder().encode(problem))
+                }
+                return HTTPAnswer(status: 201, body: try JSONEncoder().encode(SessionDeviceResponse(deviceId: "dev_2", totpSecret: "JBSWY3DPEHPK3PXP", revokedDeviceIds: [])))
+            }
             if let code = attestationRefusal, let body, try JSONDecoder().decode(SignUpRequest.self, from: body).appAttest != nil {
                 let problem = Problem(code: code, status: 403, title: code.name, detail: "scripted")
                 return HTTPAnswer(status: 403, body: try JSONEncoder().encode(problem))
@@ -59,7 +71,7 @@ struct AppAttestEnrolmentSDKTests {
         #expect(server.paths == ["/v1/signup"])
         let signUp = try JSONDecoder().decode(SignUpRequest.self, from: try #require(server.body(of: "/v1/signup")))
         let challenge = AppAttestDeviceBinding.enrolmentChallenge(
-            disposeToken: "tdt_1", deviceKey: Array(try #require(Data(base64Encoded: signUp.devicePublicKey)))
+            secret: "tdt_1", deviceKey: Array(try #require(Data(base64Encoded: signUp.devicePublicKey)))
         )
         let keyId = try #require(apple.calls.withLock { $0.generatedKeys.first })
         let attested = try #require(apple.calls.withLock { $0.attested.first })
@@ -94,6 +106,28 @@ struct AppAttestEnrolmentSDKTests {
         await #expect(throws: TesseraError.self) { try await Self.signUp(client) }
         #expect(server.paths == ["/v1/signup"])
         #expect(try client.appAttestKeyId() == nil)
+    }
+
+    @Test("a session's device key: the challenge derived from the session token, no challenge call; a client whose policy is off refuses it (7406) and the SDK registers again without")
+    func sessionDeviceKey() async throws {
+        for (server, calls) in [(Server(), ["/v1/login/password", "/v1/session/device"]), (Server(attestationRefusal: .appAttestOff), ["/v1/login/password", "/v1/session/device", "/v1/session/device"])] {
+            let apple = FakeAppAttestService()
+            let client = TesseraClient(configuration: EnrolmentWireTests.configuration, keyStore: MemoryKeyStore(), transport: server)
+            client.useAppAttest(apple)
+            try await client.login(identifier: "alice@example.com", password: "correct horse")
+            #expect(server.paths == calls)
+            let sent = try JSONDecoder().decode(SessionDeviceRequest.self, from: try #require(server.body(of: "/v1/session/device")))
+            let attested = try #require(apple.calls.withLock { $0.attested.first })
+            let challenge = AppAttestDeviceBinding.enrolmentChallenge(secret: "tss_1", deviceKey: Array(try #require(Data(base64Encoded: sent.devicePublicKey))))
+            #expect(attested.clientDataHash == Data(SHA256.hash(data: challenge)))
+            if calls.count == 2 {
+                #expect(sent.appAttest?.challenge == MessageSignature.base64URL(Data(challenge)))
+                #expect(try client.appAttestKeyId() == attested.keyId)
+            } else {
+                #expect(sent.appAttest == nil)
+                #expect(try client.appAttestKeyId() == nil)
+            }
+        }
     }
 
     /// A channel answer that says `assertion` of App Attest.

@@ -34,9 +34,9 @@ package enum AppAttestFixtures {
         package var tesseraDeviceKey: String?
         /// Bound cases: that device key's public key, X9.63 (its challenge is bound to it, or to another key's).
         package var tesseraDevicePublicKey: String?
-        /// Bound cases made with the challenge derived from a dispose token: that token (`tdt_` and base64url of 32
-        /// bytes, as the server makes them).
-        package var disposeToken: String?
+        /// Bound cases made with the challenge derived from the secret an enrolment uses up: that secret (`tdt_`, a
+        /// dispose token, or `tss_`, a session token, and base64url of 32 bytes, as the server makes them).
+        package var enrolmentSecret: String?
 
         /// Bound cases: the Tessera device key.
         package func deviceKey() throws -> P256.Signing.PrivateKey {

@@ -37,6 +37,7 @@ struct AppAttestMintedTests {
         ("bound to another device key", nil),
         ("bound, wrong chain", "wrong_chain"),
         ("bound to a dispose token", nil),
+        ("bound to a session token", nil),
     ]
 
     /// Each assertion case of mint.py and the code it must be refused with (nil: it must pass).
@@ -79,13 +80,13 @@ struct AppAttestMintedTests {
     func disposeTokenChallenge() async throws {
         let minted = try await AppAttestFixtures.minted()
         let item = try minted.named("bound to a dispose token")
-        let token = try #require(item.disposeToken), key = AppAttestFixtures.hex(item.tesseraDevicePublicKey)
-        let derived = AppAttestDeviceBinding.enrolmentChallenge(disposeToken: token, deviceKey: key)
+        let token = try #require(item.enrolmentSecret), key = AppAttestFixtures.hex(item.tesseraDevicePublicKey)
+        let derived = AppAttestDeviceBinding.enrolmentChallenge(secret: token, deviceKey: key)
         #expect(derived == AppAttestFixtures.hex(item.challenge))
         #expect(AppAttestDeviceBinding.binds(derived, deviceKey: key))
-        #expect(AppAttestDeviceBinding.enrolmentChallenge(disposeToken: token + "x", deviceKey: key) != derived)
+        #expect(AppAttestDeviceBinding.enrolmentChallenge(secret: token + "x", deviceKey: key) != derived)
         let otherKey = AppAttestFixtures.hex(try minted.named("bound development attestation").tesseraDevicePublicKey)
-        #expect(!AppAttestDeviceBinding.binds(AppAttestDeviceBinding.enrolmentChallenge(disposeToken: token, deviceKey: otherKey), deviceKey: key))
+        #expect(!AppAttestDeviceBinding.binds(AppAttestDeviceBinding.enrolmentChallenge(secret: token, deviceKey: otherKey), deviceKey: key))
     }
 
     @Test("with an anchor cache: the second attestation through a known intermediate passes; another CA's chains are still refused")

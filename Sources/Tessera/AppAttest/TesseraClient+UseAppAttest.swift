@@ -5,10 +5,11 @@ import TesseraCore
 extension TesseraClient {
     /// Uses Apple's App Attest in this client's enrolments and sign-in approvals (issue 41). Every enrolment — sign-up,
     /// re-registration and a session's device key — then carries Apple's attestation of a new App Attest key, over a
-    /// challenge bound to the new device key: for a sign-up or a re-registration the one derived from the enrolment's
-    /// dispose token (`AppAttestDeviceBinding.enrolmentChallenge(disposeToken:deviceKey:)`, no call), for a session's
-    /// device key one the server issues (`POST /v1/app-attest/challenge`). `provider` generates and attests a key over
-    /// SHA-256 of the challenge's bytes, and the attestation goes with the enrolment as its `appAttest`.
+    /// challenge bound to the new device key that the SDK derives from the secret the enrolment uses up (the dispose
+    /// token of a sign-up or re-registration, the session's token for its device key:
+    /// `AppAttestDeviceBinding.enrolmentChallenge(secret:deviceKey:)`), so no challenge call is made. `provider`
+    /// generates and attests a key over SHA-256 of the challenge's bytes, and the attestation goes with the enrolment
+    /// as its `appAttest`.
     /// The server verifies it under the client's policy (a client whose policy is `required` refuses an enrolment
     /// without one, `ErrorCode.appAttestRequired`), and so does every verifier node. On success the key ID is stored
     /// with the device state (``appAttestKeyId()``). An approval of a sign-in
@@ -18,7 +19,8 @@ extension TesseraClient {
     ///
     /// A device without App Attest (``AppAttestProvider/isSupported`` false: the Simulator, an old device) enrols
     /// without an attestation, and so does every device while the client's policy is `off`: the server refuses the
-    /// challenge or the attestation with `ErrorCode.appAttestOff`, and the SDK enrols again without one.
+    /// attestation with `ErrorCode.appAttestOff` before anything is written, and the SDK enrols again without one
+    /// (so set no provider for such a client: each enrolment would ask Apple for an attestation in vain).
     /// - Parameter provider: App Attest: `AppleAppAttestProvider` on Apple platforms; nil to stop using App Attest.
     public func useAppAttest(_ provider: (any AppAttestProvider)?) {
         enrolmentAttestation.withLock { $0 = provider }
@@ -35,29 +37,18 @@ extension TesseraClient {
         )
     }
 
-    /// The attestation for the enrolment of the device key `devicePublicKey` (X9.63 base64) that consumes
-    /// `disposeToken` (nil: a session's device key, whose challenge the server issues); nil when no provider is set,
-    /// the device has no App Attest or the client's policy is off.
-    func attestEnrolment(devicePublicKey: String, disposeToken: String? = nil) async throws -> AppAttestAttestationRequest? {
+    /// The attestation for the enrolment of the device key `devicePublicKey` (X9.63 base64) that uses up
+    /// `enrolmentSecret`; nil when no provider is set or the device has no App Attest.
+    func attestEnrolment(devicePublicKey: String, enrolmentSecret: String) async throws -> AppAttestAttestationRequest? {
         guard let provider = enrolmentAttestation.withLock({ $0 }) else { return nil }
         guard provider.isSupported else {
             log?("App Attest: not supported on this device, enrolling without an attestation")
             return nil
         }
-        let challenge: String
-        if let disposeToken, let key = Data(base64Encoded: devicePublicKey) {
-            challenge = MessageSignature.base64URL(Data(AppAttestDeviceBinding.enrolmentChallenge(disposeToken: disposeToken, deviceKey: Array(key))))
-        } else {
-            do {
-                let answer: AppAttestChallengeAnswer = try await call(
-                    "POST", "/v1/app-attest/challenge", body: AppAttestEnrolmentChallengeRequest(devicePublicKey: devicePublicKey)
-                )
-                challenge = answer.challenge
-            } catch let error as TesseraError where error.code == .appAttestOff {
-                log?("App Attest: off for this client, enrolling without an attestation")
-                return nil
-            }
+        guard let key = Data(base64Encoded: devicePublicKey) else {
+            throw TesseraError(code: .fieldInvalid, message: "devicePublicKey is not base64")
         }
+        let challenge = MessageSignature.base64URL(Data(AppAttestDeviceBinding.enrolmentChallenge(secret: enrolmentSecret, deviceKey: Array(key))))
         let attestation = try await Self.attestNewKey(challenge: challenge, using: provider)
         log?("App Attest: key attested by Apple, enrolling with the attestation")
         return attestation

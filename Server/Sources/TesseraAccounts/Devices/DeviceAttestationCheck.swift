@@ -8,11 +8,11 @@ package protocol DeviceAttestationCheck: Sendable {
     /// Verifies `attestation` for the enrolment of `devicePublicKey` (X9.63 base64) of `clientId`, before the
     /// enrolment's transaction: nil when none is needed and none was sent; a problem when the client requires one and
     /// none was sent (7407), when one was sent while the policy is off (7406), or when it does not verify (its code).
-    /// `disposeToken`: the dispose token the enrolment consumes (sign-up, re-registration), whose derived challenge
-    /// (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``) the attestation may use instead of an
-    /// issued one.
+    /// `enrolmentSecret`: the secret the enrolment uses up (a dispose token, or the token of the session registering
+    /// its device key), whose derived challenge (``AppAttestDeviceBinding/enrolmentChallenge(secret:deviceKey:)``)
+    /// the attestation may use instead of an issued one.
     func admit(
-        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String, disposeToken: String?
+        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String, enrolmentSecret: String?
     ) async throws -> AdmittedDeviceAttestation?
 }
 

@@ -51,17 +51,18 @@ package struct DeviceIssuer: Sendable {
         package var pushToken: String
         /// The app attestation sent with the enrolment (App Attest), checked by ``DeviceIssuer/admit(_:clientId:)``.
         package var appAttest: AppAttestAttestationRequest?
-        /// The dispose token the enrolment consumes (sign-up, re-registration): the attestation may use the challenge
-        /// derived from it (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``).
-        package var disposeToken: String?
+        /// The secret the enrolment uses up (a sign-up's or re-registration's dispose token, the session token of a
+        /// session registering its device key): the attestation may use the challenge derived from it
+        /// (``AppAttestDeviceBinding/enrolmentChallenge(secret:deviceKey:)``).
+        package var enrolmentSecret: String?
         /// The attestation ``DeviceIssuer/admit(_:clientId:)`` verified, recorded when the device is inserted.
         package var admitted: AdmittedDeviceAttestation?
 
         package init(
             devicePublicKey: String, userVerificationPublicKey: String, os: String, appVersion: String, pushToken: String,
-            appAttest: AppAttestAttestationRequest? = nil, disposeToken: String? = nil
+            appAttest: AppAttestAttestationRequest? = nil, enrolmentSecret: String? = nil
         ) {
-            self.disposeToken = disposeToken
+            self.enrolmentSecret = enrolmentSecret
             self.devicePublicKey = devicePublicKey
             self.userVerificationPublicKey = userVerificationPublicKey
             self.os = os
@@ -81,7 +82,7 @@ package struct DeviceIssuer: Sendable {
         }
         var device = device
         device.admitted = try await attestation.admit(
-            device.appAttest, clientId: clientId, devicePublicKey: device.devicePublicKey, disposeToken: device.disposeToken
+            device.appAttest, clientId: clientId, devicePublicKey: device.devicePublicKey, enrolmentSecret: device.enrolmentSecret
         )
         return device
     }

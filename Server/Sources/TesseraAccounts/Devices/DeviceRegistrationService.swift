@@ -79,7 +79,7 @@ public struct DeviceRegistrationService: Sendable {
         let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token, appAttest: request.appAttest,
-            disposeToken: request.disposeToken
+            enrolmentSecret: request.disposeToken
         ), clientId: client.id)
         let issued = try await database.transaction { sql in
             let verified = try await otp.consumeDisposeToken(request.disposeToken, client: client, purpose: .recovery, now: now, in: sql)

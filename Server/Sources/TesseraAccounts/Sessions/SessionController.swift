@@ -33,7 +33,12 @@ package struct SessionController<Context: TesseraContext> {
             let body = try await request.decodeSelfSigned(
                 SessionDeviceRequest.self, limit: bodyLimit, database: sessions.database, clock: sessions.clock
             ) { try P256.Signing.PublicKey(x963Base64: $0.devicePublicKey, field: "devicePublicKey") }
-            return try Response.json(try await devices.register(body, session: session, client: try context.requireClient()), status: .created)
+            // The session middleware let the request in with its bearer token: the secret an attestation's challenge
+            // may be derived from (the session registers one device key).
+            let token = request.headers.value(.authorization).map { String($0.dropFirst(7)) }
+            return try Response.json(
+                try await devices.register(body, session: session, sessionToken: token, client: try context.requireClient()), status: .created
+            )
         }
         pending.delete("session") { _, context in
             let session = try context.requireSession()

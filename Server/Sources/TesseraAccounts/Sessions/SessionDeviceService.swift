@@ -34,14 +34,19 @@ package struct SessionDeviceService: Sendable {
         self.nodeSync = nodeSync
     }
 
-    package func register(_ request: SessionDeviceRequest, session: SessionService.Authenticated, client: Client) async throws -> SessionDeviceResponse {
+    /// Registers the session's device key; `sessionToken`: the session's token as sent, whose derived challenge an
+    /// attestation may use (``AppAttestDeviceBinding/enrolmentChallenge(secret:deviceKey:)``: the session binds one
+    /// device key, so the challenge serves once).
+    package func register(
+        _ request: SessionDeviceRequest, session: SessionService.Authenticated, sessionToken: String? = nil, client: Client
+    ) async throws -> SessionDeviceResponse {
         guard session.deviceId == nil else { throw AppError.conflict("This session has a device key already") }
         _ = try P256.Signing.PublicKey(x963Base64: request.userVerificationPublicKey, field: "userVerificationPublicKey")
         try AppError.checkLengths([("appVersion", request.appVersion, 32), ("os", request.os, 32), ("pushToken", request.pushToken, 4096)])
         let keep = try await policies.policy(clientId: client.id).devicesPerUser - 1
         let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
-            appVersion: request.appVersion, pushToken: request.pushToken, appAttest: request.appAttest
+            appVersion: request.appVersion, pushToken: request.pushToken, appAttest: request.appAttest, enrolmentSecret: sessionToken
         ), clientId: client.id)
         let now = clock.now(), issuer = self.issuer, repository = sessions.repository, audit = self.audit
         let (deviceId, secret, revoked) = try await database.transaction { sql in

@@ -99,7 +99,7 @@ public struct SignUpService: Sendable {
         let device = try await issuer.admit(DeviceIssuer.NewDevice(
             devicePublicKey: request.devicePublicKey, userVerificationPublicKey: request.userVerificationPublicKey, os: request.os,
             appVersion: request.appVersion, pushToken: request.token, appAttest: request.appAttest,
-            disposeToken: request.disposeToken
+            enrolmentSecret: request.disposeToken
         ), clientId: client.id)
         let users = self.users, issuer = self.issuer, otp = self.otp, audit = self.audit
         let issued: DeviceIssuer.Issued

@@ -19,7 +19,7 @@ package struct AppAttestEnrolmentCheck: DeviceAttestationCheck {
     }
 
     package func admit(
-        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String, disposeToken: String?
+        _ attestation: AppAttestAttestationRequest?, clientId: String, devicePublicKey: String, enrolmentSecret: String?
     ) async throws -> AdmittedDeviceAttestation? {
         let current = try await settings.settings(clientId: clientId)
         guard current.policy != "off" else {
@@ -34,7 +34,7 @@ package struct AppAttestEnrolmentCheck: DeviceAttestationCheck {
         }
         let app = try AppAttestSettingsService.app(of: current)
         return try await service.admitEnrolment(
-            attestation, clientId: clientId, devicePublicKey: devicePublicKey, disposeToken: disposeToken, app: app
+            attestation, clientId: clientId, devicePublicKey: devicePublicKey, enrolmentSecret: enrolmentSecret, app: app
         )
     }
 }

@@ -23,20 +23,20 @@ extension AppAttestService {
     }
 
     /// Verifies the attestation sent with the enrolment of `devicePublicKey` by a device of `clientId` for `app`: its
-    /// challenge is the one derived from the enrolment's dispose token `disposeToken`
-    /// (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``; single use as the token is, which the
-    /// enrolment's transaction consumes) or an issued enrolment challenge, consumed here (7401, 7402, 7403); it must
+    /// challenge is the one derived from the secret the enrolment uses up, `enrolmentSecret`
+    /// (``AppAttestDeviceBinding/enrolmentChallenge(secret:deviceKey:)``; single use as the secret is: the enrolment's
+    /// transaction consumes the dispose token or binds the session's one device key) or an issued enrolment challenge, consumed here (7401, 7402, 7403); it must
     /// be bound to the key (7409); then the attestation is verified (7410–7419). A refusal is audited as
     /// `device.app_attest.failed` (step `enrolment`, no device yet). Returns what the enrolment's transaction records
     /// for the new device.
     package func admitEnrolment(
-        _ request: AppAttestAttestationRequest, clientId: String, devicePublicKey: String, disposeToken: String?, app: AppAttestApp
+        _ request: AppAttestAttestationRequest, clientId: String, devicePublicKey: String, enrolmentSecret: String?, app: AppAttestApp
     ) async throws -> AdmittedDeviceAttestation {
         do {
             let keyId = try Self.bytes(request.keyId, field: "appAttest.keyId")
             let object = try Self.bytes(request.attestationObject, field: "appAttest.attestationObject")
             let key = try Self.deviceKeyBytes(devicePublicKey)
-            let derived = disposeToken.map { AppAttestDeviceBinding.enrolmentChallenge(disposeToken: $0, deviceKey: key) }
+            let derived = enrolmentSecret.map { AppAttestDeviceBinding.enrolmentChallenge(secret: $0, deviceKey: key) }
             let challenge = if let derived, Data(base64URLEncoded: request.challenge).map(Array.init) == derived {
                 derived
             } else {

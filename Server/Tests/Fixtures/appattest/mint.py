@@ -171,22 +171,23 @@ def x963(key):
     return key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 
 
-def bound(name, bind_to_other=False, dispose_token=False, **kwargs):
+def bound(name, bind_to_other=False, secret_prefix=None, **kwargs):
     """An attestation made at the enrolment of a Tessera device key (a P-256 key of the device's own, not the App
     Attest key): the challenge is 16 random bytes and the first 16 bytes of SHA-256 of the device key's X9.63
     bytes (with `bind_to_other`, of another key's). Adds "tesseraDeviceKey" (its scalar) and
-    "tesseraDevicePublicKey" (X9.63). With `dispose_token`, the first 16 bytes are those the app derives from the
-    dispose token the enrolment consumes, SHA-256("tessera app-attest enrolment" || 0x00 || token), for a token
-    "tdt_" + base64url(32 random bytes) as the server makes them; adds "disposeToken"."""
+    "tesseraDevicePublicKey" (X9.63). With `secret_prefix`, the first 16 bytes are those the app derives from the
+    secret the enrolment uses up, SHA-256("tessera app-attest enrolment" || 0x00 || secret), for a secret
+    prefix + base64url(32 random bytes) as the server makes them ("tdt_": a dispose token, "tss_": a session token);
+    adds "enrolmentSecret"."""
     key = ec.generate_private_key(ec.SECP256R1())
     target = x963(ec.generate_private_key(ec.SECP256R1()) if bind_to_other else key)
-    token = "tdt_" + base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()
-    first = sha256(b"tessera app-attest enrolment\x00" + token.encode())[:16] if dispose_token else os.urandom(16)
+    token = (secret_prefix or "") + base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()
+    first = sha256(b"tessera app-attest enrolment\x00" + token.encode())[:16] if secret_prefix else os.urandom(16)
     case = attestation(name, challenge=first + sha256(target)[:16], **kwargs)
     case["tesseraDeviceKey"] = key.private_numbers().private_value.to_bytes(32, "big").hex()
     case["tesseraDevicePublicKey"] = x963(key).hex()
-    if dispose_token:
-        case["disposeToken"] = token
+    if secret_prefix:
+        case["enrolmentSecret"] = token
     return case
 
 
@@ -240,7 +241,8 @@ def cases():
         bound("bound production attestation", environment="production"),
         bound("bound to another device key", bind_to_other=True),
         bound("bound, wrong chain", issuer=OTHER_INTERMEDIATE, chain_extra=OTHER_INTERMEDIATE),
-        bound("bound to a dispose token", dispose_token=True),
+        bound("bound to a dispose token", secret_prefix="tdt_"),
+        bound("bound to a session token", secret_prefix="tss_"),
         assertion("valid first assertion (counter 1 after 0)", device, stored=0, counter=1),
         assertion("valid later assertion (counter 7 after 4)", device, stored=4, counter=7),
         assertion("replayed assertion: counter not grown", device, stored=7, counter=7),

@@ -87,6 +87,42 @@ extension AppAttestHTTPFixture {
         return token
     }
 
+    /// The token of a new session without a device key (a registration flow finished for `phone`); `scripted`: the
+    /// token the finish must make (its 32 bytes queued for the draw), checked.
+    func pendingSession(phone: String, scripted: String?) async throws -> String {
+        let flows = runtime.flows
+        let flow = try await flows.create(client: client)
+        _ = try await flows.sendPhoneCode(client: client, flowId: flow.id, phoneNumber: phone, ip: nil)
+        _ = try await flows.verifyPhone(client: client, flowId: flow.id, code: try await runtime.deliverAndReadCode(to: phone))
+        if let scripted { random.enqueue(Array(try #require(Data(base64URLEncoded: String(scripted.dropFirst(4)))))) }
+        let grant = try await flows.finish(client: client, flowId: flow.id, request: FlowFinishRequest(
+            password: nil, email: "s\(phone.suffix(4))@example.com", firstName: "Sam", lastName: "Session", phoneNumber: phone
+        ))
+        if let scripted { try #require(grant.sessionToken == scripted, "the finish drew other bytes than the scripted token's") }
+        return grant.sessionToken
+    }
+
+    /// `PUT /v1/session/device` of the session `sessionToken` with the device key `deviceKey` and `appAttest`; the answer.
+    func putSessionDevice(_ sessionToken: String, deviceKey: P256.Signing.PrivateKey, appAttest: AppAttestAttestationRequest?) async throws -> TestResponse {
+        let request = SessionDeviceRequest(
+            devicePublicKey: deviceKey.publicKey.x963Representation.base64EncodedString(),
+            userVerificationPublicKey: P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString(),
+            os: "iOS", appVersion: "1.0", pushToken: "", appAttest: appAttest
+        )
+        let body = try JSONEncoder().encode(request)
+        let signed = try MessageSignature.sign(
+            method: "PUT", path: "/v1/session/device", body: body, keyId: MessageSignature.thumbprint(ofX963: deviceKey.publicKey.x963Representation),
+            privateKey: deviceKey, nonce: UUID().uuidString, created: clock.clock.now() / 1000
+        )
+        var headers = HTTPFixtures.appHeaders(client)
+        headers[.contentType] = "application/json"
+        headers[.authorization] = "Bearer \(sessionToken)"
+        headers[HTTPField.Name("Content-Digest")!] = signed.contentDigest
+        headers[HTTPField.Name("Signature-Input")!] = signed.signatureInput
+        headers[HTTPField.Name("Signature")!] = signed.signature
+        return try await http.executeRequest(uri: "/v1/session/device", method: .put, headers: headers, body: ByteBuffer(bytes: body))
+    }
+
     /// The user keys of the client's users, from the admin API.
     func userKeys() async throws -> [String] {
         let response = try await http.executeRequest(uri: "/v1/admin/users?clientKey=\(client.clientKey)", method: .get, headers: Self.admin, body: nil)

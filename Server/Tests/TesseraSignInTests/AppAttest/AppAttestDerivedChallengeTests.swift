@@ -7,18 +7,19 @@ import TesseraCore
 import TesseraServerTestSupport
 import TesseraTestSupport
 
-/// App Attest at a sign-up without a challenge call (issue 41): the attestation's challenge is the one the app derives
-/// from the dispose token the sign-up consumes (``AppAttestDeviceBinding/enrolmentChallenge(disposeToken:deviceKey:)``,
-/// minted by mint.py with its own derivation). Single use as the token is; a challenge derived from another token or
-/// for another device key is neither derived nor issued (7401); the enrolment's audit entries go in one append.
-@Suite("App Attest at enrolment: the challenge derived from the dispose token")
-struct AppAttestDisposeTokenTests {
+/// App Attest at enrolment without a challenge call (issue 41): the attestation's challenge is the one the app derives
+/// from the secret the enrolment uses up (``AppAttestDeviceBinding/enrolmentChallenge(secret:deviceKey:)``, minted by
+/// mint.py with its own derivation) — a sign-up's dispose token, the token of a session registering its device key.
+/// Single use as the secret is; a challenge derived from another secret or for another device key is neither derived
+/// nor issued (7401); the enrolment's audit entries go in one append.
+@Suite("App Attest at enrolment: the challenge derived from the enrolment's secret")
+struct AppAttestDerivedChallengeTests {
     @Test("required: a sign-up whose attestation uses the dispose token's challenge enrols attested, without a challenge call; audited with the enrolment", arguments: TestDatabase.kinds)
     func derived(kind: TestDatabase) async throws {
         try await AppAttestHTTPFixture.run(kind) { fixture in
             #expect(try await fixture.putSettings(AppAttestHTTPFixture.settings("required")).status == .ok)
             let bound = try fixture.minted.named("bound to a dispose token")
-            let token = try #require(bound.disposeToken)
+            let token = try #require(bound.enrolmentSecret)
             let challenge = Data(AppAttestFixtures.hex(bound.challenge)).base64URLEncodedString()
             let response = try await fixture.signUp(
                 "bob", deviceKey: try bound.deviceKey(), appAttest: AppAttestHTTPFixture.evidence(bound, challenge: challenge), disposeToken: token
@@ -58,10 +59,36 @@ struct AppAttestDisposeTokenTests {
             expectProblem(try await fixture.signUp("bob", deviceKey: try bound.deviceKey(), appAttest: evidence), .unauthorized, .appAttestChallengeUnknown)
             // The scripted token, but another device key: derived for that key, the challenge is not it.
             expectProblem(
-                try await fixture.signUp("carol", deviceKey: P256.Signing.PrivateKey(), appAttest: evidence, disposeToken: bound.disposeToken),
+                try await fixture.signUp("carol", deviceKey: P256.Signing.PrivateKey(), appAttest: evidence, disposeToken: bound.enrolmentSecret),
                 .unauthorized, .appAttestChallengeUnknown
             )
             #expect(try await fixture.userKeys() == before)
+        }
+    }
+
+    @Test("required: a session registers its device key with an attestation over its token's challenge; without one 7407; the challenge serves once", arguments: TestDatabase.kinds)
+    func sessionDevice(kind: TestDatabase) async throws {
+        try await AppAttestHTTPFixture.run(kind) { fixture in
+            #expect(try await fixture.putSettings(AppAttestHTTPFixture.settings("required")).status == .ok)
+            let bound = try fixture.minted.named("bound to a session token")
+            let token = try #require(bound.enrolmentSecret)
+            let session = try await fixture.pendingSession(phone: "+41790000777", scripted: token)
+            let evidence = AppAttestHTTPFixture.evidence(bound, challenge: Data(AppAttestFixtures.hex(bound.challenge)).base64URLEncodedString())
+            expectProblem(
+                try await fixture.putSessionDevice(session, deviceKey: try bound.deviceKey(), appAttest: nil), .forbidden, .appAttestRequired
+            )
+            // Another session's token: the challenge is neither derived from it nor issued.
+            let other = try await fixture.pendingSession(phone: "+41790000778", scripted: nil)
+            expectProblem(
+                try await fixture.putSessionDevice(other, deviceKey: try bound.deviceKey(), appAttest: evidence), .unauthorized, .appAttestChallengeUnknown
+            )
+            let response = try await fixture.putSessionDevice(session, deviceKey: try bound.deviceKey(), appAttest: evidence)
+            #expect(response.status == .created, "\(String(buffer: response.body))")
+            let deviceId = try JSONDecoder().decode(SessionDeviceResponse.self, from: Data(buffer: response.body)).deviceId
+            #expect(try await fixture.runtime.appAttest.state(deviceId: deviceId).attested)
+            // The session has its device key: the same registration again is refused, nothing more is written.
+            let again = try await fixture.putSessionDevice(session, deviceKey: try bound.deviceKey(), appAttest: evidence)
+            #expect(again.status.code >= 400 && again.status.code < 500, "\(String(buffer: again.body))")
         }
     }
 }
