@@ -54,7 +54,7 @@ public struct AppAttestVerifier: Sendable {
         guard let receipt = object.statement[text: "receipt"]?.bytes else { throw .malformed("attStmt.receipt") }
 
         // Step 1: the chain, credential certificate first, to a trusted root at `time`.
-        let chain = try Self.certificates(object.statement[text: "x5c"])
+        let chain = try Self.certificates(object.statement[text: "x5c"], known: anchorCache)
         try await validate(chain, at: time)
         let credentialCertificate = chain[0]
 
@@ -101,13 +101,18 @@ public struct AppAttestVerifier: Sendable {
         )
     }
 
-    /// The `x5c` certificates, DER-decoded, credential certificate first.
-    private static func certificates(_ x5c: CBORValue?) throws(AppAttestError) -> [Certificate] {
+    /// The `x5c` certificates, DER-decoded, credential certificate first; an intermediate that `known` remembers by its
+    /// bytes is taken from there instead of being decoded again.
+    private static func certificates(_ x5c: CBORValue?, known: AppAttestAnchorCache?) throws(AppAttestError) -> [Certificate] {
         guard let items = x5c?.array, !items.isEmpty, items.count <= 5 else {
             throw .malformed("attStmt.x5c must hold 1 to 5 certificates")
         }
         var chain: [Certificate] = []
         for (index, item) in items.enumerated() {
+            if index > 0, let der = item.bytes, let remembered = known?.certificate(der: der) {
+                chain.append(remembered)
+                continue
+            }
             guard let der = item.bytes, let certificate = try? Certificate(derEncoded: der) else {
                 throw .malformed("attStmt.x5c[\(index)] is not a DER certificate")
             }
