@@ -21,6 +21,7 @@ extension BenchCommand {
         @OptionGroup var load: LoadOptions
         @Option(help: "Devices to sign up and attest (one attestation each).") var devices = 300
         @Option(help: "Assertions (and signed calls, and challenges) per device.") var rounds = 10
+        @Option(help: "Alternated pairs of plain and App Attest phases (sign-ups, logins) whose differences are reported.") var pairs = 5
         @Option(help: "Python with `cryptography` and `cbor2`.") var python = "python3"
         @Option(help: "bench/appattest_mint.py.") var minter: String
         @Option(help: "The directory `appattest_mint.py init` wrote (the server's root is its root.pem).") var caDir: String
@@ -81,10 +82,10 @@ extension BenchCommand {
             let plain = (0..<count).map { _ in load.client(url) }
             let attested = (0..<count).map { _ in (load.client(url), BenchAppAttestProvider(minter: minter, rpIdHash: rpIdHash)) }
             for (client, provider) in attested { client.useAppAttest(provider) }
-            // Sign-ups without and with an attestation, alternated in three rounds of a third of the devices each.
-            let third = (count + 2) / 3
-            for round in 1...3 {
-                let range = ((round - 1) * third)..<min(count, round * third)
+            // Sign-ups without and with an attestation, alternated in `pairs` rounds of a share of the devices each.
+            let share = (count + pairs - 1) / pairs
+            for round in 1...pairs {
+                let range = ((round - 1) * share)..<min(count, round * share)
                 try await phase("enrolment-plain-\(round)", count: range.count) { offset in
                     let index = range.lowerBound + offset
                     try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
@@ -95,9 +96,9 @@ extension BenchCommand {
                     guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
                 }
             }
-            // Logins without and with an assertion, alternated three times: the difference is small beside a whole
+            // Logins without and with an assertion, alternated `pairs` times: the difference is small beside a whole
             // ceremony, so each reading is paired with its neighbour on the same machine state.
-            for round in 1...3 {
+            for round in 1...pairs {
                 for (client, _) in attested { client.useAppAttest(nil) }
                 try await phase("login-plain-\(round)", count: count * rounds) { index in
                     _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")

@@ -46,7 +46,8 @@ extension AppAttestService {
                 throw error.problem
             }
             let repository = self.repository, deviceId = device.deviceId
-            guard try await database.transaction({ try await repository.advanceCounter(deviceId: deviceId, to: counter, in: $0) }) else {
+            // One conditional UPDATE, atomic by itself: no transaction around it (on PostgreSQL a BEGIN and a COMMIT less).
+            guard try await database.withSQL({ try await repository.advanceCounter(deviceId: deviceId, to: counter, in: $0) }) else {
                 throw AppAttestError.counterNotGrown(stored: UInt32(clamping: key.counter), received: counter).problem
             }
         }
