@@ -80,6 +80,7 @@ enum ConfigurationHelp {
         "metrics.token": "bearer token /metrics requires (required off loopback)",
         "webhooks.pollIntervalMs": "how often the webhook worker looks for due deliveries (default 1000)",
         "webhooks.timeoutMs": "how long one webhook POST may take (default 10000)",
+        "webhooks.endpointCacheMs": "how long an instance keeps each client's webhook endpoints; other instances' changes arrive within it (default 1000, 0: read every time)",
         "webhooks.allowHttp": "allow plain-http webhook URLs to any host in production (default false)",
         "webhooks.caFile": "extra trusted CA (PEM) for webhook receivers, back-channel logout and CIBA notification endpoints (default system roots)",
     ]

@@ -4,8 +4,9 @@ import SQLKit
 /// The audit log that also queues webhooks: each event that names a client is queued for that client's enabled
 /// endpoints subscribed to its type, and the wrapped log appends the events, all inside the change's transaction,
 /// so no event is lost and none is sent for a change that rolled back. Per append it costs one indexed read of
-/// `webhook_endpoints` per client named (one in practice), and nothing else when the client has no endpoint; with
-/// a subscriber, one read of the client's key and one of the user's key per event sent.
+/// `webhook_endpoints` per client named (one in practice) unless the repository's ``WebhookSubscriberCache`` has it
+/// (`webhooks.endpointCacheMs`), and nothing else when the client has no endpoint; with a subscriber, one read of
+/// the client's key and one of the user's key per event sent.
 package struct WebhookAuditLog: AuditLog {
     package let base: any AuditLog
     package let webhooks: any WebhookRepository

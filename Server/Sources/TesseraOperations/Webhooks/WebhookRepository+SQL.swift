@@ -12,6 +12,8 @@ package struct SQLWebhookRepository: WebhookRepository {
     package let clock: WallClock
     package let random: RandomSource
     package var lease: Duration = .seconds(30)
+    /// Each client's subscribers, kept for a moment (``WebhookSubscriberCache``); cleared by this repository's changes.
+    package let subscriberCache: WebhookSubscriberCache
     /// The most deliveries to one endpoint in flight at once (across instances): a receiver that hangs holds at
     /// most these until its timeout, and the worker's other slots keep serving everyone else.
     package static let inFlightPerEndpoint = 4
@@ -21,8 +23,10 @@ package struct SQLWebhookRepository: WebhookRepository {
         key: SymmetricKey,
         clock: WallClock,
         random: RandomSource,
-        lease: Duration = .seconds(30)
+        lease: Duration = .seconds(30),
+        subscriberCache: WebhookSubscriberCache = WebhookSubscriberCache()
     ) {
+        self.subscriberCache = subscriberCache
         self.database = database
         self.key = key
         self.clock = clock
@@ -36,9 +40,11 @@ package struct SQLWebhookRepository: WebhookRepository {
         "id, client_id, url, event_types, enabled, failure_count, disabled_reason, previous_secret_expires_at, created_at"
 
     package func subscribers(clientId: String, in sql: any SQLDatabase) async throws -> [(endpointId: String, eventTypes: [String])] {
-        try await sql.raw(
-            "SELECT id, event_types FROM webhook_endpoints WHERE client_id = \(bind: clientId) AND enabled = 1"
-        ).all().map { (try $0.decode(column: "id", as: String.self), Self.types(try $0.decode(column: "event_types", as: String.self))) }
+        try await subscriberCache.subscribers(clientId: clientId, now: clock.now()) {
+            try await sql.raw(
+                "SELECT id, event_types FROM webhook_endpoints WHERE client_id = \(bind: clientId) AND enabled = 1"
+            ).all().map { (try $0.decode(column: "id", as: String.self), Self.types(try $0.decode(column: "event_types", as: String.self))) }
+        }
     }
 
     package func enqueue(_ event: WebhookEvent, endpointId: String) async throws -> String {
@@ -132,6 +138,10 @@ package struct SQLWebhookRepository: WebhookRepository {
             last_status = \(bind: status), last_error = \(bind: message) WHERE id = \(bind: id)
             """
         ).run()
+        // Cleared before and after: the caller's transaction commits later (an entry read before it ends, still
+        // naming the endpoint, only queues deliveries the worker cancels).
+        subscriberCache.clear()
+        defer { subscriberCache.clear() }
         return try await sql.raw(
             """
             UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'retries-exhausted', failure_count = failure_count + 1,
@@ -142,6 +152,7 @@ package struct SQLWebhookRepository: WebhookRepository {
 
     package func create(_ record: WebhookEndpointRecord, secret: String) async throws {
         let sealed = try seal(secret, endpointId: record.id)
+        defer { subscriberCache.clear() }
         try await database.withSQL { sql in
             try await sql.raw(
                 """
@@ -178,6 +189,7 @@ package struct SQLWebhookRepository: WebhookRepository {
         }
         statement = statement + " WHERE id = \(bind: id) RETURNING id"
         let final = statement
+        defer { subscriberCache.clear() }
         return try await database.withSQL { sql in try await sql.raw(final).first() != nil }
     }
 
@@ -194,7 +206,8 @@ package struct SQLWebhookRepository: WebhookRepository {
     }
 
     package func delete(id: String) async throws -> Bool {
-        try await database.transaction { sql in
+        defer { subscriberCache.clear() }
+        return try await database.transaction { sql in
             try await sql.raw("DELETE FROM webhook_deliveries WHERE endpoint_id = \(bind: id)").run()
             return try await sql.raw("DELETE FROM webhook_endpoints WHERE id = \(bind: id) RETURNING id").first() != nil
         }

@@ -27,7 +27,7 @@ public enum ConfigurationKeys {
         "push.caFile",
         "audit.checkpointInterval", "audit.checkpointFile",
         "metrics.listen", "metrics.token", "log.format",
-        "webhooks.pollIntervalMs", "webhooks.timeoutMs", "webhooks.allowHttp", "webhooks.caFile",
+        "webhooks.pollIntervalMs", "webhooks.timeoutMs", "webhooks.endpointCacheMs", "webhooks.allowHttp", "webhooks.caFile",
     ]
 
     /// `TESSERA_…` variables that are not configuration keys but are read elsewhere (the CLI's own

@@ -116,6 +116,9 @@ public struct ServerConfiguration: Sendable {
     public var webhooksPollInterval: Duration = .seconds(1)
     /// How long one webhook POST may take (`webhooks.timeoutMs`).
     public var webhooksTimeout: Duration = .seconds(10)
+    /// How long an instance keeps each client's webhook endpoints before reading them again
+    /// (`webhooks.endpointCacheMs`; its own changes clear them at once, another instance's arrive within it).
+    public var webhooksEndpointCache: Duration = .seconds(1)
     /// Allows plain-http webhook URLs to any host in production (`webhooks.allowHttp`; loopback is always allowed).
     public var webhooksAllowHttp = false
 
@@ -313,6 +316,7 @@ public struct ServerConfiguration: Sendable {
         auditCheckpointFile = config.string(forKey: "audit.checkpointFile")
         webhooksPollInterval = .milliseconds(try count("webhooks.pollIntervalMs", 1000, range: 50...60000))
         webhooksTimeout = .milliseconds(try count("webhooks.timeoutMs", 10000, range: 100...60000))
+        webhooksEndpointCache = .milliseconds(try count("webhooks.endpointCacheMs", 1000, range: 0...60000))
         webhooksAllowHttp = config.bool(forKey: "webhooks.allowHttp", default: false)
     }
 }

@@ -9,14 +9,18 @@ struct ServerStorage: Sendable {
     /// Wakes the webhook worker after the audit log queued a delivery.
     let webhookWakeup: WorkerWakeup
 
-    init(database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource) {
+    /// `webhookEndpointCache`: how long, in milliseconds, each client's webhook subscribers are kept (``WebhookSubscriberCache``).
+    init(database: any Database, keys: ServerKeys, clock: WallClock, random: RandomSource, webhookEndpointCache: Int64 = 1000) {
         self.database = database
         outbox = SQLOutboxRepository(database: database, key: keys.outboxKey, clock: clock)
         let webhookWakeup = WorkerWakeup()
         self.webhookWakeup = webhookWakeup
         repositories = Repositories.sql(
             database: database, outbox: outbox, push: SQLPushRepository(database: database, key: keys.pushKey, clock: clock, random: random),
-            webhooks: SQLWebhookRepository(database: database, key: keys.webhookKey, clock: clock, random: random), clock: clock, random: random,
+            webhooks: SQLWebhookRepository(
+                database: database, key: keys.webhookKey, clock: clock, random: random,
+                subscriberCache: WebhookSubscriberCache(lifetime: webhookEndpointCache)
+            ), clock: clock, random: random,
             webhookWake: { webhookWakeup.wake() }
         )
     }

@@ -40,7 +40,9 @@ public final class TesseraRuntime: Sendable {
         self.http = http
         self.embeddedNodes = embeddedNodes
         let metrics = ServerMetrics()
-        let storage = ServerStorage(database: database, keys: keys, clock: clock, random: random)
+        let storage = ServerStorage(
+            database: database, keys: keys, clock: clock, random: random, webhookEndpointCache: configuration.webhooksEndpointCache.millis
+        )
         self.storage = storage
         // The nodes first: the accounts layer tells their sync about device changes.
         let nodes = SignInDomain.nodes(configuration: configuration, storage: storage, keys: keys, httpClient: http.general, clock: clock, logger: logger)
