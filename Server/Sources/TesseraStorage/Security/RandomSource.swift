@@ -53,10 +53,19 @@ extension Data {
     /// RFC 4648 base64url without padding.
     package func base64URLEncodedString() -> String { MessageSignature.base64URL(self) }
 
-    /// Decodes base64url with or without padding.
+    /// Decodes base64url with or without padding (one pass over the UTF-8 bytes: Foundation's string replacing was a
+    /// noticeable share of a sign-in's App Attest check).
     package init?(base64URLEncoded string: String) {
-        var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        self.init(base64Encoded: base64)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count + 3)
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "-"): bytes.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): bytes.append(UInt8(ascii: "/"))
+            default: bytes.append(byte)
+            }
+        }
+        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
+        self.init(base64Encoded: Data(bytes))
     }
 }
