@@ -332,25 +332,9 @@ struct WebhookDeliveryTests {
 
     @Test("Done-when: two server instances on one PostgreSQL database send every event exactly once, through an outage")
     func twoInstancesExactlyOnce() async throws {
-        _ = try TestRequirements.postgresURL()
         try await Self.withReceiver { receiver in
-            let url = try await TestDatabase.freshPostgresURL()
-            var configuration = ServerConfiguration()
-            configuration.createDemoClient = false
-            configuration.embeddedNodes = 0
-            configuration.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
             let manual = Self.clock()
-            func instance() async throws -> TesseraRuntime {
-                var own = configuration
-                own.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-webhooks-\(UUID().uuidString)").path
-                return try await TesseraRuntime.bootstrap(
-                    configuration: own, database: try await PostgresDatabase.open(url: url, logger: TestDatabase.logger), logger: TestDatabase.logger,
-                    clock: manual.clock, runsNodes: false
-                )
-            }
-            let first = try await instance()
-            let second = try await instance()
-            do {
+            try await withTwoPostgresInstances(clock: manual.clock) { first, second in
                 let client = try await first.makeTestClient()
                 let created = try await Self.endpoint(first, client, receiver, types: ["user.*", "device.*", "login.completed"])
                 var events = 0
@@ -378,15 +362,7 @@ struct WebhookDeliveryTests {
                 #expect(secondRound == events)
                 try await Self.checkExactlyOnce(first, receiver: receiver, endpointId: created.endpoint.id, events: events)
                 #expect(try receiver.records().count == 2 * events)  // one attempt chain per event: 503, then 204
-            } catch {
-                await first.shutdown()
-                await second.shutdown()
-                await TestDatabase.drop(url)
-                throw error
             }
-            await first.shutdown()
-            await second.shutdown()
-            await TestDatabase.drop(url)
         }
     }
 

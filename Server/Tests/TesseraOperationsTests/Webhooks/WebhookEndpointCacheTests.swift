@@ -12,22 +12,8 @@ import TesseraServerTestSupport
 struct WebhookEndpointCacheTests {
     @Test("an endpoint created through one instance: queued there at once, by the other within webhooks.endpointCacheMs")
     func acrossInstances() async throws {
-        let url = try await TestDatabase.freshPostgresURL()
         let manual = WebhookDeliveryTests.clock()
-        var configuration = ServerConfiguration()
-        configuration.createDemoClient = false
-        configuration.embeddedNodes = 0
-        configuration.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
-        func instance() async throws -> TesseraRuntime {
-            var own = configuration
-            own.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-webhook-cache-\(UUID().uuidString)").path
-            return try await TesseraRuntime.bootstrap(
-                configuration: own, database: try await PostgresDatabase.open(url: url, logger: TestDatabase.logger), logger: TestDatabase.logger,
-                clock: manual.clock, runsNodes: false
-            )
-        }
-        let first = try await instance(), second = try await instance()
-        do {
+        try await withTwoPostgresInstances(clock: manual.clock) { first, second in
             let client = try await first.makeTestClient()
             // The second instance reads the client's endpoints (none) with an audited change.
             try await WebhookDeliveryTests.event(second, "user.signed_up", client: client)
@@ -43,14 +29,6 @@ struct WebhookEndpointCacheTests {
             manual.advance(by: .seconds(1))
             try await WebhookDeliveryTests.event(second, "user.signed_up", client: client)
             #expect(try await queued() == 2, "a second later the other instance reads the endpoints again")
-        } catch {
-            await first.shutdown()
-            await second.shutdown()
-            await TestDatabase.drop(url)
-            throw error
         }
-        await first.shutdown()
-        await second.shutdown()
-        await TestDatabase.drop(url)
     }
 }

@@ -123,24 +123,9 @@ struct BackchannelLogoutTests {
 
     @Test("two server instances on one PostgreSQL database: each ended session's logout token is sent exactly once")
     func twoInstances() async throws {
-        _ = try TestRequirements.postgresURL()
-        let url = try await TestDatabase.freshPostgresURL()
-        var configuration = ServerConfiguration()
-        configuration.createDemoClient = false
-        configuration.embeddedNodes = 0
-        configuration.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
-        func instance() async throws -> TesseraRuntime {
-            var own = configuration
-            own.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-logout-\(UUID().uuidString)").path
-            return try await TesseraRuntime.bootstrap(
-                configuration: own, database: try await PostgresDatabase.open(url: url, logger: TestDatabase.logger), logger: TestDatabase.logger,
-                runsNodes: false
-            )
-        }
-        let first = try await instance()
-        let second = try await instance()
-        var receiver: FixtureServer?
-        do {
+        try await withTwoPostgresInstances { first, second in
+            var receiver: FixtureServer?
+            defer { receiver?.stop() }
             let client = try await first.makeTestClient()
             receiver = try await Self.receiver(first, client: client)
             let now = first.clock.now()
@@ -162,16 +147,6 @@ struct BackchannelLogoutTests {
             #expect(records.allSatisfy { $0["verified"] as? Bool == true }, "\(records)")
             #expect(Set(records.compactMap { ($0["claims"] as? [String: Any])?["sid"] as? String }) == Set(users.map { "sid_\($0)" }))
             #expect(try await first.repositories.oidcSessions.counts() == ["sent": 12])
-        } catch {
-            receiver?.stop()
-            await first.shutdown()
-            await second.shutdown()
-            await TestDatabase.drop(url)
-            throw error
         }
-        receiver?.stop()
-        await first.shutdown()
-        await second.shutdown()
-        await TestDatabase.drop(url)
     }
 }

@@ -150,27 +150,10 @@ struct PushDeliveryTests {
 
     @Test("two server instances on one PostgreSQL database: each push is sent exactly once")
     func twoInstancesSendEachPushOnce() async throws {
-        _ = try TestRequirements.postgresURL()
         try await PushFixtures.withPeer { peer in
-            let url = try await TestDatabase.freshPostgresURL()
-            var configuration = ServerConfiguration()
-            configuration.createDemoClient = false
-            configuration.embeddedNodes = 0
-            configuration.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
-            PushFixtures.configure(peer)(&configuration)
             // One clock for both instances, as one database's instances share time.
             let manual = PushFixtures.clock()
-            func instance() async throws -> TesseraRuntime {
-                var own = configuration
-                own.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-push-\(UUID().uuidString)").path
-                return try await TesseraRuntime.bootstrap(
-                    configuration: own, database: try await PostgresDatabase.open(url: url, logger: TestDatabase.logger), logger: TestDatabase.logger,
-                    clock: manual.clock, runsNodes: false
-                )
-            }
-            let first = try await instance()
-            let second = try await instance()
-            do {
+            try await withTwoPostgresInstances(clock: manual.clock, configure: PushFixtures.configure(peer)) { first, second in
                 let client = try await first.makeTestClient()
                 _ = try await first.pushAdmin.set(peer.apnsSettings(), clientKey: client.clientKey)
                 var ids: Set<String> = []
@@ -189,15 +172,7 @@ struct PushDeliveryTests {
                 #expect(sent.count == 24)
                 #expect(Set(sent) == ids)
                 #expect(try await first.repositories.push.counts() == ["sent": 24])
-            } catch {
-                await first.shutdown()
-                await second.shutdown()
-                await TestDatabase.drop(url)
-                throw error
             }
-            await first.shutdown()
-            await second.shutdown()
-            await TestDatabase.drop(url)
         }
     }
 
