@@ -60,16 +60,7 @@ extension AppAttestHTTPFixture {
         )
         request.appAttest = appAttest
         let body = try JSONEncoder().encode(request)
-        // Signed at the runtime's clock (a test moves it), not the machine's.
-        let signed = try MessageSignature.sign(
-            method: "POST", path: "/v1/signup", body: body, keyId: MessageSignature.thumbprint(ofX963: deviceKey.publicKey.x963Representation),
-            privateKey: deviceKey, nonce: UUID().uuidString, created: clock.clock.now() / 1000
-        )
-        var headers = HTTPFixtures.appHeaders(client)
-        headers[.contentType] = "application/json"
-        headers[HTTPField.Name("Content-Digest")!] = signed.contentDigest
-        headers[HTTPField.Name("Signature-Input")!] = signed.signatureInput
-        headers[HTTPField.Name("Signature")!] = signed.signature
+        let headers = try signedHeaders(method: "POST", path: "/v1/signup", body: body, deviceKey: deviceKey)
         return try await http.executeRequest(uri: "/v1/signup", method: .post, headers: headers, body: ByteBuffer(bytes: body))
     }
 
@@ -110,17 +101,24 @@ extension AppAttestHTTPFixture {
             os: "iOS", appVersion: "1.0", pushToken: "", appAttest: appAttest
         )
         let body = try JSONEncoder().encode(request)
+        var headers = try signedHeaders(method: "PUT", path: "/v1/session/device", body: body, deviceKey: deviceKey)
+        headers[.authorization] = "Bearer \(sessionToken)"
+        return try await http.executeRequest(uri: "/v1/session/device", method: .put, headers: headers, body: ByteBuffer(bytes: body))
+    }
+
+    /// The client's headers and an RFC 9421 signature of `body` for `method` `path` by `deviceKey`, made at the runtime's
+    /// clock (a test moves it), not the machine's.
+    func signedHeaders(method: String, path: String, body: Data, deviceKey: P256.Signing.PrivateKey) throws -> HTTPFields {
         let signed = try MessageSignature.sign(
-            method: "PUT", path: "/v1/session/device", body: body, keyId: MessageSignature.thumbprint(ofX963: deviceKey.publicKey.x963Representation),
+            method: method, path: path, body: body, keyId: MessageSignature.thumbprint(ofX963: deviceKey.publicKey.x963Representation),
             privateKey: deviceKey, nonce: UUID().uuidString, created: clock.clock.now() / 1000
         )
         var headers = HTTPFixtures.appHeaders(client)
         headers[.contentType] = "application/json"
-        headers[.authorization] = "Bearer \(sessionToken)"
         headers[HTTPField.Name("Content-Digest")!] = signed.contentDigest
         headers[HTTPField.Name("Signature-Input")!] = signed.signatureInput
         headers[HTTPField.Name("Signature")!] = signed.signature
-        return try await http.executeRequest(uri: "/v1/session/device", method: .put, headers: headers, body: ByteBuffer(bytes: body))
+        return headers
     }
 
     /// The user keys of the client's users, from the admin API.
