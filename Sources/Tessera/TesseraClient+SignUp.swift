@@ -176,25 +176,17 @@ extension TesseraClient {
         }
         let keys = try keyStore.generateKeys(unlockSecret: verified.enteredSecret, localAuthType: data.authType)
         let devicePublicKey = keys.device.x963Representation.base64EncodedString()
-        var appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey, enrolmentSecret: data.disposeToken)
+        let attestation = try await attestEnrolment(devicePublicKey: devicePublicKey, enrolmentSecret: data.disposeToken)
         var enrolment = DeviceEnrolment(
             userKey: data.userKey, disposeToken: data.disposeToken, appVersion: data.appVersion, token: data.token,
             authType: data.authType.rawValue, os: data.os.rawValue, devicePublicKey: devicePublicKey,
             userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-            pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil,
-            appAttest: appAttest
+            pin: data.authType == .pin ? verified.enteredSecret : nil, password: data.authType == .password ? verified.enteredSecret : nil
         )
         let signer = MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
-        let answer: SignUpResponse
-        do {
-            answer = try await call("POST", path, body: body(enrolment), signedBy: signer)
-        } catch let error as TesseraError where error.code == .appAttestOff && appAttest != nil {
-            // The client's policy is off: the server refused the attestation before anything was written (the
-            // dispose token is still unused), so the same enrolment goes again without it.
-            log?("App Attest: off for this client, enrolling without an attestation")
-            appAttest = nil
-            enrolment.appAttest = nil
-            answer = try await call("POST", path, body: body(enrolment), signedBy: signer)
+        let (answer, appAttest): (SignUpResponse, AppAttestAttestationRequest?) = try await sendEnrolment(attested: attestation) { attestation in
+            enrolment.appAttest = attestation
+            return try await call("POST", path, body: body(enrolment), signedBy: signer)
         }
         // The biometric domain state of this enrolment: later prompts with checkDomainStateChanged compare with it.
         let state = DeviceState(

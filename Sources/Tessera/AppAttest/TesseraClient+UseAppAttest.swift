@@ -53,4 +53,18 @@ extension TesseraClient {
         log?("App Attest: key attested by Apple, enrolling with the attestation")
         return attestation
     }
+
+    /// Sends an enrolment with `attestation` through `send` and returns its answer with the attestation that went
+    /// through. When the client's policy is off the server refuses the attestation (7406) before anything is written
+    /// (the dispose token or the session is still unused), so the same enrolment is sent again without it.
+    func sendEnrolment<Answer>(
+        attested attestation: AppAttestAttestationRequest?, _ send: (AppAttestAttestationRequest?) async throws -> Answer
+    ) async throws -> (answer: Answer, attestation: AppAttestAttestationRequest?) {
+        do {
+            return (try await send(attestation), attestation)
+        } catch let error as TesseraError where error.code == .appAttestOff && attestation != nil {
+            log?("App Attest: off for this client, enrolling without an attestation")
+            return (try await send(nil), nil)
+        }
+    }
 }

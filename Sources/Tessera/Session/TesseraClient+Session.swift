@@ -179,22 +179,15 @@ extension TesseraClient {
     private func registerDeviceKey(session: StoredSession, device: DeviceDescription) async throws -> String {
         let keys = try keyStore.generateKeys(unlockSecret: nil)
         let devicePublicKey = keys.device.x963Representation.base64EncodedString()
-        var appAttest = try await attestEnrolment(devicePublicKey: devicePublicKey, enrolmentSecret: session.token)
+        let attestation = try await attestEnrolment(devicePublicKey: devicePublicKey, enrolmentSecret: session.token)
         var body = SessionDeviceRequest(
             devicePublicKey: devicePublicKey, userVerificationPublicKey: keys.userVerification.x963Representation.base64EncodedString(),
-            os: device.os, appVersion: device.appVersion, pushToken: device.pushToken, appAttest: appAttest
+            os: device.os, appVersion: device.appVersion, pushToken: device.pushToken
         )
         let signer = MessageSignature.thumbprint(ofX963: keys.device.x963Representation)
-        let answer: SessionDeviceResponse
-        do {
-            answer = try await sessionCall("PUT", "/v1/session/device", bytes: try JSONEncoder().encode(body), signedBy: signer, session: session)
-        } catch let error as TesseraError where error.code == .appAttestOff && appAttest != nil {
-            // The client's policy is off: refused before anything was written, so the same registration goes again
-            // without the attestation.
-            log?("App Attest: off for this client, registering the device key without an attestation")
-            appAttest = nil
-            body.appAttest = nil
-            answer = try await sessionCall("PUT", "/v1/session/device", bytes: try JSONEncoder().encode(body), signedBy: signer, session: session)
+        let (answer, appAttest): (SessionDeviceResponse, AppAttestAttestationRequest?) = try await sendEnrolment(attested: attestation) { attestation in
+            body.appAttest = attestation
+            return try await sessionCall("PUT", "/v1/session/device", bytes: try JSONEncoder().encode(body), signedBy: signer, session: session)
         }
         try storeEnrolledDevice(
             DeviceState(

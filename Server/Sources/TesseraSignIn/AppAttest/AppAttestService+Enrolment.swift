@@ -10,7 +10,7 @@ import TesseraWebAuthn
 extension AppAttestService {
     /// A single-use challenge for an attestation sent with the enrolment of `devicePublicKey` (P-256, X9.63 base64;
     /// 1005 when it is not one) by a device of `clientId`: 16 bytes from ``random`` and 16 of the key's SHA-256,
-    /// base64url, usable for ``challengeLifetime``. At most ``enrolmentChallengesPerHour`` per address `ip` (7423).
+    /// base64url, usable for ``challengeLifetime``. At most ``enrolmentLimiter``'s limit per address `ip` (7423).
     package func enrolmentChallenge(clientId: String, devicePublicKey: String, ip: String? = nil) async throws -> AppAttestChallenge {
         let key = try Self.deviceKeyBytes(devicePublicKey)
         let bytes = AppAttestDeviceBinding.challenge(random: random.bytes(16), deviceKey: key)
@@ -25,8 +25,9 @@ extension AppAttestService {
     /// Verifies the attestation sent with the enrolment of `devicePublicKey` by a device of `clientId` for `app`: its
     /// challenge is the one derived from the secret the enrolment uses up, `enrolmentSecret`
     /// (``AppAttestDeviceBinding/enrolmentChallenge(secret:deviceKey:)``; single use as the secret is: the enrolment's
-    /// transaction consumes the dispose token or binds the session's one device key) or an issued enrolment challenge, consumed here (7401, 7402, 7403); it must
-    /// be bound to the key (7409); then the attestation is verified (7410–7419). A refusal is audited as
+    /// transaction consumes the dispose token or binds the session's one device key), or an issued enrolment
+    /// challenge, consumed here (7401, 7402, 7403); it must be bound to the key (7409); then the attestation is
+    /// verified (7410–7419). A refusal is audited as
     /// `device.app_attest.failed` (step `enrolment`, no device yet). Returns what the enrolment's transaction records
     /// for the new device.
     package func admitEnrolment(

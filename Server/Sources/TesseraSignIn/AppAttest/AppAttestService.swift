@@ -35,10 +35,8 @@ package struct AppAttestService: Sendable {
     /// Queues the device for the verifier nodes in the transaction that stores its attested key (they are sent the
     /// attestation to verify themselves); nil: they are not told.
     package var nodeSync: (@Sendable (_ deviceId: String, _ now: Int64, _ sql: any SQLDatabase) async throws -> Void)?
-    /// Enrolment challenges per IP address and hour (all clients together): the route needs no device, so it is
-    /// limited where it is asked from.
-    package let enrolmentChallengesPerHour: Int
-    /// Counts them (in memory, per instance).
+    /// Counts enrolment challenges per IP address and hour (all clients together, in memory, per instance): the route
+    /// needs no device, so it is limited where it is asked from.
     package let enrolmentLimiter: AppAttestChallengeLimiter
     /// The intermediates chains were validated through (one signature check per attestation instead of two).
     package let anchors = AppAttestAnchorCache()
@@ -59,7 +57,6 @@ package struct AppAttestService: Sendable {
         challengeLifetime: Duration = Self.defaultChallengeLifetime,
         enrolmentChallengesPerHour: Int = 300
     ) throws {
-        self.enrolmentChallengesPerHour = enrolmentChallengesPerHour
         enrolmentLimiter = AppAttestChallengeLimiter(perHour: enrolmentChallengesPerHour)
         self.database = database
         self.repository = repository
