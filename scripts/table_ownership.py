@@ -52,6 +52,8 @@ NAMED_JOINS = {
     ("TesseraAccounts/Sessions/SessionRepository.swift", "devices"),
     # TOTP verification (the relying party's hot path) and GET /v1/devices/me: devices by user key.
     ("TesseraAccounts/Devices/DeviceRepository.swift", "users"),
+    # ... and the same for many users at once (the lookups of concurrent verifications on PostgreSQL).
+    ("TesseraAccounts/Devices/DeviceRepository+Batches.swift", "users"),
     # Every authentication step: the device with its user's and client's keys in one indexed join,
     # and the relying party's "which user of this client, with an active device" lookup.
     ("TesseraAccounts/Devices/DeviceRepository+Auth.swift", "users"),

@@ -48,6 +48,17 @@ package struct DeviceTOTPSecret: Sendable {
     package var totpSecretSealed: String
 }
 
+/// A client's user by its key (the relying party's name for it).
+package struct ClientUserKey: Hashable, Sendable {
+    package var clientId: String
+    package var userKey: String
+
+    package init(clientId: String, userKey: String) {
+        self.clientId = clientId
+        self.userKey = userKey
+    }
+}
+
 /// Storage of devices, the one owner of the `devices` table; also the key lookup (``DeviceSigningKeys``) every
 /// signed device endpoint uses. Methods that write take the caller's transaction handle, so a
 /// change that spans domains (a device with its session, a revocation with its sessions and the
@@ -83,6 +94,12 @@ package protocol DeviceRepository: Sendable {
     func userKey(ofDevice deviceId: String, in sql: any SQLDatabase) async throws -> String?
     /// The active devices (with their sealed TOTP secrets) of the client's user `userKey`.
     func activeTOTPSecrets(clientId: String, userKey: String, in sql: any SQLDatabase) async throws -> [DeviceTOTPSecret]
+    /// Which of these devices are active, in one statement (the lookups of many requests at once:
+    /// ``DeviceLookups``).
+    func activeAmong(deviceIds: [String], in sql: any SQLDatabase) async throws -> Set<String>
+    /// The active devices (with their sealed TOTP secrets) of each of these users, in one statement; a user
+    /// unknown or without an active device is left out.
+    func activeTOTPSecrets(of users: [ClientUserKey], in sql: any SQLDatabase) async throws -> [ClientUserKey: [DeviceTOTPSecret]]
     /// What verifier nodes are told about these devices (keys and whether active), by device ID, in
     /// one query; unknown devices are left out.
     func nodeRecords(deviceIds: [String]) async throws -> [String: NodeDeviceRecord]

@@ -95,6 +95,8 @@ package struct Introspection: Sendable {
     package var sessionIdleTimeout: Duration = .seconds(7 * 86400)
     /// The passkeys: a result token of a passkey sign-in in an app (`device_id` `pk_…`) is live while its passkey is.
     package let passkeys: any PasskeyRepository
+    /// Whether a device is active: on PostgreSQL the lookups of concurrent introspections go in one statement.
+    private let lookups: DeviceLookups
 
     package init(
         database: any Database,
@@ -114,6 +116,7 @@ package struct Introspection: Sendable {
         self.clock = clock
         self.sessionIdleTimeout = sessionIdleTimeout
         self.passkeys = passkeys
+        self.lookups = DeviceLookups(database: database, devices: devices)
     }
 
     package func introspect(token: String, client: Client) async throws -> IntrospectionResponse {
@@ -131,9 +134,9 @@ package struct Introspection: Sendable {
     }
 
     private func deviceActive(_ deviceId: String) async throws -> Bool {
-        let devices = self.devices, passkeys = self.passkeys
+        let passkeys = self.passkeys
         if deviceId.hasPrefix("pk_") { return try await database.read { try await passkeys.isActive(id: deviceId, in: $0) } }
-        return try await database.read { try await devices.isActive(deviceId: deviceId, in: $0) }
+        return try await lookups.isActive(deviceId: deviceId)
     }
 
     private func session(_ token: String, client: Client) async throws -> IntrospectionResponse {

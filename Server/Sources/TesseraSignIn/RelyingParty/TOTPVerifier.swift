@@ -27,6 +27,8 @@ package struct TOTPVerifier: Sendable {
     package let maxFailures: Int
     /// The users' last accepted steps and failure counts.
     package var state: any TOTPStateRepository = SQLTOTPStateRepository()
+    /// The devices' secrets, read together for concurrent verifications on PostgreSQL.
+    private let lookups: DeviceLookups
 
     package init(
         database: any Database,
@@ -48,6 +50,7 @@ package struct TOTPVerifier: Sendable {
         self.clock = clock
         self.maxFailures = maxFailures
         self.state = state
+        self.lookups = DeviceLookups(database: database, devices: devices)
     }
 
     package func verify(client: Client, request: TOTPVerifyRequest) async throws -> TOTPVerifyResponse {
@@ -61,12 +64,16 @@ package struct TOTPVerifier: Sendable {
         let devices = self.devices, state = self.state, totpKey = self.totpKey, code = request.code, userKey = request.userKey
         let now = clock.now(), max = maxFailures
         let window = (now / 1000 / 30 - 1)...(now / 1000 / 30 + 1)
-        // The secrets are read, the code matched and a match accepted in one job of the writer's
+        // On SQLite the secrets are read, the code matched and a match accepted in one job of the writer's
         // batch: one wait for the database instead of two (each wait is a suspension, a wake-up and
         // a place in a batch). The accepting write is conditional: only a step later than the last
         // one used, only while the user is not locked.
+        // On PostgreSQL the secrets of concurrent verifications are read in one statement, before the write's lease.
+        let batched = lookups.batches ? try await lookups.activeTOTPSecrets(clientId: client.id, userKey: userKey) : nil
+        if let batched, batched.isEmpty { throw AppError.totpUserUnknown() }
         let outcome = try await database.withSQL { sql -> Outcome in
-            let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql)
+            let rows: [DeviceTOTPSecret]
+            if let batched { rows = batched } else { rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql) }
             guard let first = rows.first else { return .unknownUser }
             guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
             let accepted = try await state.accept(userId: first.userId, step: matched.step, now: now, maxFailures: max, in: sql)

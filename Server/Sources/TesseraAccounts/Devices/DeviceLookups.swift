@@ -1,0 +1,48 @@
+import SQLKit
+import TesseraStorage
+
+/// The device reads of the relying party's hot paths (result-token introspection, TOTP verification), each a
+/// lookup by key. On PostgreSQL the lookups of concurrent requests go together in one statement
+/// (``CoalescingReader``: a statement per request cost more than the row it read); on SQLite, whose reads already
+/// share the writer's group commit, each is a statement of its own.
+package struct DeviceLookups: Sendable {
+    private let database: any Database
+    private let devices: any DeviceRepository
+    private let active: CoalescingReader<String, Bool>?
+    private let totp: CoalescingReader<ClientUserKey, [DeviceTOTPSecret]>?
+
+    /// Lookups in `devices` over `database`; batched when `database` is PostgreSQL and `batched` is true.
+    package init(database: any Database, devices: any DeviceRepository, batched: Bool = true) {
+        self.database = database
+        self.devices = devices
+        guard batched, database.kind == .postgres else {
+            (active, totp) = (nil, nil)
+            return
+        }
+        active = CoalescingReader { deviceIds in
+            let found = try await database.read { try await devices.activeAmong(deviceIds: deviceIds, in: $0) }
+            return Dictionary(uniqueKeysWithValues: found.map { ($0, true) })
+        }
+        totp = CoalescingReader { users in
+            try await database.read { try await devices.activeTOTPSecrets(of: users, in: $0) }
+        }
+    }
+
+    /// Whether lookups go together in one statement (PostgreSQL): a caller then makes them outside any lease of its
+    /// own, as a lease held while waiting for a batch would keep a connection the batch may need.
+    package var batches: Bool { active != nil }
+
+    /// Whether the device is active (known and not revoked).
+    package func isActive(deviceId: String) async throws -> Bool {
+        if let active { return try await active.value(for: deviceId) ?? false }
+        let devices = self.devices
+        return try await database.read { try await devices.isActive(deviceId: deviceId, in: $0) }
+    }
+
+    /// The active devices (with their sealed TOTP secrets) of the client's user `userKey`.
+    package func activeTOTPSecrets(clientId: String, userKey: String) async throws -> [DeviceTOTPSecret] {
+        if let totp { return try await totp.value(for: ClientUserKey(clientId: clientId, userKey: userKey)) ?? [] }
+        let devices = self.devices
+        return try await database.read { try await devices.activeTOTPSecrets(clientId: clientId, userKey: userKey, in: $0) }
+    }
+}
