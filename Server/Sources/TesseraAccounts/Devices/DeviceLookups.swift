@@ -3,13 +3,13 @@ import TesseraStorage
 
 /// The device reads of the relying party's hot paths (result-token introspection, TOTP verification), each a
 /// lookup by key. On PostgreSQL the lookups of concurrent requests go together in one statement
-/// (``CoalescingReader``: a statement per request cost more than the row it read); on SQLite, whose reads already
+/// (``StatementBatcher``: a statement per request cost more than the row it read); on SQLite, whose reads already
 /// share the writer's group commit, each is a statement of its own.
 package struct DeviceLookups: Sendable {
     private let database: any Database
     private let devices: any DeviceRepository
-    private let active: CoalescingReader<String, Bool>?
-    private let totp: CoalescingReader<ClientUserKey, [DeviceTOTPSecret]>?
+    private let active: StatementBatcher<String, Bool>?
+    private let totp: StatementBatcher<ClientUserKey, [DeviceTOTPSecret]>?
 
     /// Lookups in `devices` over `database`; batched when `database` is PostgreSQL and `batched` is true.
     package init(database: any Database, devices: any DeviceRepository, batched: Bool = true) {
@@ -19,12 +19,13 @@ package struct DeviceLookups: Sendable {
             (active, totp) = (nil, nil)
             return
         }
-        active = CoalescingReader { deviceIds in
+        active = StatementBatcher { deviceIds in
             let found = try await database.read { try await devices.activeAmong(deviceIds: deviceIds, in: $0) }
-            return Dictionary(uniqueKeysWithValues: found.map { ($0, true) })
+            return deviceIds.map(found.contains)
         }
-        totp = CoalescingReader { users in
-            try await database.read { try await devices.activeTOTPSecrets(of: users, in: $0) }
+        totp = StatementBatcher { users in
+            let found = try await database.read { try await devices.activeTOTPSecrets(of: users, in: $0) }
+            return users.map { found[$0] ?? [] }
         }
     }
 
@@ -34,14 +35,14 @@ package struct DeviceLookups: Sendable {
 
     /// Whether the device is active (known and not revoked).
     package func isActive(deviceId: String) async throws -> Bool {
-        if let active { return try await active.value(for: deviceId) ?? false }
+        if let active { return try await active.answer(deviceId) }
         let devices = self.devices
         return try await database.read { try await devices.isActive(deviceId: deviceId, in: $0) }
     }
 
     /// The active devices (with their sealed TOTP secrets) of the client's user `userKey`.
     package func activeTOTPSecrets(clientId: String, userKey: String) async throws -> [DeviceTOTPSecret] {
-        if let totp { return try await totp.value(for: ClientUserKey(clientId: clientId, userKey: userKey)) ?? [] }
+        if let totp { return try await totp.answer(ClientUserKey(clientId: clientId, userKey: userKey)) }
         let devices = self.devices
         return try await database.read { try await devices.activeTOTPSecrets(clientId: clientId, userKey: userKey, in: $0) }
     }

@@ -11,7 +11,7 @@ extension SQLDeviceRepository {
         }
         // One text, whatever the number of keys: prepared once per connection.
         return try await Set(
-            sql.statement("SELECT id FROM devices WHERE id = ANY(?) AND status = 'active'", deviceIds).all()
+            sql.statement("SELECT id FROM devices WHERE id = ANY(?) AND status = 'active'", Array(Set(deviceIds))).all()
                 .map { try $0.decode(column: "id", as: String.self) }
         )
     }
@@ -26,6 +26,7 @@ extension SQLDeviceRepository {
             }
             return found
         }
+        let users = Array(Set(users))
         let rows = try await sql.statement(
             """
             SELECT k.client_id, k.user_key, d.user_id, d.id AS device_id, d.totp_secret_sealed

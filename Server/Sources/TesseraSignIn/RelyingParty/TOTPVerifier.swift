@@ -29,6 +29,8 @@ package struct TOTPVerifier: Sendable {
     package var state: any TOTPStateRepository = SQLTOTPStateRepository()
     /// The devices' secrets, read together for concurrent verifications on PostgreSQL.
     private let lookups: DeviceLookups
+    /// On PostgreSQL, the matches of concurrent verifications accepted in one statement; nil on SQLite.
+    private let accepts: StatementBatcher<TOTPAcceptance, Bool>?
 
     package init(
         database: any Database,
@@ -50,7 +52,11 @@ package struct TOTPVerifier: Sendable {
         self.clock = clock
         self.maxFailures = maxFailures
         self.state = state
-        self.lookups = DeviceLookups(database: database, devices: devices)
+        let lookups = DeviceLookups(database: database, devices: devices)
+        self.lookups = lookups
+        accepts = lookups.batches ? StatementBatcher { acceptances in
+            try await database.withSQL { try await state.accept(acceptances, maxFailures: maxFailures, in: $0) }
+        } : nil
     }
 
     package func verify(client: Client, request: TOTPVerifyRequest) async throws -> TOTPVerifyResponse {
@@ -64,20 +70,30 @@ package struct TOTPVerifier: Sendable {
         let devices = self.devices, state = self.state, totpKey = self.totpKey, code = request.code, userKey = request.userKey
         let now = clock.now(), max = maxFailures
         let window = (now / 1000 / 30 - 1)...(now / 1000 / 30 + 1)
-        // On SQLite the secrets are read, the code matched and a match accepted in one job of the writer's
-        // batch: one wait for the database instead of two (each wait is a suspension, a wake-up and
-        // a place in a batch). The accepting write is conditional: only a step later than the last
-        // one used, only while the user is not locked.
-        // On PostgreSQL the secrets of concurrent verifications are read in one statement, before the write's lease.
-        let batched = lookups.batches ? try await lookups.activeTOTPSecrets(clientId: client.id, userKey: userKey) : nil
-        if let batched, batched.isEmpty { throw AppError.totpUserUnknown() }
-        let outcome = try await database.withSQL { sql -> Outcome in
-            let rows: [DeviceTOTPSecret]
-            if let batched { rows = batched } else { rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql) }
-            guard let first = rows.first else { return .unknownUser }
-            guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
-            let accepted = try await state.accept(userId: first.userId, step: matched.step, now: now, maxFailures: max, in: sql)
-            return accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
+        let outcome: Outcome
+        if let accepts {
+            // PostgreSQL: the secrets of concurrent verifications are read in one statement, and their matches
+            // accepted in another (each conditional as below).
+            let rows = try await lookups.activeTOTPSecrets(clientId: client.id, userKey: userKey)
+            guard let first = rows.first else { throw AppError.totpUserUnknown() }
+            if let matched = Self.match(code, rows: rows, window: window, key: totpKey) {
+                let accepted = try await accepts.answer(TOTPAcceptance(userId: first.userId, step: matched.step, now: now))
+                outcome = accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
+            } else {
+                outcome = .noMatch(userId: first.userId)
+            }
+        } else {
+            // SQLite: the secrets are read, the code matched and a match accepted in one job of the writer's
+            // batch: one wait for the database instead of two (each wait is a suspension, a wake-up and
+            // a place in a batch). The accepting write is conditional: only a step later than the last
+            // one used, only while the user is not locked.
+            outcome = try await database.withSQL { sql -> Outcome in
+                let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql)
+                guard let first = rows.first else { return .unknownUser }
+                guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
+                let accepted = try await state.accept(userId: first.userId, step: matched.step, now: now, maxFailures: max, in: sql)
+                return accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
+            }
         }
         let userId: String
         switch outcome {

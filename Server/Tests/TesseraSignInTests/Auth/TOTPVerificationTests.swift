@@ -48,6 +48,31 @@ struct TOTPVerificationTests {
         }
     }
 
+    @Test("many acceptances in one statement: each decided as if alone and in order, a user's second one after its first", arguments: TestDatabase.kinds)
+    func acceptsInOneBatch(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let state = SQLTOTPStateRepository(), now = runtime.clock.now()
+            // totp_state rows belong to users: two real ones.
+            let (_, _) = try await Self.enrol(runtime, userKey: "first")
+            let (_, _) = try await Self.enrol(runtime, userKey: "second")
+            let ids = try await runtime.database.read { sql in
+                try await sql.raw("SELECT id FROM users ORDER BY created_at").all().map { try $0.decode(column: "id", as: String.self) }
+            }
+            try #require(ids.count == 2)
+            let (a, b) = (ids[0], ids[1])
+            let batch = [(a, 10), (b, 10), (a, 10), (a, 11), (a, 9)].map { TOTPAcceptance(userId: $0.0, step: Int64($0.1), now: now) }
+            let answers = try await runtime.database.withSQL { try await state.accept(batch, maxFailures: 3, in: $0) }
+            #expect(answers == [true, true, false, true, false])
+            #expect(try await runtime.database.withSQL { try await state.accept([TOTPAcceptance(userId: b, step: 10, now: now)], maxFailures: 3, in: $0) } == [false])
+            // A locked user accepts nothing, in a batch as alone.
+            for _ in 0..<3 { _ = try await runtime.database.withSQL { try await state.recordFailure(userId: b, now: now, maxFailures: 3, in: $0) } }
+            let locked = try await runtime.database.withSQL {
+                try await state.accept([TOTPAcceptance(userId: b, step: 20, now: now), TOTPAcceptance(userId: a, step: 20, now: now)], maxFailures: 3, in: $0)
+            }
+            #expect(locked == [false, true])
+        }
+    }
+
     @Test("a wrong code's failure stays counted though the answer is a refusal; the tenth locks, even a right code then", arguments: TestDatabase.kinds)
     func failuresAreKept(kind: TestDatabase) async throws {
         let manual = ManualClock(start: WallClock.system.now())
