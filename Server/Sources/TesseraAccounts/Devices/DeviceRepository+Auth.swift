@@ -1,5 +1,6 @@
 import Crypto
 import SQLKit
+import TesseraStorage
 
 /// A device with what an authentication needs of its user and client (one indexed join on the hot path).
 /// The devices' key lookup reads it with the key, and the request context carries it typed
@@ -56,19 +57,33 @@ extension DeviceAuthLookup {
 
 extension SQLDeviceRepository: DeviceAuthLookup {
     package func authTarget(deviceId: String) async throws -> DeviceAuthTarget? {
-        let row = try await database.read { sql in
-            try await sql.raw(
-                """
-                SELECT d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key,
-                       s.policy AS app_attest_policy, s.assert_sign_in, s.team_id, s.bundle_id, k.public_key AS app_attest_key,
-                       k.counter AS app_attest_counter
-                FROM devices d JOIN users u ON u.id = d.user_id JOIN clients c ON c.id = d.client_id
-                LEFT JOIN app_attest_settings s ON s.client_id = d.client_id LEFT JOIN app_attest_keys k ON k.device_id = d.id
-                WHERE d.id = \(bind: deviceId)
-                """
-            ).first()
+        if let authTargets { return try await authTargets.answer(deviceId) }
+        let row = try await database.read { sql in try await sql.statement(Self.authTargetQuery + "d.id = ?", deviceId).first() }
+        return try row.flatMap(Self.authTarget(row:))
+    }
+
+    /// The devices' targets, by device ID, in one statement (PostgreSQL: the key lookups of concurrent requests).
+    static func authTargets(deviceIds: [String], in sql: any SQLDatabase) async throws -> [String: DeviceAuthTarget] {
+        var found: [String: DeviceAuthTarget] = [:]
+        for row in try await sql.statement(Self.authTargetQuery + "d.id = ANY(?)", Array(Set(deviceIds))).all() {
+            if let target = try authTarget(row: row) { found[target.deviceId] = target }
         }
-        guard let row, let deviceKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)),
+        return found
+    }
+
+    /// The lookup's statement up to its condition on `d.id`.
+    private static let authTargetQuery = """
+        SELECT d.id, d.user_id, d.client_id, d.device_key, d.uv_key, d.status, u.user_key, u.local_auth_type, c.client_key,
+               s.policy AS app_attest_policy, s.assert_sign_in, s.team_id, s.bundle_id, k.public_key AS app_attest_key,
+               k.counter AS app_attest_counter
+        FROM devices d JOIN users u ON u.id = d.user_id JOIN clients c ON c.id = d.client_id
+        LEFT JOIN app_attest_settings s ON s.client_id = d.client_id LEFT JOIN app_attest_keys k ON k.device_id = d.id
+        WHERE\u{20}
+        """
+
+    /// A row of the lookup as a target; nil when its keys do not parse.
+    private static func authTarget(row: any SQLRow) throws -> DeviceAuthTarget? {
+        guard let deviceKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "device_key", as: String.self)),
               let uvKey = P256KeyCache.shared.key(x963Base64: try row.decode(column: "uv_key", as: String.self))
         else { return nil }
         let policy = try row.decode(column: "app_attest_policy", as: String?.self), on = policy.map { $0 != "off" } ?? false
@@ -79,7 +94,7 @@ extension SQLDeviceRepository: DeviceAuthLookup {
             appID = "\(team).\(bundle)"
         }
         return DeviceAuthTarget(
-            deviceId: deviceId, userId: try row.decode(column: "user_id", as: String.self),
+            deviceId: try row.decode(column: "id", as: String.self), userId: try row.decode(column: "user_id", as: String.self),
             clientId: try row.decode(column: "client_id", as: String.self), clientKey: try row.decode(column: "client_key", as: String.self),
             userKey: try row.decode(column: "user_key", as: String.self), localAuthType: try row.decode(column: "local_auth_type", as: String.self),
             deviceKey: deviceKey, userVerificationKey: uvKey, active: try row.decode(column: "status", as: String.self) == "active",

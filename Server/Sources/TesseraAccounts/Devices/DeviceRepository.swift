@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SQLKit
 import TesseraCore
+import TesseraStorage
 
 /// A device as stored; the TOTP secret is sealed with the server's TOTP key.
 package struct DeviceRecord: Sendable {
@@ -112,11 +113,17 @@ package struct SQLDeviceRepository: DeviceRepository {
     package let sessions: any SessionRepository
     /// A new or revoked device is queued for the verifier nodes in the same transaction.
     package let syncQueue: any DeviceSyncQueue
+    /// On PostgreSQL, the key lookups of concurrent signed requests read in one statement (nil on SQLite).
+    let authTargets: StatementBatcher<String, DeviceAuthTarget?>?
 
     package init(database: any Database, sessions: any SessionRepository, syncQueue: any DeviceSyncQueue) {
         self.database = database
         self.sessions = sessions
         self.syncQueue = syncQueue
+        authTargets = database.kind == .postgres ? StatementBatcher { deviceIds in
+            let found = try await database.read { try await Self.authTargets(deviceIds: deviceIds, in: $0) }
+            return deviceIds.map { found[$0] }
+        } : nil
     }
 
     package func insert(_ device: DeviceRecord, in sql: any SQLDatabase) async throws {

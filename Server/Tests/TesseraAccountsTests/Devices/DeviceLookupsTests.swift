@@ -61,6 +61,25 @@ struct DeviceLookupsTests {
             let secrets = try await lookups.activeTOTPSecrets(clientId: client.id, userKey: "ada")
             #expect(secrets.map(\.deviceId) == [devices["ada"]!])
 
+            // The signed requests' key lookup, concurrent: each device its own user and state.
+            let auth = SQLDeviceRepository(database: runtime.database)
+            let targets = try await withThrowingTaskGroup(of: (String, DeviceAuthTarget?).self) { group in
+                for _ in 0..<4 {
+                    for (user, device) in devices { group.addTask { (user, try await auth.authTarget(deviceId: device)) } }
+                    group.addTask { ("unknown", try await auth.authTarget(deviceId: "dev_unknown")) }
+                }
+                return try await group.reduce(into: [(String, DeviceAuthTarget?)]()) { $0.append($1) }
+            }
+            #expect(targets.count == 16)
+            for (user, target) in targets {
+                guard let expectedActive = expected[user] else {
+                    #expect(target == nil)
+                    continue
+                }
+                #expect(target?.deviceId == devices[user] && target?.userKey == user && target?.clientId == client.id, "\(user)")
+                #expect(target?.active == expectedActive, "\(user)")
+            }
+
             // The repository's batch statements themselves (a key twice, an unknown one, another client's user).
             let ids = [devices["ada"]!, devices["bob"]!, revoked, "dev_unknown", devices["ada"]!]
             #expect(try await runtime.database.read { try await repository.activeAmong(deviceIds: ids, in: $0) } == [devices["ada"]!, devices["bob"]!])
