@@ -16,13 +16,22 @@ public struct SignedRequestVerifier<Details: Sendable>: Sendable {
     let keys: any DeviceKeyLookup<Details>
     let clock: WallClock
     var maxSkew: Duration = .seconds(300)
+    /// On PostgreSQL (when batched), the nonces of concurrent requests recorded in one statement.
+    let nonces: StatementBatcher<RequestNonces.Entry, Bool>?
 
-    /// A verifier recording nonces in `database` (its `request_nonces` table, see ``RequestNonces``).
-    public init(database: any Database, keys: any DeviceKeyLookup<Details>, clock: WallClock, maxSkew: Duration = .seconds(300)) {
+    /// A verifier recording nonces in `database` (its `request_nonces` table, see ``RequestNonces``); on PostgreSQL,
+    /// when `batched`, the nonces of concurrent requests go in one statement (for a verifier that lives as long as
+    /// the server, not one made for a single request).
+    public init(
+        database: any Database, keys: any DeviceKeyLookup<Details>, clock: WallClock, maxSkew: Duration = .seconds(300), batched: Bool = true
+    ) {
         self.database = database
         self.keys = keys
         self.clock = clock
         self.maxSkew = maxSkew
+        nonces = batched && database.kind == .postgres ? StatementBatcher { entries in
+            try await database.withSQL { try await RequestNonces.record(entries, in: $0) }
+        } : nil
     }
 
     /// The verified signer.
@@ -73,14 +82,12 @@ public struct SignedRequestVerifier<Details: Sendable>: Sendable {
         else {
             throw AppError.signatureInvalid()
         }
-        let expires = now + 2 * skew
-        let fresh = try await database.withSQL { sql in
-            try await sql.raw(
-                """
-                INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES (\(bind: parsed.keyId), \(bind: parsed.nonce), \(bind: expires))
-                ON CONFLICT (key_id, nonce) DO NOTHING RETURNING nonce
-                """
-            ).first() != nil
+        let entry = RequestNonces.Entry(keyId: parsed.keyId, nonce: parsed.nonce, expiresAt: now + 2 * skew)
+        let fresh: Bool
+        if let nonces {
+            fresh = try await nonces.answer(entry)
+        } else {
+            fresh = try await database.withSQL { try await RequestNonces.record(entry, in: $0) }
         }
         guard fresh else { throw AppError.nonceReplayed() }
         return Verified(deviceId: key.deviceId, nonce: parsed.nonce, key: key)
@@ -103,6 +110,54 @@ public enum RequestNonces {
         "CREATE INDEX request_nonces_expiry ON request_nonces (expires_at)",
     ]
 
+    /// A signature's nonce to record.
+    public struct Entry: Hashable, Sendable {
+        let keyId: String
+        let nonce: String
+        let expiresAt: Int64
+    }
+
+    /// Records the nonce; false when the key used it before (a replay).
+    static func record(_ entry: Entry, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw(
+            """
+            INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES (\(bind: entry.keyId), \(bind: entry.nonce), \(bind: entry.expiresAt))
+            ON CONFLICT (key_id, nonce) DO NOTHING RETURNING nonce
+            """
+        ).first() != nil
+    }
+
+    /// Records many nonces (PostgreSQL), one answer each in their order: a nonce twice in the batch is new only the
+    /// first time, as if each had been recorded alone.
+    static func record(_ entries: [Entry], in sql: any SQLDatabase) async throws -> [Bool] {
+        struct Used: Hashable {
+            let keyId: String
+            let nonce: String
+        }
+        var fresh = [Bool](repeating: false, count: entries.count)
+        var pending = Array(entries.indices)
+        // An INSERT … ON CONFLICT DO NOTHING skips a row that conflicts with another of the same statement, but
+        // RETURNING cannot tell which of the two was written: a repeat goes in the next round, where it conflicts.
+        while !pending.isEmpty {
+            var seen = Set<Used>(), round: [Int] = [], later: [Int] = []
+            for index in pending {
+                if seen.insert(Used(keyId: entries[index].keyId, nonce: entries[index].nonce)).inserted { round.append(index) } else { later.append(index) }
+            }
+            let rows = try await sql.statement(
+                """
+                INSERT INTO request_nonces (key_id, nonce, expires_at)
+                SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[])
+                ON CONFLICT (key_id, nonce) DO NOTHING RETURNING key_id, nonce
+                """,
+                round.map { entries[$0].keyId }, round.map { entries[$0].nonce }, round.map { entries[$0].expiresAt }
+            ).all()
+            let written = Set(try rows.map { Used(keyId: try $0.decode(column: "key_id", as: String.self), nonce: try $0.decode(column: "nonce", as: String.self)) })
+            for index in round { fresh[index] = written.contains(Used(keyId: entries[index].keyId, nonce: entries[index].nonce)) }
+            pending = later
+        }
+        return fresh
+    }
+
     /// Deletes nonces whose signatures can no longer be accepted anyway.
     public static func purge(before cutoff: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM request_nonces WHERE expires_at < \(bind: cutoff)").run()
@@ -119,7 +174,7 @@ extension Request {
         let raw = try await collectBody(limit: limit)
         var replay = Request(head: head, body: .init(buffer: raw))
         let body = try await replay.decodeJSON(T.self, limit: limit)
-        let verifier = SignedRequestVerifier(database: database, keys: SingleKeyLookup(publicKey: try publicKey(body)), clock: clock)
+        let verifier = SignedRequestVerifier(database: database, keys: SingleKeyLookup(publicKey: try publicKey(body)), clock: clock, batched: false)
         _ = try await verifier.verify(method: method.rawValue, path: uri.path, headers: headers, body: raw)
         return body
     }

@@ -140,6 +140,33 @@ struct SignedRequestTests {
         }
     }
 
+    @Test("concurrent requests: a nonce sent 16 times at once passes once, 16 distinct nonces each pass", arguments: TestDatabase.kinds)
+    func concurrentReplays(kind: TestDatabase) async throws {
+        let fixture = Fixture()
+        fixture.keys.add(DeviceSigningKey(deviceId: "dev_1", publicKey: fixture.deviceKey.publicKey, revoked: false))
+        try await withTestRuntime(kind, clock: fixture.manual.clock) { runtime in
+            // One verifier, as the server has: on PostgreSQL the nonces of concurrent requests go in one statement.
+            let verifier = SignedRequestVerifier(database: runtime.database, keys: fixture.keys, clock: fixture.manual.clock)
+            let nonces = Array(repeating: "same", count: 16) + (0..<16).map { "distinct-\($0)" }
+            let outcomes = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                for nonce in nonces {
+                    let headers = try fixture.headers(body: "{}", nonce: nonce)
+                    group.addTask {
+                        do {
+                            _ = try await verifier.verify(method: "POST", path: Self.path, headers: headers, body: ByteBuffer(string: "{}"))
+                            return (nonce, true)
+                        } catch let error as AppError where error.code == .nonceReplayed {
+                            return (nonce, false)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [(String, Bool)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0.0 == "same" && $0.1 }.count == 1, "the repeated nonce passed once")
+            #expect(outcomes.filter { $0.0 != "same" && $0.1 }.count == 16, "each distinct nonce passed")
+        }
+    }
+
     @Test("the signature base follows RFC 9421 §2.5")
     func signatureBaseShape() throws {
         let params = MessageSignature.signatureParams(created: 1_700_000_000, nonce: "abc", keyId: "dev_1")
