@@ -11,6 +11,10 @@ Server/Tests/Fixtures/appattest/mint.py (Python `cryptography` + `cbor2`) under 
 
 `tessera-bench app-attest` runs `mint` as a child process: the device keys are made and the assertions signed in
 Swift; only the certificate chain needs Python.
+
+Each object carries a receipt of a real attestation's size and bytes: the receipt of the first published sample in
+Server/Tests/Fixtures/appattest/devicecheck-appattest-samples.json (3,705 bytes of Apple's PKCS #7, 70 % of that
+object), so the server parses, stores and syncs what a phone sends, not a 13-byte stand-in.
 """
 import json
 import os
@@ -22,6 +26,18 @@ import mint  # noqa: E402  (makes a root and intermediate at import: `init` writ
 from cryptography import x509  # noqa: E402
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
+
+
+def real_receipt():
+    """The receipt of the first published sample (Apple's bytes: the server keeps it, never reads it)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Server", "Tests", "Fixtures", "appattest",
+                        "devicecheck-appattest-samples.json")
+    with open(path) as f:
+        sample = json.load(f)["samples"][0]
+    return mint.cbor2.loads(bytes.fromhex(sample["attestationObject"]))["attStmt"]["receipt"]
+
+
+RECEIPT = real_receipt()
 
 
 class LoadedCA:
@@ -63,7 +79,7 @@ def attestation_object(ca, scalar, client_data_hash, environment):
                           device.key_id, device.cose)
     nonce = mint.sha256(data + client_data_hash)
     leaf = mint.credential_certificate(device, nonce, issuer=ca).public_bytes(serialization.Encoding.DER)
-    return mint.cbor2.dumps({"fmt": "apple-appattest", "attStmt": {"x5c": [leaf, ca.der()], "receipt": b"bench receipt"},
+    return mint.cbor2.dumps({"fmt": "apple-appattest", "attStmt": {"x5c": [leaf, ca.der()], "receipt": RECEIPT},
                              "authData": data})
 
 

@@ -60,6 +60,31 @@ struct AppAttestRealExampleTests {
         }
     }
 
+    @Test("the nodes' evidence: a real object without its receipt, byte for byte the rest, verifies to the same key; a tampered one does not")
+    func evidenceWithoutReceipt() async throws {
+        for sample in try AppAttestFixtures.samples() {
+            let object = AppAttestFixtures.hex(sample.attestationObject)
+            // Apple's encoding is the shortest form our encoder writes: decoding and encoding gives the same bytes.
+            #expect(CBOREncoder.encode(try CBORDecoder().decode(object)) == object, "\(sample.name)")
+            let evidence = try AppAttestVerifier.evidence(object)
+            let receipt = try #require(try CBORDecoder().decode(object)[text: "attStmt"]?[text: "receipt"]?.bytes)
+            #expect(evidence.count < object.count - receipt.count + 8, "\(sample.name): \(object.count) → \(evidence.count) bytes")
+            let decoded = try CBORDecoder().decode(evidence)
+            #expect(decoded[text: "attStmt"]?[text: "receipt"]?.bytes == [])
+            #expect(decoded[text: "authData"] == (try CBORDecoder().decode(object))[text: "authData"])
+            #expect(decoded[text: "attStmt"]?[text: "x5c"] == (try CBORDecoder().decode(object))[text: "attStmt"]?[text: "x5c"])
+            let verifier = try AppAttestVerifier(app: Self.app(sample))
+            let (keyId, challenge, time) = (AppAttestFixtures.hex(sample.keyId), AppAttestFixtures.hex(sample.challenge), try Self.date(sample.attestationTime))
+            let original = try await verifier.verifyAttestation(object, keyId: keyId, challenge: challenge, time: time)
+            let fromEvidence = try await verifier.verifyAttestation(evidence, keyId: keyId, challenge: challenge, time: time)
+            #expect(fromEvidence.publicKey == original.publicKey && fromEvidence.keyId == original.keyId && fromEvidence.receipt.isEmpty)
+            await #expect(throws: AppAttestError.nonceMismatch) {
+                try await verifier.verifyAttestation(evidence, keyId: keyId, challenge: challenge + [0], time: time)
+            }
+        }
+        #expect(throws: AppAttestError.self) { try AppAttestVerifier.evidence([0xA1, 0x61]) }
+    }
+
     @Test("a real attestation is refused: today (its certificate expired), under a production client, for another app, for another challenge")
     func realAttestationRefused() async throws {
         let sample = try #require(try AppAttestFixtures.samples().first)

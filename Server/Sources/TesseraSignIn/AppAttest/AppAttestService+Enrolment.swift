@@ -51,7 +51,7 @@ extension AppAttestService {
             } catch {
                 throw error.problem
             }
-            return admitted(credential, clientId: clientId, attestationObject: object, challenge: challenge)
+            return admitted(credential, clientId: clientId, attestationObject: Self.nodeEvidence(object), challenge: challenge)
         } catch let problem as AppError where problem.code != .fieldInvalid {
             try await auditEnrolmentFailure(problem, clientId: clientId)
             throw problem

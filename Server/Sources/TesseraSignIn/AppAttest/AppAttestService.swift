@@ -92,6 +92,13 @@ package struct AppAttestService: Sendable {
         )
     }
 
+    /// What is kept for the verifier nodes of a verified attestation object: the object without Apple's receipt
+    /// (``AppAttestVerifier/evidence(_:)``), which they do not need and which is most of its bytes; the receipt is
+    /// stored once, with the key.
+    static func nodeEvidence(_ attestationObject: [UInt8]) -> [UInt8] {
+        (try? AppAttestVerifier.evidence(attestationObject)) ?? attestationObject
+    }
+
     /// Attests the device's key: consumes `challenge` (once: 7401 unknown, 7402 used, 7403 expired), verifies the
     /// attestation object for `app` at the clock's time (7410–7419, one code per failed step) and stores the key
     /// with counter 0, replacing one the device attested before. Audited: `device.app_attest.attested` with the key,
@@ -120,9 +127,10 @@ package struct AppAttestService: Sendable {
                 environment: credential.environment, receipt: credential.receipt, attestedAt: clock.now()
             )
             let repository = self.repository, nodeSync = self.nodeSync, now = record.attestedAt
+            let evidence = Self.nodeEvidence(attestationObject)
             do {
                 try await database.transaction { sql in
-                    try await repository.storeKey(record, attestationObject: attestationObject, challenge: challengeBytes, in: sql)
+                    try await repository.storeKey(record, attestationObject: evidence, challenge: challengeBytes, in: sql)
                     try await appendAttested(credential, deviceId: deviceId, in: sql)
                     try await nodeSync?(deviceId, now, sql)
                 }

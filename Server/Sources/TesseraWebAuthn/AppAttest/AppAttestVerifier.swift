@@ -83,6 +83,18 @@ public struct AppAttestVerifier: Sendable {
         return AppAttestCredential(keyId: keyHash, publicKey: publicKey, receipt: receipt, environment: app.environment)
     }
 
+    /// The attestation object as evidence for others to verify (the verifier nodes): the same object with an empty
+    /// `receipt`. Nothing verified covers the receipt (Apple's PKCS #7 message for its fraud metric, 70 % of a real
+    /// object's bytes), so every check of ``verifyAttestation(_:keyId:challenge:time:)`` gives the same answer on it.
+    public static func evidence(_ attestationObject: [UInt8]) throws(AppAttestError) -> [UInt8] {
+        guard let pairs = try? CBORDecoder().decode(attestationObject).map else { throw .malformed("attestation object") }
+        let rewritten = pairs.map { pair -> CBORPair in
+            guard pair.key == .text("attStmt"), let statement = pair.value.map else { return pair }
+            return CBORPair(pair.key, .map(statement.map { $0.key == .text("receipt") ? CBORPair($0.key, .bytes([])) : $0 }))
+        }
+        return CBOREncoder.encode(.map(rewritten))
+    }
+
     /// Verifies an assertion for this app with the device's stored key and counter; returns the assertion's
     /// counter, for the caller to store with a compare-and-set (see
     /// ``AppAttestAssertion/verify(clientData:publicKey:rpIdHash:storedCounter:)``).

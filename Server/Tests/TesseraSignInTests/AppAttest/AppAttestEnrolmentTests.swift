@@ -6,6 +6,7 @@ import TesseraCore
 @testable import TesseraServer
 import TesseraServerTestSupport
 import TesseraTestSupport
+import TesseraWebAuthn
 
 /// App Attest at enrolment (issue 41, item 2), over HTTP on both databases with minted bound attestations: under the
 /// policy `required` a device without a valid attestation cannot enrol (7407, or the attestation's own code) and
@@ -43,7 +44,11 @@ struct AppAttestEnrolmentTests {
             let deviceId = try JSONDecoder().decode(SignUpResponse.self, from: Data(buffer: response.body)).deviceId
             let enrolment = fixture.runtime.repositories.appAttestEnrolment
             let evidence = try await fixture.runtime.database.read { sql in try await enrolment.evidence(deviceIds: [deviceId], in: sql) }
-            #expect(evidence[deviceId]?.attestationObject == AppAttestFixtures.hex(bound.attestationObject))
+            // The nodes' evidence is the object without Apple's receipt (which the key's row keeps, once).
+            #expect(evidence[deviceId]?.attestationObject == (try AppAttestVerifier.evidence(AppAttestFixtures.hex(bound.attestationObject))))
+            #expect(evidence[deviceId]?.attestationObject != AppAttestFixtures.hex(bound.attestationObject))
+            let key = try await fixture.runtime.database.read { sql in try await SQLAppAttestRepository().key(deviceId: deviceId, in: sql) }
+            #expect(String(decoding: key?.receipt.prefix(13) ?? [], as: UTF8.self) == "test receipt ")
             #expect(evidence[deviceId]?.challenge == AppAttestFixtures.hex(bound.challenge))
             // The device's logins accept an assertion of the key attested at enrolment.
             let channel = try await fixture.runtime.auth.device.open(deviceId: deviceId, client: fixture.client, ip: nil)
