@@ -135,14 +135,10 @@ public enum RequestNonces {
             let nonce: String
         }
         var fresh = [Bool](repeating: false, count: entries.count)
-        var pending = Array(entries.indices)
         // An INSERT … ON CONFLICT DO NOTHING skips a row that conflicts with another of the same statement, but
         // RETURNING cannot tell which of the two was written: a repeat goes in the next round, where it conflicts.
-        while !pending.isEmpty {
-            var seen = Set<Used>(), round: [Int] = [], later: [Int] = []
-            for index in pending {
-                if seen.insert(Used(keyId: entries[index].keyId, nonce: entries[index].nonce)).inserted { round.append(index) } else { later.append(index) }
-            }
+        let used = entries.map { Used(keyId: $0.keyId, nonce: $0.nonce) }
+        for round in BatchRounds.split(used) {
             let rows = try await sql.statement(
                 """
                 INSERT INTO request_nonces (key_id, nonce, expires_at)
@@ -152,8 +148,7 @@ public enum RequestNonces {
                 round.map { entries[$0].keyId }, round.map { entries[$0].nonce }, round.map { entries[$0].expiresAt }
             ).all()
             let written = Set(try rows.map { Used(keyId: try $0.decode(column: "key_id", as: String.self), nonce: try $0.decode(column: "nonce", as: String.self)) })
-            for index in round { fresh[index] = written.contains(Used(keyId: entries[index].keyId, nonce: entries[index].nonce)) }
-            pending = later
+            for index in round { fresh[index] = written.contains(used[index]) }
         }
         return fresh
     }

@@ -1,4 +1,5 @@
 import SQLKit
+import TesseraHTTPKit
 
 /// The relying party's TOTP state, the one owner of `totp_state`: each user's last accepted step and
 /// failure count. Every answer of ``TOTPVerifier`` comes from one conditional write here, so however
@@ -62,12 +63,7 @@ package struct SQLTOTPStateRepository: TOTPStateRepository {
         }
         // An upsert may change a row once per statement: a user's second verification of the batch goes in the next
         // round (in order, so it is decided after the first, as it would have been alone).
-        var pending = Array(acceptances.indices)
-        while !pending.isEmpty {
-            var users = Set<String>(), round: [Int] = [], later: [Int] = []
-            for index in pending {
-                if users.insert(acceptances[index].userId).inserted { round.append(index) } else { later.append(index) }
-            }
+        for round in BatchRounds.split(acceptances.map(\.userId)) {
             let rows = try await sql.statement(
                 """
                 INSERT INTO totp_state (user_id, last_step, failures, updated_at)
@@ -80,7 +76,6 @@ package struct SQLTOTPStateRepository: TOTPStateRepository {
             ).all()
             let done = Set(try rows.map { try $0.decode(column: "user_id", as: String.self) })
             for index in round { accepted[index] = done.contains(acceptances[index].userId) }
-            pending = later
         }
         return accepted
     }

@@ -158,4 +158,11 @@ struct StatementBatcherTests {
         let batcher = StatementBatcher<String, Int> { keys in Array(repeating: 1, count: keys.count + 1) }
         await #expect(throws: (any Error).self) { try await batcher.answer("a") }
     }
+
+    @Test("rounds: each key once per round, a key's later requests in later rounds, the batch's order kept")
+    func rounds() {
+        #expect(BatchRounds.split([String]()) == [])
+        #expect(BatchRounds.split(["a", "b", "c"]) == [[0, 1, 2]])
+        #expect(BatchRounds.split(["a", "b", "a", "a", "c", "b"]) == [[0, 1, 4], [2, 5], [3]])
+    }
 }
