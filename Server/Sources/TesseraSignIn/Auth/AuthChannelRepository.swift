@@ -9,11 +9,35 @@ package struct AuthChannelRepository: Sendable {
     package let database: any Database
     /// Where the login steps are recorded (`login.started`, `login.attested`, `login.completed`,
     /// `login.failed`), each in the transaction of its step; nil records nothing (the janitor's purge).
-    package var audit: (any AuditLog)? = nil
+    package let audit: (any AuditLog)?
+    /// On PostgreSQL, the audited moves of concurrent requests run in one transaction: each its own conditional
+    /// UPDATE, their events in one append (one BEGIN, COMMIT and audit insert for many moves instead of each its own).
+    private let auditedMoves: StatementBatcher<AuditedMove, Bool>?
 
     package init(database: any Database, audit: (any AuditLog)? = nil) {
         self.database = database
         self.audit = audit
+        guard let audit, database.kind == .postgres else {
+            auditedMoves = nil
+            return
+        }
+        auditedMoves = StatementBatcher { moves in
+            try await database.transaction { sql in
+                var matched: [Bool] = [], events: [AuditEvent] = []
+                matched.reserveCapacity(moves.count)
+                // In the batch's order: two moves of one channel run as they would one after the other.
+                for move in moves {
+                    guard let row = try await sql.raw(move.update).first() else {
+                        matched.append(false)
+                        continue
+                    }
+                    events.append(try move.event(row))
+                    matched.append(true)
+                }
+                if !events.isEmpty { try await audit.append(events, in: sql) }
+                return matched
+            }
+        }
     }
 
     package static let columns = """
@@ -68,11 +92,18 @@ package struct AuthChannelRepository: Sendable {
     /// the matched row's audit event is appended in the same transaction.
     private func write(_ update: SQLQueryString, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?) async throws -> Bool {
         guard let audit, let event else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
+        if let auditedMoves { return try await auditedMoves.answer(AuditedMove(update: update, event: event)) }
         return try await database.transaction { sql in
             guard let row = try await sql.raw(update).first() else { return false }
             try await audit.append(try event(row), in: sql)
             return true
         }
+    }
+
+    /// A channel's audited move: its conditional UPDATE and the event of the row it returns.
+    private struct AuditedMove: Sendable {
+        let update: SQLQueryString
+        let event: @Sendable (any SQLRow) throws -> AuditEvent
     }
 
     /// The audit event of a channel's step, from the row its UPDATE returned; the channel's device acts.
