@@ -23,16 +23,14 @@ package struct AuthChannelRepository: Sendable {
         }
         auditedMoves = StatementBatcher { moves in
             try await database.transaction { sql in
-                var matched: [Bool] = [], events: [AuditEvent] = []
-                matched.reserveCapacity(moves.count)
-                // In the batch's order: two moves of one channel run as they would one after the other.
-                for move in moves {
-                    guard let row = try await sql.raw(move.update).first() else {
-                        matched.append(false)
-                        continue
-                    }
-                    events.append(try move.event(row))
-                    matched.append(true)
+                var matched = [Bool](repeating: false, count: moves.count), events: [AuditEvent] = []
+                // By channel ID, so that two batches running at once lock their channels in one order (no deadlock);
+                // a channel's moves keep the batch's order, as they would run one after the other.
+                let order = moves.indices.sorted { (moves[$0].channel, $0) < (moves[$1].channel, $1) }
+                for index in order {
+                    guard let row = try await sql.raw(moves[index].update).first() else { continue }
+                    events.append(try moves[index].event(row))
+                    matched[index] = true
                 }
                 if !events.isEmpty { try await audit.append(events, in: sql) }
                 return matched
@@ -84,15 +82,17 @@ package struct AuthChannelRepository: Sendable {
             + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition
             + " RETURNING id, client_id, user_id, device_id"
         let details = details.merging(["channel": id]) { $1 }
-        guard let type else { return try await write(update, audited: nil) }
-        return try await write(update) { try Self.event(type, row: $0, details: details) }
+        guard let type else { return try await write(update, channel: id, audited: nil) }
+        return try await write(update, channel: id) { try Self.event(type, row: $0, details: details) }
     }
 
     /// Runs a conditional `UPDATE … RETURNING`; true if it matched. With `event` (and an audit log),
     /// the matched row's audit event is appended in the same transaction.
-    private func write(_ update: SQLQueryString, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?) async throws -> Bool {
+    private func write(
+        _ update: SQLQueryString, channel: String, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?
+    ) async throws -> Bool {
         guard let audit, let event else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
-        if let auditedMoves { return try await auditedMoves.answer(AuditedMove(update: update, event: event)) }
+        if let auditedMoves { return try await auditedMoves.answer(AuditedMove(channel: channel, update: update, event: event)) }
         return try await database.transaction { sql in
             guard let row = try await sql.raw(update).first() else { return false }
             try await audit.append(try event(row), in: sql)
@@ -102,6 +102,7 @@ package struct AuthChannelRepository: Sendable {
 
     /// A channel's audited move: its conditional UPDATE and the event of the row it returns.
     private struct AuditedMove: Sendable {
+        let channel: String
         let update: SQLQueryString
         let event: @Sendable (any SQLRow) throws -> AuditEvent
     }
@@ -157,7 +158,7 @@ package struct AuthChannelRepository: Sendable {
             RETURNING id, client_id, user_id, device_id
             """
         let details = ["channel": id, "outcome": outcome.rawValue, "code": String(code.rawValue)]
-        return try await write(update) { try Self.event("login.failed", row: $0, details: details, actor: "system") }
+        return try await write(update, channel: id) { try Self.event("login.failed", row: $0, details: details, actor: "system") }
     }
 
     /// Marks open channels past their expiry as expired; returns their IDs.
