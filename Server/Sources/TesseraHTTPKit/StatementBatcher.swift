@@ -88,7 +88,10 @@ package final class StatementBatcher<Request: Sendable, Answer: Sendable>: Senda
     private func lead(_ batch: [Entry]) async throws -> Answer {
         let result: Result<[Answer], any Error>
         do {
-            let answers = try await run(batch.map(\.request))
+            // In a task of its own: the batch answers others too, so its leader's cancellation (a request given up)
+            // must not fail it.
+            let requests = batch.map(\.request), run = self.run
+            let answers = try await Task { try await run(requests) }.value
             guard answers.count == batch.count else { throw BatchAnswerCount(requests: batch.count, answers: answers.count) }
             result = .success(answers)
         } catch {

@@ -26,6 +26,15 @@ struct StatementBatcherTests {
         var batches: [[String]] { state.withLock { $0.batches } }
         var heldCount: Int { state.withLock { $0.held.count } }
 
+        /// Lets the held batches go on; later ones are held too.
+        func releaseHeld() {
+            let held = state.withLock { state in
+                defer { state.held = [] }
+                return state.held
+            }
+            for batch in held { batch.resume() }
+        }
+
         /// Lets every held batch go on (and the next ones run at once).
         func release() {
             let held = state.withLock { state in
@@ -52,6 +61,8 @@ struct StatementBatcherTests {
                     if resumeNow { continuation.resume() }
                 }
             }
+            // A statement of a cancelled task fails, as a database call does.
+            try Task.checkCancellation()
             // Read after the hold: what a statement that ran then would see.
             return try state.withLock { state in
                 if state.failing == index { throw Refused() }
@@ -164,5 +175,28 @@ struct StatementBatcherTests {
         #expect(BatchRounds.split([String]()) == [])
         #expect(BatchRounds.split(["a", "b", "c"]) == [[0, 1, 2]])
         #expect(BatchRounds.split(["a", "b", "a", "a", "c", "b"]) == [[0, 1, 4], [2, 5], [3]])
+    }
+
+    @Test("a leader whose request is given up (its task cancelled) still answers the others of its batch")
+    func leaderCancelled() async throws {
+        let store = Store(["a": 1, "b": 2, "c": 3])
+        let batcher = StatementBatcher<String, Int?>(maxBatch: 256, maxRunning: 1) { try await store.fetch($0) }
+        store.hold()
+        let first = Task { try await batcher.answer("a") }
+        await until { store.heldCount == 1 }
+        // b waits first, so it leads the next batch, with c.
+        let leader = Task { try await batcher.answer("b") }
+        await until { batcher.waiting == 1 }
+        let other = Task { try await batcher.answer("c") }
+        await until { batcher.waiting == 2 }
+        store.releaseHeld()
+        #expect(try await first.value == 1)
+        await until { store.heldCount == 1 }
+        #expect(store.batches.last.map(Set.init) == ["b", "c"])
+        // The request that leads the running batch is given up; the batch goes on for c (and answers b too).
+        leader.cancel()
+        store.release()
+        #expect(try await other.value == 3, "the other request of the leader's batch is answered")
+        #expect(try await leader.value == 2)
     }
 }
