@@ -52,6 +52,11 @@ package protocol AuditLog: Sendable {
     func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64?
     /// Every checkpoint, in sequence order.
     func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint]
+    /// `event`'s append as a write of a statement that another owner composes (``ComposedWrite``: the event exists
+    /// exactly when the statement's condition held), where appends are deferred (PostgreSQL: `audit_pending`); nil
+    /// where they cannot be composed (SQLite chains at once; a webhook subscribed to the event is queued by
+    /// statements of its own): the caller then appends in a transaction.
+    func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite?
     /// Signalled after this process appends (nil: readers poll only).
     var appended: AuditAppendSignal? { get }
     /// What chains deferred appends (PostgreSQL); nil where appends chain at once.
@@ -63,6 +68,9 @@ extension AuditLog {
     package var appended: AuditAppendSignal? { nil }
     /// Appends chain at once.
     package var sequencer: AuditSequencer? { nil }
+
+    /// Not composed: the caller appends in a transaction.
+    package func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite? { nil }
 
     /// Appends one event inside the caller's transaction.
     package func append(_ event: AuditEvent, in sql: any SQLDatabase) async throws {

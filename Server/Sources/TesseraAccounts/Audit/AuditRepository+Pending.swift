@@ -1,4 +1,5 @@
 import SQLKit
+import TesseraStorage
 
 /// The PostgreSQL side of ``SQLAuditRepository``: appends leave their events in `audit_pending`, and
 /// the ``AuditSequencer`` moves them into the chain in batches.
@@ -19,6 +20,24 @@ extension SQLAuditRepository {
                 """
         }
         try await sql.raw(insert).run()
+    }
+
+    /// `event` inserted into `audit_pending` by a statement that another owner composes, when its condition holds;
+    /// the sequencer is woken once it committed. Nil on SQLite (appends chain at once).
+    package func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite? {
+        guard let sequencer else { return nil }
+        let time = clock.now()
+        return ComposedWrite(
+            statement: { condition in
+                """
+                INSERT INTO audit_pending (time, type, actor, client_id, user_id, device_id, session_id, details)
+                SELECT \(bind: time), \(bind: event.type), \(bind: event.actor), \(bind: event.clientId), \(bind: event.userId), \
+                \(bind: event.deviceId), \(bind: event.sessionId), \(bind: event.detailsJSON)
+                WHERE \(condition)
+                """
+            },
+            committed: { sequencer.wake() }
+        )
     }
 
     /// Whether any event waits in `audit_pending` (a read without a lock: the cheap question before a

@@ -12,6 +12,9 @@ package protocol OutboxRepository: Sendable {
     var lease: Duration { get }
     /// Adds a message inside the caller's transaction.
     func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws
+    /// The addition of a message as a write of a statement that another owner composes (``ComposedWrite``: the
+    /// message exists exactly when the statement's condition held); nil where it cannot be composed.
+    func composedEnqueue(_ message: OutboundMessage) throws -> ComposedWrite?
     /// Reserves up to `limit` due messages for the worker `claimant`.
     func claimDue(limit: Int, claimant: String) async throws -> [(message: OutboundMessage, attempts: Int)]
     /// Extends the lease of the messages `claimant` still holds; returns those it still holds.
@@ -27,6 +30,11 @@ package protocol OutboxRepository: Sendable {
     func purge(sentBefore cutoff: Int64) async throws
     /// Runs `body` (the sending of a claimed batch) while renewing the batch's leases for `claimant`.
     func whileRenewingLeases<T: Sendable>(of ids: [String], claimant: String, logger: Logger, _ body: () async -> T) async -> T
+}
+
+extension OutboxRepository {
+    /// Not composed: the caller enqueues in a transaction.
+    package func composedEnqueue(_ message: OutboundMessage) throws -> ComposedWrite? { nil }
 }
 
 /// How many messages of the outbox are pending, sent and failed (the tests and `/metrics` read them).
@@ -58,45 +66,53 @@ package struct SQLOutboxRepository: OutboxRepository {
     package var lease: Duration = .seconds(30)
 
 
-    package init(
+    /// On PostgreSQL, the settling of concurrent deliveries (the worker records each the moment its attempt ended):
+    /// one statement for the deliveries that end together instead of one each (nil on SQLite).
+    private let settles: StatementBatcher<String, Void>?
 
-        database: any Database,
-
-        key: SymmetricKey,
-
-        clock: WallClock,
-
-        maxAttempts: Int = 12,
-
-        lease: Duration = .seconds(30)
-
-    ) {
-
+    package init(database: any Database, key: SymmetricKey, clock: WallClock, maxAttempts: Int = 12, lease: Duration = .seconds(30)) {
         self.database = database
-
         self.key = key
-
         self.clock = clock
-
         self.maxAttempts = maxAttempts
-
         self.lease = lease
-
+        settles = database.kind == .postgres ? StatementBatcher { ids in
+            try await Self.settle(ids, now: clock.now(), in: database)
+            return ids.map { _ in () }
+        } : nil
     }
 
     private struct Payload: Codable { var subject: String; var body: String }
 
     /// Adds a message inside the caller's transaction.
     package func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws {
-        let payload = try SharedJSON.encoder.encode(Payload(subject: message.subject, body: message.body))
-        let sealed = try Sealing.seal(payload, using: key, authenticating: Data(message.id.utf8)).base64EncodedString()
+        let sealed = try seal(message), now = clock.now()
         try await sql.raw(
             """
             INSERT INTO outbox (id, channel, recipient, sealed_payload, status, attempts, next_attempt_at, created_at)
             VALUES (\(bind: message.id), \(bind: message.channel.rawValue), \(bind: message.recipient), \(bind: sealed),
-                    'pending', 0, \(bind: clock.now()), \(bind: clock.now()))
+                    'pending', 0, \(bind: now), \(bind: now))
             """
         ).run()
+    }
+
+    /// The same addition, run when the composing statement's condition holds.
+    package func composedEnqueue(_ message: OutboundMessage) throws -> ComposedWrite? {
+        let sealed = try seal(message), now = clock.now()
+        return ComposedWrite { condition in
+            """
+            INSERT INTO outbox (id, channel, recipient, sealed_payload, status, attempts, next_attempt_at, created_at)
+            SELECT \(bind: message.id), \(bind: message.channel.rawValue), \(bind: message.recipient), \(bind: sealed),
+                   'pending', 0, \(bind: now), \(bind: now)
+            WHERE \(condition)
+            """
+        }
+    }
+
+    /// The message's subject and body sealed with the outbox key (bound to its ID), base64.
+    private func seal(_ message: OutboundMessage) throws -> String {
+        let payload = try SharedJSON.encoder.encode(Payload(subject: message.subject, body: message.body))
+        return try Sealing.seal(payload, using: key, authenticating: Data(message.id.utf8)).base64EncodedString()
     }
 
     private struct ClaimedRow: Decodable, Sendable {
@@ -142,17 +158,27 @@ package struct SQLOutboxRepository: OutboxRepository {
         await queue.whileRenewingLeases(of: ids, claimant: claimant, logger: logger, body)
     }
 
-    /// Records deliveries, in one statement for the whole batch.
+    /// Records deliveries, in one statement for the whole batch. On PostgreSQL a single delivery's record waits for
+    /// the statement of the deliveries recorded at the same time (``StatementBatcher``): it is committed when this
+    /// returns, as with a statement of its own.
     package func markSent(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
-        let now = clock.now()
+        if let settles, ids.count == 1 { return try await settles.answer(ids[0]) }
+        try await Self.settle(ids, now: clock.now(), in: database)
+    }
+
+    /// Marks `ids` sent at `now`, their payloads erased and their leases ended (on PostgreSQL one text whatever the
+    /// number of IDs: an array bind).
+    private static func settle(_ ids: [String], now: Int64, in database: any Database) async throws {
         try await database.withSQL { sql in
-            try await sql.update("outbox")
-                .set("status", to: "sent").set("sent_at", to: now).set(SQLColumn("sealed_payload"), to: SQLLiteral.null)
-                .set(SQLColumn("locked_until"), to: SQLLiteral.null).set(SQLColumn("locked_by"), to: SQLLiteral.null)
-                .set(SQLColumn("last_error"), to: SQLLiteral.null)
-                .where("id", .in, ids)
-                .run()
+            let matching: SQLQueryString = sql.dialect.name == "postgresql" ? "id = ANY(\(bind: ids))" : "id IN (\(binds: ids))"
+            try await sql.raw(
+                """
+                UPDATE outbox SET status = 'sent', sent_at = \(bind: now), sealed_payload = NULL, locked_until = NULL, locked_by = NULL,
+                  last_error = NULL
+                WHERE \(matching)
+                """
+            ).run()
         }
     }
 

@@ -7,6 +7,13 @@ package struct OTPBinding: Sendable, Equatable {
     package var channel: OTPChannel
     package var target: String
     package var purpose: OTPPurpose
+
+    package init(clientId: String, channel: OTPChannel, target: String, purpose: OTPPurpose) {
+        self.clientId = clientId
+        self.channel = channel
+        self.target = target
+        self.purpose = purpose
+    }
 }
 
 /// The state of a challenge after a refused attempt, to tell the caller why.
@@ -40,6 +47,9 @@ package protocol OTPRepository: Sendable {
         gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
         in sql: any SQLDatabase
     ) async throws -> Int64?
+    /// A whole send in one statement, composed with the other owners' writes (``OTPComposedSend``); nil where it
+    /// cannot be (SQLite, whose writer runs the send's transaction as fast): the caller runs the transaction.
+    func openChallenge(_ send: OTPComposedSend, in sql: any SQLDatabase) async throws -> OTPComposedSend.Outcome?
     /// Ends every live challenge for the binding, so only the newest code works.
     func supersede(_ binding: OTPBinding, now: Int64, in sql: any SQLDatabase) async throws
     func insertChallenge(id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
@@ -60,6 +70,9 @@ package protocol OTPRepository: Sendable {
 }
 
 extension OTPRepository {
+    /// Not composed.
+    package func openChallenge(_ send: OTPComposedSend, in sql: any SQLDatabase) async throws -> OTPComposedSend.Outcome? { nil }
+
     /// The gate, then the supersession, then the insertion, one statement each (``openChallengeStepwise``).
     package func openChallenge(
         gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,

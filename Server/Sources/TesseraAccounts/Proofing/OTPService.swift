@@ -79,45 +79,49 @@ public struct OTPService: Sendable {
         let now = clock.now()
         let settings = self.settings, repository = self.repository, counters = self.counters, outbox = self.outbox, audit = self.audit
         let codeHash = hasher.hash(challengeId + ":" + code, domain: Self.codeDomain)
-        try await database.transaction { sql in
-            let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
-            if let next = try await repository.openChallenge(
-                gateKey: gateKey, cooldown: settings.resendCooldown, id: challengeId, binding: binding, codeHash: codeHash, now: now,
-                expiresAt: now + settings.codeLifetime.millis, in: sql
-            ) {
-                throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
-            }
-            try await outbox.enqueue(message, in: sql)
-            // The hourly counters of this app and of this address are counted by every send of the app (or the
-            // address): they are shared keys, which no send writes on PostgreSQL (each instance counts them in
-            // memory and adds them to their rows in batches: SharedCounterBuffer). A refusal takes all of it back.
-            let retry = Int(3600 - (now / 1000) % 3600)
-            let targetKey = "otp-target|\(client.id)|\(channel.rawValue)|\(target)"
-            let ipKey = ip.map { "otp-ip|\($0)" }
-            let clientKey = "otp-client|\(client.id)"
-            let shared = [clientKey] + (ipKey.map { [$0] } ?? [])
-            let counts = try await counters.increment([targetKey], shared: shared, now: now, window: .seconds(3600), in: sql)
-            do {
-                if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
-                    throw AppError.otpTargetRateLimited(retryAfter: retry)
+        let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
+        // The hourly counters of this app and of this address are counted by every send of the app (or the
+        // address): they are shared keys, which no send writes on PostgreSQL (each instance counts them in
+        // memory and adds them to their rows in batches: SharedCounterBuffer). A refusal takes all of it back.
+        let retry = Int(3600 - (now / 1000) % 3600)
+        let targetKey = "otp-target|\(client.id)|\(channel.rawValue)|\(target)"
+        let ipKey = ip.map { "otp-ip|\($0)" }
+        let clientKey = "otp-client|\(client.id)"
+        let shared = [clientKey] + (ipKey.map { [$0] } ?? [])
+        let sent = AuditEvent(
+            "otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id,
+            details: ["challenge": challengeId, "channel": channel.rawValue, "purpose": purpose.rawValue]
+        )
+        let composed = try await sendComposed(
+            OTPComposedSend(
+                gateKey: gateKey, cooldown: settings.resendCooldown, challengeId: challengeId, binding: binding, codeHash: codeHash,
+                now: now, expiresAt: now + settings.codeLifetime.millis,
+                targetCount: counters.limitedIncrement(targetKey, limit: settings.perTargetHourlyLimit, now: now, window: .seconds(3600)),
+                writes: []
+            ),
+            message: message, event: sent, shared: shared, ipKey: ipKey, clientKey: clientKey, retry: retry
+        )
+        if !composed {
+            try await database.transaction { sql in
+                if let next = try await repository.openChallenge(
+                    gateKey: gateKey, cooldown: settings.resendCooldown, id: challengeId, binding: binding, codeHash: codeHash, now: now,
+                    expiresAt: now + settings.codeLifetime.millis, in: sql
+                ) {
+                    throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
                 }
-                if let ipKey, counts[ipKey, default: 0] > settings.perIPHourlyLimit {
-                    throw AppError.otpIPRateLimited(retryAfter: retry)
+                try await outbox.enqueue(message, in: sql)
+                let counts = try await counters.increment([targetKey], shared: shared, now: now, window: .seconds(3600), in: sql)
+                do {
+                    if counts[targetKey, default: 0] > settings.perTargetHourlyLimit {
+                        throw AppError.otpTargetRateLimited(retryAfter: retry)
+                    }
+                    try Self.checkShared(counts, ipKey: ipKey, clientKey: clientKey, settings: settings, retry: retry)
+                    try await audit.append(sent, in: sql)
+                } catch {
+                    // Refused (or failed) after counting: the transaction takes back the rest, this the counts in memory.
+                    counters.release(shared: shared, now: now, window: .seconds(3600), in: sql)
+                    throw error
                 }
-                if counts[clientKey, default: 0] > settings.perClientHourlyLimit {
-                    throw AppError.otpClientRateLimited(retryAfter: retry)
-                }
-                try await audit.append(
-                    AuditEvent(
-                        "otp.sent", actor: AuditEvent.client(client.clientKey), clientId: client.id,
-                        details: ["challenge": challengeId, "channel": channel.rawValue, "purpose": purpose.rawValue]
-                    ),
-                    in: sql
-                )
-            } catch {
-                // Refused (or failed) after counting: the transaction takes back the rest, this the counts in memory.
-                counters.release(shared: shared, now: now, window: .seconds(3600), in: sql)
-                throw error
             }
         }
         courier.wake()

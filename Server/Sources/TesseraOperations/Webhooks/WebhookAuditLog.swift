@@ -45,6 +45,16 @@ package struct WebhookAuditLog: AuditLog {
         if queued { wake() }
     }
 
+    /// The wrapped log's composed append when no endpoint of the event's client subscribes to it (read as
+    /// ``append(_:in:)`` reads them); nil when one does, so the caller appends in a transaction, which queues it.
+    package func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite? {
+        if let clientId = event.clientId,
+           try await webhooks.subscribers(clientId: clientId, in: sql).contains(where: { WebhookEventTypes.matches($0.eventTypes, event.type) }) {
+            return nil
+        }
+        return try await base.composedAppend(event, in: sql)
+    }
+
     /// Queues the events for their clients' subscribed endpoints; true when any delivery was queued.
     private func queueDeliveries(of events: [AuditEvent], in sql: any SQLDatabase) async throws -> Bool {
         var clientIds: [String] = []

@@ -68,6 +68,47 @@ package struct RateCounters: Sendable {
         for key in shared { buffer.release(key, windowStart: start) }
     }
 
+    /// Counts `shared` in ``buffer`` only, for a request whose other keys are counted inside a statement it composes
+    /// (``limitedIncrement(_:limit:now:window:)``): their totals, or nil when nothing was counted, because there is no
+    /// buffer or a key's total is not known in memory yet (the caller then counts with
+    /// ``increment(_:shared:now:window:in:)``, which reads it). Take the counts back with
+    /// ``release(shared:now:window:in:)`` if the request is refused.
+    package func incrementInMemory(shared: [String], now: Int64, window: Duration, in sql: any SQLDatabase) -> [String: Int]? {
+        guard let buffer, Self.spreads(on: sql) else { return nil }
+        let start = Self.windowStart(now, window)
+        var counts: [String: Int] = [:]
+        for key in shared {
+            guard let total = buffer.add(key, windowStart: start) else {
+                for counted in counts.keys { buffer.release(counted, windowStart: start) }
+                return nil
+            }
+            counts[key] = total
+        }
+        buffer.flushIfDue(now: now)
+        return counts
+    }
+
+    /// The count of `key` (a key of one subject: one row) in a statement its caller composes (PostgreSQL), counted
+    /// only below `limit` (``LimitedIncrement``).
+    package func limitedIncrement(_ key: String, limit: Int, now: Int64, window: Duration) -> LimitedIncrement {
+        let start = Self.windowStart(now, window)
+        return LimitedIncrement(
+            isBelow: """
+                SELECT COALESCE((SELECT count FROM rate_counters WHERE counter_key = \(bind: key) AND window_start = \(bind: start)), 0)
+                  < \(bind: limit) AS ok
+                """,
+            increment: { condition in
+                """
+                INSERT INTO rate_counters (counter_key, window_start, count) SELECT \(bind: key), \(bind: start), 1
+                WHERE 0 < \(bind: limit) AND \(condition)
+                ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1
+                WHERE rate_counters.count < \(bind: limit)
+                RETURNING count
+                """
+            }
+        )
+    }
+
     /// Whether shared keys are spread over ``shards`` rows (and counted in ``buffer``) on `sql`: on PostgreSQL.
     private static func spreads(on sql: any SQLDatabase) -> Bool { sql.dialect.name == "postgresql" && shards > 1 }
 
