@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SQLKit
 import TesseraCore
+import TesseraHTTPKit
 
 /// The courier's storage, the one owner of the `outbox` table: messages accepted for delivery,
 /// claimed by workers under a lease, settled once sent or given up. Another domain only enqueues,
@@ -82,7 +83,16 @@ package struct SQLOutboxRepository: OutboxRepository {
         } : nil
     }
 
-    private struct Payload: Codable { var subject: String; var body: String }
+    /// A message's subject and body, as sealed in the outbox.
+    package struct Payload: Codable, Equatable, Sendable {
+        package var subject: String
+        package var body: String
+
+        package init(subject: String, body: String) {
+            self.subject = subject
+            self.body = body
+        }
+    }
 
     /// Adds a message inside the caller's transaction.
     package func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws {
@@ -109,10 +119,19 @@ package struct SQLOutboxRepository: OutboxRepository {
         }
     }
 
-    /// The message's subject and body sealed with the outbox key (bound to its ID), base64.
+    /// The message's subject and body sealed with the outbox key (bound to its ID), base64. The JSON is what
+    /// ``SharedJSON/encoder`` writes for ``Payload`` (``JSONObjectWriter``: the encoder took 4 % of an OTP send's server CPU
+    /// on PostgreSQL), read back by ``claimDue(limit:claimant:)``'s decoder.
     private func seal(_ message: OutboundMessage) throws -> String {
-        let payload = try SharedJSON.encoder.encode(Payload(subject: message.subject, body: message.body))
-        return try Sealing.seal(payload, using: key, authenticating: Data(message.id.utf8)).base64EncodedString()
+        try Sealing.seal(Self.payloadJSON(message), using: key, authenticating: Data(message.id.utf8)).base64EncodedString()
+    }
+
+    /// The sealed payload's JSON: `{"body":…,"subject":…}`.
+    package static func payloadJSON(_ message: OutboundMessage) -> Data {
+        var writer = JSONObjectWriter(capacity: message.subject.utf8.count + message.body.utf8.count + 32)
+        writer.add("body", message.body)
+        writer.add("subject", message.subject)
+        return Data(writer.finish())
     }
 
     private struct ClaimedRow: Decodable, Sendable {
