@@ -52,11 +52,11 @@ package protocol AuditLog: Sendable {
     func lastCheckpointSeq(in sql: any SQLDatabase) async throws -> Int64?
     /// Every checkpoint, in sequence order.
     func checkpoints(in sql: any SQLDatabase) async throws -> [AuditCheckpoint]
-    /// `event`'s append as a write of a statement that another owner composes (``ComposedWrite``: the event exists
-    /// exactly when the statement's condition held), where appends are deferred (PostgreSQL: `audit_pending`); nil
-    /// where they cannot be composed (SQLite chains at once; a webhook subscribed to the event is queued by
-    /// statements of its own): the caller then appends in a transaction.
-    func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite?
+    /// The append of a batch's events (one per request, in the batch's order) as a write of a statement that another
+    /// owner composes (``ComposedWrite``: an event exists exactly when its request was selected), where appends are
+    /// deferred (PostgreSQL: `audit_pending`); nil where they cannot be composed (SQLite chains at once; a webhook
+    /// subscribed to one of the events is queued by statements of its own): the caller then appends in a transaction.
+    func composedAppend(_ events: [AuditEvent], in sql: any SQLDatabase) async throws -> ComposedWrite?
     /// Signalled after this process appends (nil: readers poll only).
     var appended: AuditAppendSignal? { get }
     /// What chains deferred appends (PostgreSQL); nil where appends chain at once.
@@ -70,7 +70,7 @@ extension AuditLog {
     package var sequencer: AuditSequencer? { nil }
 
     /// Not composed: the caller appends in a transaction.
-    package func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite? { nil }
+    package func composedAppend(_ events: [AuditEvent], in sql: any SQLDatabase) async throws -> ComposedWrite? { nil }
 
     /// Appends one event inside the caller's transaction.
     package func append(_ event: AuditEvent, in sql: any SQLDatabase) async throws {

@@ -22,18 +22,26 @@ extension SQLAuditRepository {
         try await sql.raw(insert).run()
     }
 
-    /// `event` inserted into `audit_pending` by a statement that another owner composes, when its condition holds;
+    /// The events of a batch's selected positions inserted into `audit_pending`, in the batch's order, by a statement
+    /// that another owner composes (the arrays bound whole; an absent ID travels as an empty string, which no ID is);
     /// the sequencer is woken once it committed. Nil on SQLite (appends chain at once).
-    package func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite? {
+    package func composedAppend(_ events: [AuditEvent], in sql: any SQLDatabase) async throws -> ComposedWrite? {
         guard let sequencer else { return nil }
         let time = clock.now()
+        let types = events.map(\.type), actors = events.map(\.actor), clients = events.map { $0.clientId ?? "" }
+        let users = events.map { $0.userId ?? "" }, devices = events.map { $0.deviceId ?? "" }
+        let sessions = events.map { $0.sessionId ?? "" }, details = events.map(\.detailsJSON)
         return ComposedWrite(
-            statement: { condition in
+            statement: { selected in
                 """
                 INSERT INTO audit_pending (time, type, actor, client_id, user_id, device_id, session_id, details)
-                SELECT \(bind: time), \(bind: event.type), \(bind: event.actor), \(bind: event.clientId), \(bind: event.userId), \
-                \(bind: event.deviceId), \(bind: event.sessionId), \(bind: event.detailsJSON)
-                WHERE \(condition)
+                SELECT \(bind: time), e.type, e.actor, NULLIF(e.client_id, ''), NULLIF(e.user_id, ''), NULLIF(e.device_id, ''),
+                       NULLIF(e.session_id, ''), e.details
+                FROM unnest(\(bind: types)::text[], \(bind: actors)::text[], \(bind: clients)::text[], \(bind: users)::text[],
+                            \(bind: devices)::text[], \(bind: sessions)::text[], \(bind: details)::text[])
+                  WITH ORDINALITY AS e(type, actor, client_id, user_id, device_id, session_id, details, ord)
+                WHERE e.ord IN \(selected)
+                ORDER BY e.ord
                 """
             },
             committed: { sequencer.wake() }

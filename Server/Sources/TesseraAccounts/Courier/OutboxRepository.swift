@@ -13,9 +13,10 @@ package protocol OutboxRepository: Sendable {
     var lease: Duration { get }
     /// Adds a message inside the caller's transaction.
     func enqueue(_ message: OutboundMessage, in sql: any SQLDatabase) async throws
-    /// The addition of a message as a write of a statement that another owner composes (``ComposedWrite``: the
-    /// message exists exactly when the statement's condition held); nil where it cannot be composed.
-    func composedEnqueue(_ message: OutboundMessage) throws -> ComposedWrite?
+    /// The addition of a batch's messages (one per request, in the batch's order) as a write of a statement that
+    /// another owner composes (``ComposedWrite``: a message exists exactly when its request was selected); nil where
+    /// it cannot be composed.
+    func composedEnqueue(_ messages: [OutboundMessage]) throws -> ComposedWrite?
     /// Reserves up to `limit` due messages for the worker `claimant`.
     func claimDue(limit: Int, claimant: String) async throws -> [(message: OutboundMessage, attempts: Int)]
     /// Extends the lease of the messages `claimant` still holds; returns those it still holds.
@@ -35,7 +36,7 @@ package protocol OutboxRepository: Sendable {
 
 extension OutboxRepository {
     /// Not composed: the caller enqueues in a transaction.
-    package func composedEnqueue(_ message: OutboundMessage) throws -> ComposedWrite? { nil }
+    package func composedEnqueue(_ messages: [OutboundMessage]) throws -> ComposedWrite? { nil }
 }
 
 /// How many messages of the outbox are pending, sent and failed (the tests and `/metrics` read them).
@@ -106,15 +107,17 @@ package struct SQLOutboxRepository: OutboxRepository {
         ).run()
     }
 
-    /// The same addition, run when the composing statement's condition holds.
-    package func composedEnqueue(_ message: OutboundMessage) throws -> ComposedWrite? {
-        let sealed = try seal(message), now = clock.now()
-        return ComposedWrite { condition in
+    /// The same addition for a batch: the messages of the selected positions (their arrays bound whole).
+    package func composedEnqueue(_ messages: [OutboundMessage]) throws -> ComposedWrite? {
+        let sealed = try messages.map(seal), now = clock.now()
+        let ids = messages.map(\.id), channels = messages.map(\.channel.rawValue), recipients = messages.map(\.recipient)
+        return ComposedWrite { selected in
             """
             INSERT INTO outbox (id, channel, recipient, sealed_payload, status, attempts, next_attempt_at, created_at)
-            SELECT \(bind: message.id), \(bind: message.channel.rawValue), \(bind: message.recipient), \(bind: sealed),
-                   'pending', 0, \(bind: now), \(bind: now)
-            WHERE \(condition)
+            SELECT m.id, m.channel, m.recipient, m.sealed, 'pending', 0, \(bind: now), \(bind: now)
+            FROM unnest(\(bind: ids)::text[], \(bind: channels)::text[], \(bind: recipients)::text[], \(bind: sealed)::text[])
+              WITH ORDINALITY AS m(id, channel, recipient, sealed, ord)
+            WHERE m.ord IN \(selected)
             """
         }
     }

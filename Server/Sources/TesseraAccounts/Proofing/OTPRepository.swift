@@ -1,5 +1,6 @@
 import SQLKit
 import TesseraCore
+import TesseraStorage
 
 /// Where a code and its dispose token are bound: which app, channel, target and purpose.
 package struct OTPBinding: Sendable, Equatable {
@@ -47,9 +48,13 @@ package protocol OTPRepository: Sendable {
         gateKey: String, cooldown: Duration, id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64,
         in sql: any SQLDatabase
     ) async throws -> Int64?
-    /// A whole send in one statement, composed with the other owners' writes (``OTPComposedSend``); nil where it
-    /// cannot be (SQLite, whose writer runs the send's transaction as fast): the caller runs the transaction.
-    func openChallenge(_ send: OTPComposedSend, in sql: any SQLDatabase) async throws -> OTPComposedSend.Outcome?
+    /// Whole sends (of distinct gate keys) in one statement, composed with the target's counts and the other owners'
+    /// writes (``OTPComposedSend``); their outcomes in order, or nil where they cannot be (SQLite, whose writer runs
+    /// the send's transaction as fast): the caller runs the transactions.
+    func openChallenges(
+        _ sends: [OTPComposedSend], cooldown: Duration, targetCounts: LimitedIncrement, targetKeys: [String], writes: [ComposedWrite],
+        in sql: any SQLDatabase
+    ) async throws -> [OTPComposedSend.Outcome]?
     /// Ends every live challenge for the binding, so only the newest code works.
     func supersede(_ binding: OTPBinding, now: Int64, in sql: any SQLDatabase) async throws
     func insertChallenge(id: String, binding: OTPBinding, codeHash: String, now: Int64, expiresAt: Int64, in sql: any SQLDatabase) async throws
@@ -71,7 +76,10 @@ package protocol OTPRepository: Sendable {
 
 extension OTPRepository {
     /// Not composed.
-    package func openChallenge(_ send: OTPComposedSend, in sql: any SQLDatabase) async throws -> OTPComposedSend.Outcome? { nil }
+    package func openChallenges(
+        _ sends: [OTPComposedSend], cooldown: Duration, targetCounts: LimitedIncrement, targetKeys: [String], writes: [ComposedWrite],
+        in sql: any SQLDatabase
+    ) async throws -> [OTPComposedSend.Outcome]? { nil }
 
     /// The gate, then the supersession, then the insertion, one statement each (``openChallengeStepwise``).
     package func openChallenge(

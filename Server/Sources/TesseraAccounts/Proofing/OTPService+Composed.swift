@@ -1,8 +1,58 @@
-import SQLKit
 import TesseraCore
+import TesseraHTTPKit
 import TesseraStorage
 
 extension OTPService {
+    /// A send waiting for the statement of its batch (``OTPComposedSend``).
+    package struct ComposedSendRequest: Sendable {
+        package var send: OTPComposedSend
+        /// The target's hourly key.
+        package var targetKey: String
+        package var message: OutboundMessage
+        package var event: AuditEvent
+    }
+
+    /// On PostgreSQL, concurrent sends as one statement (``StatementBatcher``), in rounds of distinct gate keys: each
+    /// answer is the send's outcome, or nil when it was not composed (an event a webhook subscribes to is appended by
+    /// the send's transaction, which queues the webhook).
+    static func composedSendBatcher(
+        database: any Database, repository: any OTPRepository, outbox: any OutboxRepository, audit: any AuditLog,
+        counters: RateCounters, settings: OTPSettings
+    ) -> StatementBatcher<ComposedSendRequest, OTPComposedSend.Outcome?> {
+        StatementBatcher { requests in
+            try await database.withSQL { sql in
+                var outcomes = [OTPComposedSend.Outcome?](repeating: nil, count: requests.count)
+                for round in BatchRounds.split(requests.map(\.send.gateKey)) {
+                    var members = round
+                    var audited = try await audit.composedAppend(members.map { requests[$0].event }, in: sql)
+                    if audited == nil {
+                        var composable: [Int] = []
+                        for index in members where try await audit.composedAppend([requests[index].event], in: sql) != nil {
+                            composable.append(index)
+                        }
+                        members = composable
+                        audited = members.isEmpty ? nil : try await audit.composedAppend(members.map { requests[$0].event }, in: sql)
+                    }
+                    guard let audited, let queued = try outbox.composedEnqueue(members.map { requests[$0].message }) else { continue }
+                    let targetKeys = members.map { requests[$0].targetKey }
+                    let counting = counters.limitedIncrement(
+                        targetKeys, limit: settings.perTargetHourlyLimit, now: members.map { requests[$0].send.now }, window: .seconds(3600)
+                    )
+                    guard let results = try await repository.openChallenges(
+                        members.map { requests[$0].send }, cooldown: settings.resendCooldown, targetCounts: counting, targetKeys: targetKeys,
+                        writes: [queued, audited], in: sql
+                    ) else { continue }
+                    for (index, outcome) in zip(members, results) { outcomes[index] = outcome }
+                    if results.contains(.opened) {
+                        queued.committed()
+                        audited.committed()
+                    }
+                }
+                return outcomes
+            }
+        }
+    }
+
     /// Refuses a send whose address or app has passed its hourly limit (after the target's, which is checked first).
     static func checkShared(_ counts: [String: Int], ipKey: String?, clientKey: String, settings: OTPSettings, retry: Int) throws {
         if let ipKey, counts[ipKey, default: 0] > settings.perIPHourlyLimit {
@@ -13,49 +63,38 @@ extension OTPService {
         }
     }
 
-    /// The send in one statement (PostgreSQL, ``OTPComposedSend``): the message and the audit event are written by
-    /// the statement that opens the challenge, and the app's and the address's counts are taken in memory. False
-    /// (nothing done) when the send cannot be composed — SQLite, a webhook subscribed to `otp.sent`, a shared count
-    /// not yet known in memory, or a shared limit passed (the transaction then decides, checking the target's limit
-    /// first, as always); refusals throw as the transaction's do, with the counts in memory taken back.
-    func sendComposed(
-        _ send: OTPComposedSend, message: OutboundMessage, event: AuditEvent, shared: [String], ipKey: String?, clientKey: String, retry: Int
-    ) async throws -> Bool {
-        guard database.kind == .postgres else { return false }
-        let repository = self.repository, counters = self.counters, outbox = self.outbox, audit = self.audit, settings = self.settings
-        let window = Duration.seconds(3600)
-        return try await database.withSQL { sql in
-            guard let queued = try outbox.composedEnqueue(message), let audited = try await audit.composedAppend(event, in: sql),
-                  let counts = counters.incrementInMemory(shared: shared, now: send.now, window: window, in: sql)
-            else { return false }
-            let outcome: OTPComposedSend.Outcome?
-            do {
-                if (try? Self.checkShared(counts, ipKey: ipKey, clientKey: clientKey, settings: settings, retry: retry)) == nil {
-                    outcome = nil
-                } else {
-                    var send = send
-                    send.writes = [queued, audited]
-                    outcome = try await repository.openChallenge(send, in: sql)
-                }
-            } catch {
-                counters.release(shared: shared, now: send.now, window: window, in: sql)
-                throw error
-            }
-            switch outcome {
-            case .opened?:
-                queued.committed()
-                audited.committed()
-                return true
-            case nil:
-                counters.release(shared: shared, now: send.now, window: window, in: sql)
-                return false
-            case .cooldown(let next)?:
-                counters.release(shared: shared, now: send.now, window: window, in: sql)
-                throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - send.now + 999) / 1000)))
-            case .targetLimited?:
-                counters.release(shared: shared, now: send.now, window: window, in: sql)
-                throw AppError.otpTargetRateLimited(retryAfter: retry)
-            }
+    /// The send in the statement of its batch (PostgreSQL, ``OTPComposedSend``): the message and the audit event are
+    /// written by the statement that opens the challenge, and the app's and the address's counts are taken in memory.
+    /// False (nothing done) when the send is not composed — SQLite, a shared count not yet known in memory, a shared
+    /// limit passed (the transaction then decides, checking the target's limit first, as always), a webhook subscribed
+    /// to `otp.sent`; refusals throw as the transaction's do, with the counts in memory taken back.
+    func sendComposed(_ request: ComposedSendRequest, shared: [String], ipKey: String?, clientKey: String, retry: Int) async throws -> Bool {
+        guard let composedSends else { return false }
+        let now = request.send.now, window = Duration.seconds(3600)
+        guard let counts = counters.incrementInMemory(shared: shared, now: now, window: window) else { return false }
+        guard (try? Self.checkShared(counts, ipKey: ipKey, clientKey: clientKey, settings: settings, retry: retry)) != nil else {
+            counters.releaseInMemory(shared: shared, now: now, window: window)
+            return false
+        }
+        let outcome: OTPComposedSend.Outcome?
+        do {
+            outcome = try await composedSends.answer(request)
+        } catch {
+            counters.releaseInMemory(shared: shared, now: now, window: window)
+            throw error
+        }
+        switch outcome {
+        case .opened?:
+            return true
+        case nil:
+            counters.releaseInMemory(shared: shared, now: now, window: window)
+            return false
+        case .cooldown(let next)?:
+            counters.releaseInMemory(shared: shared, now: now, window: window)
+            throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
+        case .targetLimited?:
+            counters.releaseInMemory(shared: shared, now: now, window: window)
+            throw AppError.otpTargetRateLimited(retryAfter: retry)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import SQLKit
 import TesseraCore
+import TesseraHTTPKit
 
 /// Identity proofing by OTP (SPEC capability 1): send a code, verify it, hand out a single-use
 /// dispose token bound to client, channel, target and purpose.
@@ -18,6 +19,8 @@ public struct OTPService: Sendable {
     package let settings: OTPSettings
     package let templates: MessageTemplates
     package let logger: Logger
+    /// On PostgreSQL, concurrent sends in one statement (nil on SQLite).
+    let composedSends: StatementBatcher<ComposedSendRequest, OTPComposedSend.Outcome?>?
 
     package init(
         database: any Database,
@@ -45,6 +48,9 @@ public struct OTPService: Sendable {
         self.settings = settings
         self.templates = templates
         self.logger = logger
+        composedSends = database.kind == .postgres ? Self.composedSendBatcher(
+            database: database, repository: repository, outbox: outbox, audit: audit, counters: counters, settings: settings
+        ) : nil
     }
 
     package static let codeDomain = "otp-code"
@@ -93,13 +99,14 @@ public struct OTPService: Sendable {
             details: ["challenge": challengeId, "channel": channel.rawValue, "purpose": purpose.rawValue]
         )
         let composed = try await sendComposed(
-            OTPComposedSend(
-                gateKey: gateKey, cooldown: settings.resendCooldown, challengeId: challengeId, binding: binding, codeHash: codeHash,
-                now: now, expiresAt: now + settings.codeLifetime.millis,
-                targetCount: counters.limitedIncrement(targetKey, limit: settings.perTargetHourlyLimit, now: now, window: .seconds(3600)),
-                writes: []
+            ComposedSendRequest(
+                send: OTPComposedSend(
+                    gateKey: gateKey, challengeId: challengeId, binding: binding, codeHash: codeHash, now: now,
+                    expiresAt: now + settings.codeLifetime.millis
+                ),
+                targetKey: targetKey, message: message, event: sent
             ),
-            message: message, event: sent, shared: shared, ipKey: ipKey, clientKey: clientKey, retry: retry
+            shared: shared, ipKey: ipKey, clientKey: clientKey, retry: retry
         )
         if !composed {
             try await database.transaction { sql in

@@ -45,14 +45,19 @@ package struct WebhookAuditLog: AuditLog {
         if queued { wake() }
     }
 
-    /// The wrapped log's composed append when no endpoint of the event's client subscribes to it (read as
+    /// The wrapped log's composed append when no endpoint of the events' clients subscribes to one of them (read as
     /// ``append(_:in:)`` reads them); nil when one does, so the caller appends in a transaction, which queues it.
-    package func composedAppend(_ event: AuditEvent, in sql: any SQLDatabase) async throws -> ComposedWrite? {
-        if let clientId = event.clientId,
-           try await webhooks.subscribers(clientId: clientId, in: sql).contains(where: { WebhookEventTypes.matches($0.eventTypes, event.type) }) {
-            return nil
+    package func composedAppend(_ events: [AuditEvent], in sql: any SQLDatabase) async throws -> ComposedWrite? {
+        var clientIds: [String] = []
+        for case let clientId? in events.map(\.clientId) where !clientIds.contains(clientId) { clientIds.append(clientId) }
+        for clientId in clientIds {
+            let subscribers = try await webhooks.subscribers(clientId: clientId, in: sql)
+            guard !subscribers.isEmpty else { continue }
+            for event in events where event.clientId == clientId {
+                if subscribers.contains(where: { WebhookEventTypes.matches($0.eventTypes, event.type) }) { return nil }
+            }
         }
-        return try await base.composedAppend(event, in: sql)
+        return try await base.composedAppend(events, in: sql)
     }
 
     /// Queues the events for their clients' subscribed endpoints; true when any delivery was queued.

@@ -68,13 +68,13 @@ package struct RateCounters: Sendable {
         for key in shared { buffer.release(key, windowStart: start) }
     }
 
-    /// Counts `shared` in ``buffer`` only, for a request whose other keys are counted inside a statement it composes
-    /// (``limitedIncrement(_:limit:now:window:)``): their totals, or nil when nothing was counted, because there is no
-    /// buffer or a key's total is not known in memory yet (the caller then counts with
+    /// Counts `shared` in ``buffer`` only (PostgreSQL), for a request whose other keys are counted inside a statement
+    /// it composes (``limitedIncrement(_:limit:now:window:)``): their totals, or nil when nothing was counted, because
+    /// there is no buffer or a key's total is not known in memory yet (the caller then counts with
     /// ``increment(_:shared:now:window:in:)``, which reads it). Take the counts back with
-    /// ``release(shared:now:window:in:)`` if the request is refused.
-    package func incrementInMemory(shared: [String], now: Int64, window: Duration, in sql: any SQLDatabase) -> [String: Int]? {
-        guard let buffer, Self.spreads(on: sql) else { return nil }
+    /// ``releaseInMemory(shared:now:window:)`` if the request is refused.
+    package func incrementInMemory(shared: [String], now: Int64, window: Duration) -> [String: Int]? {
+        guard let buffer, Self.shards > 1 else { return nil }
         let start = Self.windowStart(now, window)
         var counts: [String: Int] = [:]
         for key in shared {
@@ -88,22 +88,33 @@ package struct RateCounters: Sendable {
         return counts
     }
 
-    /// The count of `key` (a key of one subject: one row) in a statement its caller composes (PostgreSQL), counted
-    /// only below `limit` (``LimitedIncrement``).
-    package func limitedIncrement(_ key: String, limit: Int, now: Int64, window: Duration) -> LimitedIncrement {
+    /// Takes back the counts of ``incrementInMemory(shared:now:window:)``.
+    package func releaseInMemory(shared: [String], now: Int64, window: Duration) {
+        guard let buffer else { return }
         let start = Self.windowStart(now, window)
+        for key in shared { buffer.release(key, windowStart: start) }
+    }
+
+    /// The counts of `keys` (keys of one subject each: one row each; distinct) of a batch of requests made at `now`
+    /// (one time per key), in a statement their caller composes (PostgreSQL), counted only below `limit`
+    /// (``LimitedIncrement``). The arrays are bound whole: one statement text whatever the batch's size.
+    package func limitedIncrement(_ keys: [String], limit: Int, now: [Int64], window: Duration) -> LimitedIncrement {
+        let starts = now.map { Self.windowStart($0, window) }
+        let rows: SQLQueryString = """
+            unnest(\(bind: keys)::text[], \(bind: starts)::int8[]) WITH ORDINALITY AS k(counter_key, window_start, ord)
+            """
         return LimitedIncrement(
             isBelow: """
-                SELECT COALESCE((SELECT count FROM rate_counters WHERE counter_key = \(bind: key) AND window_start = \(bind: start)), 0)
-                  < \(bind: limit) AS ok
+                SELECT k.ord, COALESCE(r.count, 0) < \(bind: limit) AS ok FROM \(rows)
+                LEFT JOIN rate_counters r ON r.counter_key = k.counter_key AND r.window_start = k.window_start
                 """,
-            increment: { condition in
+            increment: { selected in
                 """
-                INSERT INTO rate_counters (counter_key, window_start, count) SELECT \(bind: key), \(bind: start), 1
-                WHERE 0 < \(bind: limit) AND \(condition)
+                INSERT INTO rate_counters (counter_key, window_start, count)
+                SELECT k.counter_key, k.window_start, 1 FROM \(rows) WHERE 0 < \(bind: limit) AND k.ord IN \(selected)
                 ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1
                 WHERE rate_counters.count < \(bind: limit)
-                RETURNING count
+                RETURNING counter_key
                 """
             }
         )

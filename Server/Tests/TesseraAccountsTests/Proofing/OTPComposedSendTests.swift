@@ -31,17 +31,14 @@ struct OTPComposedSendTests {
                 let message = OutboundMessage(id: "msg_c\(n)", channel: .email, recipient: "t@example.com", subject: "s", body: "b")
                 let event = AuditEvent("otp.sent", actor: "test", clientId: client.id, details: ["challenge": "otp_c\(n)"])
                 return try await runtime.database.withSQL { sql in
-                    let queued = try #require(try outbox.composedEnqueue(message))
-                    let audited = try #require(try await audit.composedAppend(event, in: sql))
-                    return try await repository.openChallenge(
-                        OTPComposedSend(
-                            gateKey: gateKey, cooldown: .seconds(30), challengeId: "otp_c\(n)", binding: binding, codeHash: "h\(n)",
-                            now: now, expiresAt: now + 600_000,
-                            targetCount: RateCounters().limitedIncrement(targetKey, limit: 2, now: now, window: .seconds(3600)),
-                            writes: [queued, audited]
-                        ),
-                        in: sql
-                    )
+                    let queued = try #require(try outbox.composedEnqueue([message]))
+                    let audited = try #require(try await audit.composedAppend([event], in: sql))
+                    return try await repository.openChallenges(
+                        [OTPComposedSend(gateKey: gateKey, challengeId: "otp_c\(n)", binding: binding, codeHash: "h\(n)", now: now, expiresAt: now + 600_000)],
+                        cooldown: .seconds(30),
+                        targetCounts: RateCounters().limitedIncrement([targetKey], limit: 2, now: [now], window: .seconds(3600)),
+                        targetKeys: [targetKey], writes: [queued, audited], in: sql
+                    )?.first
                 }
             }
             func rows() async throws -> [Int] {
@@ -77,16 +74,60 @@ struct OTPComposedSendTests {
     }
 
     @Test(
+        "a batch in one statement: each send its own outcome, in order; only the sends let through write",
+        arguments: TestDatabase.kinds.filter { $0 == .postgres }
+    )
+    func batch(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind) { runtime in
+            let client = try await runtime.makeTestClient()
+            let repository = SQLOTPRepository(), outbox = runtime.repositories.outbox, audit = runtime.repositories.audit
+            let now: Int64 = 1_800_001_800_000
+            func batch(_ targets: [String], at now: Int64) async throws -> [OTPComposedSend.Outcome]? {
+                let sends = targets.enumerated().map { index, target in
+                    OTPComposedSend(
+                        gateKey: "\(client.id)|email|\(target)", challengeId: "otp_\(now)_\(index)",
+                        binding: OTPBinding(clientId: client.id, channel: .email, target: target, purpose: .signup), codeHash: "h",
+                        now: now, expiresAt: now + 600_000
+                    )
+                }
+                let keys = targets.map { "otp-target|\(client.id)|email|\($0)" }
+                let messages = sends.map { OutboundMessage(id: "msg_\($0.challengeId)", channel: .email, recipient: $0.binding.target, subject: "s", body: "b") }
+                let events = sends.map { AuditEvent("otp.sent", actor: "test", clientId: client.id, details: ["challenge": $0.challengeId]) }
+                return try await runtime.database.withSQL { sql in
+                    let queued = try #require(try outbox.composedEnqueue(messages))
+                    let audited = try #require(try await audit.composedAppend(events, in: sql))
+                    return try await repository.openChallenges(
+                        sends, cooldown: .seconds(30),
+                        targetCounts: RateCounters().limitedIncrement(keys, limit: 1, now: sends.map(\.now), window: .seconds(3600)),
+                        targetKeys: keys, writes: [queued, audited], in: sql
+                    )
+                }
+            }
+            // "a" opens and reaches its limit of one; "b" opens.
+            #expect(try await batch(["a@example.com", "b@example.com"], at: now) == [.opened, .opened])
+            // "a" in its cooldown, "b" past it and at its limit, "c" and "d" new.
+            #expect(try await batch(["a@example.com", "c@example.com", "b@example.com", "d@example.com"], at: now + 1_000)
+                == [.cooldown(nextAllowedAt: now + 30_000), .opened, .cooldown(nextAllowedAt: now + 30_000), .opened])
+            #expect(try await batch(["b@example.com", "e@example.com"], at: now + 31_000) == [.targetLimited, .opened])
+            try await runtime.repositories.audit.sequencer?.settle()
+            #expect(try await count(runtime, "SELECT COUNT(*) AS n FROM otp_challenges") == 5)
+            #expect(try await count(runtime, "SELECT COUNT(*) AS n FROM outbox") == 5)
+            #expect(try await count(runtime, "SELECT COUNT(*) AS n FROM audit_log WHERE type = 'otp.sent' AND client_id IS NOT NULL AND user_id IS NULL") == 5)
+            #expect(try await count(runtime, "SELECT COUNT(*) AS n FROM outbox WHERE recipient = 'b@example.com'") == 1)
+        }
+    }
+
+    @Test(
         "the target's count stops at its limit even when its read was passed (a concurrent send took the last count)",
         arguments: TestDatabase.kinds.filter { $0 == .postgres }
     )
     func incrementStopsAtLimit(kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in
-            let counting = RateCounters().limitedIncrement("otp-target|k", limit: 2, now: 1_800_001_800_000, window: .seconds(3600))
+            let counting = RateCounters().limitedIncrement(["otp-target|k"], limit: 2, now: [1_800_001_800_000], window: .seconds(3600))
             var counted: [Int] = []
             for _ in 0..<3 {
                 counted.append(try await runtime.database.withSQL { sql in
-                    try await sql.raw("WITH counted AS (" + counting.increment("TRUE") + ") SELECT COUNT(*)::int AS n FROM counted").first()?
+                    try await sql.raw("WITH counted AS (" + counting.increment("(SELECT 1)") + ") SELECT COUNT(*)::int AS n FROM counted").first()?
                         .decode(column: "n", as: Int.self) ?? -1
                 })
             }
