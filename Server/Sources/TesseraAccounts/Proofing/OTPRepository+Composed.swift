@@ -11,7 +11,8 @@ extension SQLOTPRepository {
     /// refuses or its limit is reached, as when its transaction rolled back; the one difference is that a concurrent
     /// send of the same target may take the target's last count between the read and the count, and then this send,
     /// refused, has started the target's cooldown. The supersession sees the table before the insertion, so it never
-    /// ends a new challenge. The gate keys must be distinct (an upsert touches a row once). Nil on SQLite.
+    /// ends a new challenge. The gate keys must be distinct (an upsert touches a row once). PostgreSQL plans the statement at
+    /// each call (``PostgresPlanning/perCall``). Nil on SQLite.
     package func openChallenges(
         _ sends: [OTPComposedSend], cooldown: Duration, targetCounts: LimitedIncrement, targetKeys: [String], writes: [ComposedWrite],
         in sql: any SQLDatabase
@@ -20,8 +21,9 @@ extension SQLOTPRepository {
         guard !sends.isEmpty else { return [] }
         let wait = cooldown.millis
         let opened: SQLQueryString = "(SELECT ord FROM opened)"
+        // Planned at each call: a generic plan made while the tables were small would scan them whole once they are not.
         var query: SQLQueryString = """
-            WITH input AS (
+            \(unsafeRaw: PostgresPlanning.perCall)WITH input AS (
               SELECT * FROM unnest(
                 \(bind: sends.map(\.gateKey))::text[], \(bind: targetKeys)::text[], \(bind: sends.map(\.now))::int8[],
                 \(bind: sends.map(\.binding.clientId))::text[], \(bind: sends.map(\.binding.channel.rawValue))::text[],

@@ -16,7 +16,10 @@ import TesseraHTTPKit
 /// binds are all of PostgreSQL's own types (text, integers, booleans, doubles, bytes, NULL) are
 /// prepared, with at most ``PreparedStatementNames/maxBinds`` binds, and at most
 /// ``PreparedStatementNames/limit`` distinct ones per process; everything else (transaction control,
-/// DDL, batches, a statement past the limit) runs as before, unnamed. A statement's name
+/// DDL, batches, a statement past the limit) runs as before, unnamed. So does a statement that begins with a comment
+/// (``PostgresPlanning/perCall``): PostgreSQL then plans it at each call for the tables as they are, where a
+/// generic plan made once would be wrong for good (a batch over arrays whose plan, made while the tables were small,
+/// scanned them whole once they were not). A statement's name
 /// includes its binds' types, so a NULL in one call and a value in another never share a plan with a
 /// wrong parameter type.
 ///
@@ -147,6 +150,12 @@ struct DynamicPreparedStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
+/// How PostgreSQL plans a statement of ours (``PostgresPreparedSQL``).
+package enum PostgresPlanning {
+    /// The opening of a statement that PostgreSQL plans at each call for the tables as they are (it is not prepared).
+    package static let perCall = "/* planned at each call */ "
+}
+
 /// The process's prepared statements: one name per statement text and bind types, shared by every
 /// connection (each prepares a name the first time it runs it).
 final class PreparedStatementNames: Sendable {
@@ -191,7 +200,8 @@ final class PreparedStatementNames: Sendable {
         _ = state.withLock { $0.names.removeValue(forKey: Key(text: text, types: types)) }
     }
 
-    /// Whether `text` reads or changes rows (what a prepared statement is for).
+    /// Whether `text` reads or changes rows (what a prepared statement is for); a statement that opens with a comment
+    /// (``PostgresPlanning/perCall``) is not prepared.
     static func preparable(_ text: String) -> Bool {
         let head = text.utf8.drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\t") })
             .prefix(6).map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }

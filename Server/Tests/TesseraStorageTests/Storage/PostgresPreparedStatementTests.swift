@@ -58,6 +58,27 @@ struct PostgresPreparedStatementTests {
         }
     }
 
+    @Test("a statement opened by PostgresPlanning.perCall is not prepared (planned at each call), with array binds; the same text without it is", arguments: postgres)
+    func plannedAtEachCall(kind: TestDatabase) async throws {
+        try await Self.withFreshDatabase { database in
+            let (rows, count) = try await database.withSQL { sql in
+                try await sql.raw("CREATE TABLE pc_items (id TEXT PRIMARY KEY)").run()
+                var rows: [Int] = []
+                for ids in [["a"], ["b", "c"], ["d", "e", "f"]] {
+                    let inserted = try await sql.raw(
+                        "\(unsafeRaw: PostgresPlanning.perCall)WITH added AS (INSERT INTO pc_items (id) SELECT unnest(\(bind: ids)::text[]) RETURNING id) SELECT count(*)::int AS n FROM added"
+                    ).first()?.decode(column: "n", as: Int.self)
+                    rows.append(inserted ?? -1)
+                }
+                let before = try await Self.prepared(naming: "pc_items", in: sql)
+                _ = try await sql.raw("SELECT count(*)::int AS n FROM pc_items WHERE id = ANY(\(bind: ["a", "b"])::text[])").all()
+                return (rows, [before, try await Self.prepared(naming: "pc_items", in: sql)])
+            }
+            #expect(rows == [1, 2, 3])
+            #expect(count == [0, 1])
+        }
+    }
+
     @Test("a column added under a prepared SELECT * (another instance's migration): the next call has the new column", arguments: postgres)
     func tableChanged(kind: TestDatabase) async throws {
         try await Self.withFreshDatabase { database in
