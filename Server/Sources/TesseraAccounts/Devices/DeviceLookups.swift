@@ -11,11 +11,11 @@ package struct DeviceLookups: Sendable {
     private let active: StatementBatcher<String, Bool>?
     private let totp: StatementBatcher<ClientUserKey, [DeviceTOTPSecret]>?
 
-    /// Lookups in `devices` over `database`; batched when `database` is PostgreSQL and `batched` is true.
-    package init(database: any Database, devices: any DeviceRepository, batched: Bool = true) {
+    /// Lookups in `devices` over `database`; batched when `database` is PostgreSQL.
+    package init(database: any Database, devices: any DeviceRepository) {
         self.database = database
         self.devices = devices
-        guard batched, database.kind == .postgres else {
+        guard database.kind == .postgres else {
             (active, totp) = (nil, nil)
             return
         }

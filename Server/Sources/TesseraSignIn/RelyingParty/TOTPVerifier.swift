@@ -75,12 +75,8 @@ package struct TOTPVerifier: Sendable {
             // PostgreSQL: the secrets of concurrent verifications are read in one statement, and their matches
             // accepted in another (each conditional as below).
             let rows = try await lookups.activeTOTPSecrets(clientId: client.id, userKey: userKey)
-            guard let first = rows.first else { throw AppError.totpUserUnknown() }
-            if let matched = Self.match(code, rows: rows, window: window, key: totpKey) {
-                let accepted = try await accepts.answer(TOTPAcceptance(userId: first.userId, step: matched.step, now: now))
-                outcome = accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
-            } else {
-                outcome = .noMatch(userId: first.userId)
+            outcome = try await Self.decide(code, rows: rows, window: window, key: totpKey) { userId, step in
+                try await accepts.answer(TOTPAcceptance(userId: userId, step: step, now: now))
             }
         } else {
             // SQLite: the secrets are read, the code matched and a match accepted in one job of the writer's
@@ -89,10 +85,9 @@ package struct TOTPVerifier: Sendable {
             // one used, only while the user is not locked.
             outcome = try await database.withSQL { sql -> Outcome in
                 let rows = try await devices.activeTOTPSecrets(clientId: client.id, userKey: userKey, in: sql)
-                guard let first = rows.first else { return .unknownUser }
-                guard let matched = Self.match(code, rows: rows, window: window, key: totpKey) else { return .noMatch(userId: first.userId) }
-                let accepted = try await state.accept(userId: first.userId, step: matched.step, now: now, maxFailures: max, in: sql)
-                return accepted ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
+                return try await Self.decide(code, rows: rows, window: window, key: totpKey) { userId, step in
+                    try await state.accept(userId: userId, step: step, now: now, maxFailures: max, in: sql)
+                }
             }
         }
         let userId: String
@@ -121,6 +116,17 @@ package struct TOTPVerifier: Sendable {
         }
         guard let failures else { throw Self.locked }
         throw AppError.totpInvalid(remainingAttempts: max - failures)
+    }
+
+    /// What `code` is against the user's devices `rows`: unknown user (no rows), no match, or a match that `accept`
+    /// (the conditional write of the user's step) accepted or refused.
+    private static func decide(
+        _ code: String, rows: [DeviceTOTPSecret], window: ClosedRange<Int64>, key: SymmetricKey,
+        accept: (_ userId: String, _ step: Int64) async throws -> Bool
+    ) async throws -> Outcome {
+        guard let first = rows.first else { return .unknownUser }
+        guard let matched = match(code, rows: rows, window: window, key: key) else { return .noMatch(userId: first.userId) }
+        return try await accept(first.userId, matched.step) ? .accepted(deviceId: matched.deviceId) : .refused(userId: first.userId)
     }
 
     /// What the database job found.
