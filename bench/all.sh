@@ -7,7 +7,7 @@
 #   3. Tessera on SQLite, then on PostgreSQL (.ci/postgres.sh, a fresh database per script):
 #      TOTP verification and node-quorum login ceremonies with three `tessera node` processes (bench/auth.sh),
 #      introspection of result tokens and session tokens (bench/introspect.sh),
-#      OTP e-mail sends delivered at an SMTP sink (bench/otp-send.sh);
+#      OTP e-mail sends delivered at an SMTP sink (bench/otp-send.sh), OIDC sign-ins at c=64 (bench/oidc-signins.sh);
 #   4. privacyIDEA 3.14 (/validate/check TOTP, /validate/triggerchallenge e-mail) and Glewlwyd 2.7.5 (TOTP auth
 #      with SQLITE_JOURNAL=wal, e-mail trigger, introspection) with their kits' own scripts (../shared/peers);
 #   5. bench/ALL.md (one table per scenario, the goals of issue 14 checked) and bench/charts/*.svg.
@@ -120,8 +120,10 @@ if [ "$POSTGRES" = 1 ]; then
   if bash .ci/postgres.sh start; then DBS="sqlite postgres"; else echo "PostgreSQL did not start: SQLite only"; fi
 fi
 for DB in $DBS; do
-  URL_AUTH=""; URL_INTRO=""; URL_OTP=""; USERS=$TOTP_USERS
-  if [ "$DB" = postgres ]; then URL_AUTH=$(pg_db auth); URL_INTRO=$(pg_db introspect); URL_OTP=$(pg_db otp); USERS=$PG_TOTP_USERS; fi
+  URL_AUTH=""; URL_INTRO=""; URL_OTP=""; URL_OIDC=""; USERS=$TOTP_USERS
+  if [ "$DB" = postgres ]; then
+    URL_AUTH=$(pg_db auth); URL_INTRO=$(pg_db introspect); URL_OTP=$(pg_db otp); URL_OIDC=$(pg_db oidc); USERS=$PG_TOTP_USERS
+  fi
   echo "== Tessera ($DB): login ceremonies and TOTP verification (bench/auth.sh)"
   OUT=$OUT/tessera-$DB-auth PEER=0 REPORT=0 PEER_DIR=$PEERS_DIR/privacyidea DATABASE_URL=$URL_AUTH TOTP_USERS=$USERS timeout 1800 bash bench/auth.sh > "$OUT/tessera-$DB-auth.log" 2>&1 \
     || { echo "auth.sh failed:"; tail -5 "$OUT/tessera-$DB-auth.log"; }
@@ -136,6 +138,10 @@ for DB in $DBS; do
       || { echo "otp-send.sh failed:"; tail -5 "$OUT/tessera-$DB-otp.log"; }
     grep '^{' "$OUT/tessera-$DB-otp.log" || true
   fi
+  echo "== Tessera ($DB): OIDC sign-ins (bench/oidc-signins.sh)"
+  OUT=$OUT/tessera-$DB-oidc CONC=64 DATABASE_URL=$URL_OIDC timeout 1200 bash bench/oidc-signins.sh > "$OUT/tessera-$DB-oidc.log" 2>&1 \
+    || { echo "oidc-signins.sh failed:"; tail -5 "$OUT/tessera-$DB-oidc.log"; }
+  grep '^{' "$OUT/tessera-$DB-oidc/results.jsonl" 2>/dev/null || true
 done
 if [[ $DBS == *postgres* ]]; then
   bash .ci/postgres.sh stop
