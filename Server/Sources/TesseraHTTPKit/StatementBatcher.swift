@@ -42,8 +42,11 @@ package final class StatementBatcher<Request: Sendable, Answer: Sendable>: Senda
     private let maxRunning: Int
     private let run: Run
 
-    /// A batcher whose batches each hold at most `maxBatch` requests, at most `maxRunning` of them at once.
-    package init(maxBatch: Int = 256, maxRunning: Int = 2, run: @escaping Run) {
+    /// A batcher whose batches each hold at most `maxBatch` requests, at most `maxRunning` of them at once. One by
+    /// default: a request that finds a batch running waits for it and goes in the next (larger batches, less CPU per
+    /// request: on PostgreSQL at c=64, 1 instead of 2 gave 12 % more result-token introspections, 14 % more OTP sends
+    /// and 4 % more TOTP checks per second).
+    package init(maxBatch: Int = 256, maxRunning: Int = 1, run: @escaping Run) {
         precondition(maxBatch >= 1 && maxRunning >= 1)
         self.maxBatch = maxBatch
         self.maxRunning = maxRunning
