@@ -72,28 +72,18 @@ extension OTPService {
         guard let composedSends else { return false }
         let now = request.send.now, window = Duration.seconds(3600)
         guard let counts = counters.incrementInMemory(shared: shared, now: now, window: window) else { return false }
-        guard (try? Self.checkShared(counts, ipKey: ipKey, clientKey: clientKey, settings: settings, retry: retry)) != nil else {
-            counters.releaseInMemory(shared: shared, now: now, window: window)
-            return false
-        }
-        let outcome: OTPComposedSend.Outcome?
-        do {
-            outcome = try await composedSends.answer(request)
-        } catch {
-            counters.releaseInMemory(shared: shared, now: now, window: window)
-            throw error
-        }
-        switch outcome {
+        var opened = false
+        defer { if !opened { counters.releaseInMemory(shared: shared, now: now, window: window) } }
+        guard (try? Self.checkShared(counts, ipKey: ipKey, clientKey: clientKey, settings: settings, retry: retry)) != nil else { return false }
+        switch try await composedSends.answer(request) {
         case .opened?:
+            opened = true
             return true
         case nil:
-            counters.releaseInMemory(shared: shared, now: now, window: window)
             return false
         case .cooldown(let next)?:
-            counters.releaseInMemory(shared: shared, now: now, window: window)
             throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
         case .targetLimited?:
-            counters.releaseInMemory(shared: shared, now: now, window: window)
             throw AppError.otpTargetRateLimited(retryAfter: retry)
         }
     }

@@ -85,6 +85,7 @@ public struct OTPService: Sendable {
         let now = clock.now()
         let settings = self.settings, repository = self.repository, counters = self.counters, outbox = self.outbox, audit = self.audit
         let codeHash = hasher.hash(challengeId + ":" + code, domain: Self.codeDomain)
+        let expiresAt = now + settings.codeLifetime.millis
         let gateKey = "\(client.id)|\(channel.rawValue)|\(target)"
         // The hourly counters of this app and of this address are counted by every send of the app (or the
         // address): they are shared keys, which no send writes on PostgreSQL (each instance counts them in
@@ -101,8 +102,7 @@ public struct OTPService: Sendable {
         let composed = try await sendComposed(
             ComposedSendRequest(
                 send: OTPComposedSend(
-                    gateKey: gateKey, challengeId: challengeId, binding: binding, codeHash: codeHash, now: now,
-                    expiresAt: now + settings.codeLifetime.millis
+                    gateKey: gateKey, challengeId: challengeId, binding: binding, codeHash: codeHash, now: now, expiresAt: expiresAt
                 ),
                 targetKey: targetKey, message: message, event: sent
             ),
@@ -112,7 +112,7 @@ public struct OTPService: Sendable {
             try await database.transaction { sql in
                 if let next = try await repository.openChallenge(
                     gateKey: gateKey, cooldown: settings.resendCooldown, id: challengeId, binding: binding, codeHash: codeHash, now: now,
-                    expiresAt: now + settings.codeLifetime.millis, in: sql
+                    expiresAt: expiresAt, in: sql
                 ) {
                     throw AppError.otpResendCooldown(retryAfter: Int(max(1, (next - now + 999) / 1000)))
                 }

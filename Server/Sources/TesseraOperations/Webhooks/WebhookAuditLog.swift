@@ -48,8 +48,7 @@ package struct WebhookAuditLog: AuditLog {
     /// The wrapped log's composed append when no endpoint of the events' clients subscribes to one of them (read as
     /// ``append(_:in:)`` reads them); nil when one does, so the caller appends in a transaction, which queues it.
     package func composedAppend(_ events: [AuditEvent], in sql: any SQLDatabase) async throws -> ComposedWrite? {
-        var clientIds: [String] = []
-        for case let clientId? in events.map(\.clientId) where !clientIds.contains(clientId) { clientIds.append(clientId) }
+        let clientIds = Self.clientIds(of: events)
         for clientId in clientIds {
             let subscribers = try await webhooks.subscribers(clientId: clientId, in: sql)
             guard !subscribers.isEmpty else { continue }
@@ -60,10 +59,16 @@ package struct WebhookAuditLog: AuditLog {
         return try await base.composedAppend(events, in: sql)
     }
 
-    /// Queues the events for their clients' subscribed endpoints; true when any delivery was queued.
-    private func queueDeliveries(of events: [AuditEvent], in sql: any SQLDatabase) async throws -> Bool {
+    /// The clients the events name, each once, in the order of their first event.
+    private static func clientIds(of events: [AuditEvent]) -> [String] {
         var clientIds: [String] = []
         for case let clientId? in events.map(\.clientId) where !clientIds.contains(clientId) { clientIds.append(clientId) }
+        return clientIds
+    }
+
+    /// Queues the events for their clients' subscribed endpoints; true when any delivery was queued.
+    private func queueDeliveries(of events: [AuditEvent], in sql: any SQLDatabase) async throws -> Bool {
+        let clientIds = Self.clientIds(of: events)
         var queued = false
         for clientId in clientIds {
             let subscribers = try await webhooks.subscribers(clientId: clientId, in: sql)

@@ -63,9 +63,8 @@ package struct RateCounters: Sendable {
     /// Takes back the counts of `shared` that ``increment(_:shared:now:window:in:)`` made in ``buffer``, for a
     /// request refused after counting (its transaction rolls back the rest). Nothing without a buffer.
     package func release(shared: [String], now: Int64, window: Duration, in sql: any SQLDatabase) {
-        guard let buffer, Self.spreads(on: sql) else { return }
-        let start = Self.windowStart(now, window)
-        for key in shared { buffer.release(key, windowStart: start) }
+        guard Self.spreads(on: sql) else { return }
+        releaseInMemory(shared: shared, now: now, window: window)
     }
 
     /// Counts `shared` in ``buffer`` only (PostgreSQL), for a request whose other keys are counted inside a statement
