@@ -34,7 +34,7 @@ public enum AuditChain {
         var hasher = SHA256()
         hasher.update(data: hexBytes(prevHash) ?? Array(prevHash.utf8))
         hasher.update(data: canonical)
-        return hex(Array(hasher.finalize()))
+        return hasher.finalize().hexString
     }
 
     /// The hash a row must carry.
@@ -52,24 +52,13 @@ public enum AuditChain {
 
     /// A key's id: the first 16 hex digits of SHA-256 over its 32 raw bytes.
     public static func keyId(of publicKey: Curve25519.Signing.PublicKey) -> String {
-        String(hex(Array(SHA256.hash(data: publicKey.rawRepresentation))).prefix(16))
+        String(SHA256.hash(data: publicKey.rawRepresentation).hexString.prefix(16))
     }
 
     /// Signs a checkpoint at (`seq`, `hash`, `time`).
     package static func checkpoint(seq: Int64, hash: String, time: Int64, key: Curve25519.Signing.PrivateKey) throws -> AuditCheckpoint {
         let signature = try key.signature(for: checkpointMessage(seq: seq, hash: hash, time: time))
         return AuditCheckpoint(seq: seq, hash: hash, time: time, keyId: keyId(of: key.publicKey), signature: signature.base64EncodedString())
-    }
-
-    package static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     package static func hexBytes(_ text: String) -> [UInt8]? {

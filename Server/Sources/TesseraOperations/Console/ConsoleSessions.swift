@@ -73,6 +73,6 @@ package final class ConsoleSessions: Sendable {
     }
 
     private static func key(_ id: String) -> String {
-        SHA256.hash(data: Data(id.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(id.utf8)).hexString
     }
 }

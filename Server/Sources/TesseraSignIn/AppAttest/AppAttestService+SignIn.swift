@@ -30,8 +30,12 @@ extension AppAttestService {
             return
         }
         try await audited(.signIn, deviceId: device.deviceId) {
-            guard let key = device.appAttestKey, let publicKey = Data(base64URLEncoded: key.publicKey), let appID = device.appAttestAppID else {
+            guard let key = device.appAttestKey, let raw = Data(base64URLEncoded: key.publicKey), let appID = device.appAttestAppID else {
                 throw AppError.appAttestDeviceNotAttested()
+            }
+            // Through the process's table of parsed keys (stored base64url; the table's keys are base64).
+            guard let publicKey = P256KeyCache.shared.key(x963Base64: raw.base64EncodedString()) else {
+                throw AppAttestError.malformed("the stored public key is not an uncompressed P-256 point").problem
             }
             let assertion = try Self.bytes(sent.assertion, field: "appAttestAssertion.assertion")
             let clientData = try Self.bytes(sent.clientData, field: "appAttestAssertion.clientData")
@@ -39,7 +43,7 @@ extension AppAttestService {
             let counter: UInt32
             do throws(AppAttestError) {
                 counter = try AppAttestAssertion(assertion).verify(
-                    clientData: clientData, publicKey: Array(publicKey), rpIdHash: AppAttestApp.rpIdHash(appID: appID),
+                    clientData: clientData, key: publicKey, rpIdHash: AppAttestApp.rpIdHash(appID: appID),
                     storedCounter: UInt32(clamping: key.counter)
                 )
             } catch {

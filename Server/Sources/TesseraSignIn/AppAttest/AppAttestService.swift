@@ -224,7 +224,7 @@ package struct AppAttestService: Sendable {
 
     /// SHA-256 of the challenge's bytes, lowercase hex: the stored identifier.
     static func hash(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: bytes).hexString
     }
 }
 

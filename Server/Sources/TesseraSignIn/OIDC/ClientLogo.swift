@@ -33,7 +33,7 @@ package struct ClientLogo: Sendable, Equatable {
         }
         self.data = data
         contentType = type
-        digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        digest = SHA256.hash(data: data).hexString
     }
 
     /// The image type that the bytes start with, nil for anything else.

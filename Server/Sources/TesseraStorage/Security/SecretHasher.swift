@@ -49,18 +49,3 @@ public struct SecretHasher: Sendable {
     }
 }
 
-extension Data {
-    /// Lower-case hex, built in one buffer (`String(format:)` per byte was a tenth of a TOTP verify's CPU).
-    package var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: count * 2) { buffer in
-            var index = 0
-            for byte in self {
-                buffer[index] = digits[Int(byte >> 4)]
-                buffer[index + 1] = digits[Int(byte & 0x0F)]
-                index += 2
-            }
-            return index
-        }
-    }
-}

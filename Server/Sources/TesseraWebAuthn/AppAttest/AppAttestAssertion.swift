@@ -51,6 +51,12 @@ public struct AppAttestAssertion: Sendable, Hashable {
         guard let key = try? P256.Signing.PublicKey(x963Representation: publicKey) else {
             throw .malformed("the stored public key is not an uncompressed P-256 point")
         }
+        return try verify(clientData: clientData, key: key, rpIdHash: expectedRpIdHash, storedCounter: storedCounter)
+    }
+
+    /// ``verify(clientData:publicKey:rpIdHash:storedCounter:)`` with the device's key already parsed (a caller that
+    /// keeps parsed keys saves the point's check at each call).
+    public func verify(clientData: [UInt8], key: P256.Signing.PublicKey, rpIdHash expectedRpIdHash: [UInt8], storedCounter: UInt32) throws(AppAttestError) -> UInt32 {
         let clientDataHash = Array(SHA256.hash(data: clientData))
         let nonce = Array(SHA256.hash(data: authenticatorData + clientDataHash))
         guard let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature), key.isValidSignature(ecdsa, for: nonce) else {

@@ -13,6 +13,24 @@ struct OTPComposedSendTests {
         try await runtime.database.withSQL { try await $0.raw(SQLQueryString(statement)).first()?.decode(column: "n", as: Int.self) } ?? -1
     }
 
+    /// Opens `sends` (e-mail) in one composed statement, each with its outbox message and `otp.sent` event, the targets
+    /// limited to `targetLimit` sends an hour and a 30-second cooldown; nil when the statement did not run.
+    func open(_ runtime: TesseraRuntime, _ sends: [OTPComposedSend], targetLimit: Int) async throws -> [OTPComposedSend.Outcome]? {
+        let outbox = runtime.repositories.outbox, audit = runtime.repositories.audit
+        let keys = sends.map { "otp-target|\($0.binding.clientId)|email|\($0.binding.target)" }
+        let messages = sends.map { OutboundMessage(id: "msg_\($0.challengeId)", channel: .email, recipient: $0.binding.target, subject: "s", body: "b") }
+        let events = sends.map { AuditEvent("otp.sent", actor: "test", clientId: $0.binding.clientId, details: ["challenge": $0.challengeId]) }
+        return try await runtime.database.withSQL { sql in
+            let queued = try #require(try outbox.composedEnqueue(messages))
+            let audited = try #require(try await audit.composedAppend(events, in: sql))
+            return try await SQLOTPRepository().openChallenges(
+                sends, cooldown: .seconds(30),
+                targetCounts: RateCounters().limitedIncrement(keys, limit: targetLimit, now: sends.map(\.now), window: .seconds(3600)),
+                targetKeys: keys, writes: [queued, audited], in: sql
+            )
+        }
+    }
+
     @Test(
         "opened, refused by the cooldown (before the limit), refused by the target's limit: all of it written or none of it",
         arguments: TestDatabase.kinds.filter { $0 == .postgres }
@@ -20,26 +38,16 @@ struct OTPComposedSendTests {
     func outcomes(kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in
             let client = try await runtime.makeTestClient()
-            let repository = SQLOTPRepository(), outbox = runtime.repositories.outbox, audit = runtime.repositories.audit
             let binding = OTPBinding(clientId: client.id, channel: .email, target: "t@example.com", purpose: .signup)
             let gateKey = "\(client.id)|email|t@example.com", targetKey = "otp-target|\(client.id)|email|t@example.com"
             let start: Int64 = 1_800_001_800_000
             var sends = 0
             func send(at now: Int64) async throws -> OTPComposedSend.Outcome? {
                 sends += 1
-                let n = sends
-                let message = OutboundMessage(id: "msg_c\(n)", channel: .email, recipient: "t@example.com", subject: "s", body: "b")
-                let event = AuditEvent("otp.sent", actor: "test", clientId: client.id, details: ["challenge": "otp_c\(n)"])
-                return try await runtime.database.withSQL { sql in
-                    let queued = try #require(try outbox.composedEnqueue([message]))
-                    let audited = try #require(try await audit.composedAppend([event], in: sql))
-                    return try await repository.openChallenges(
-                        [OTPComposedSend(gateKey: gateKey, challengeId: "otp_c\(n)", binding: binding, codeHash: "h\(n)", now: now, expiresAt: now + 600_000)],
-                        cooldown: .seconds(30),
-                        targetCounts: RateCounters().limitedIncrement([targetKey], limit: 2, now: [now], window: .seconds(3600)),
-                        targetKeys: [targetKey], writes: [queued, audited], in: sql
-                    )?.first
-                }
+                let send = OTPComposedSend(
+                    gateKey: gateKey, challengeId: "otp_c\(sends)", binding: binding, codeHash: "h\(sends)", now: now, expiresAt: now + 600_000
+                )
+                return try await open(runtime, [send], targetLimit: 2)?.first
             }
             func rows() async throws -> [Int] {
                 try await runtime.repositories.audit.sequencer?.settle()
@@ -80,7 +88,6 @@ struct OTPComposedSendTests {
     func batch(kind: TestDatabase) async throws {
         try await withTestRuntime(kind) { runtime in
             let client = try await runtime.makeTestClient()
-            let repository = SQLOTPRepository(), outbox = runtime.repositories.outbox, audit = runtime.repositories.audit
             let now: Int64 = 1_800_001_800_000
             func batch(_ targets: [String], at now: Int64) async throws -> [OTPComposedSend.Outcome]? {
                 let sends = targets.enumerated().map { index, target in
@@ -90,18 +97,7 @@ struct OTPComposedSendTests {
                         now: now, expiresAt: now + 600_000
                     )
                 }
-                let keys = targets.map { "otp-target|\(client.id)|email|\($0)" }
-                let messages = sends.map { OutboundMessage(id: "msg_\($0.challengeId)", channel: .email, recipient: $0.binding.target, subject: "s", body: "b") }
-                let events = sends.map { AuditEvent("otp.sent", actor: "test", clientId: client.id, details: ["challenge": $0.challengeId]) }
-                return try await runtime.database.withSQL { sql in
-                    let queued = try #require(try outbox.composedEnqueue(messages))
-                    let audited = try #require(try await audit.composedAppend(events, in: sql))
-                    return try await repository.openChallenges(
-                        sends, cooldown: .seconds(30),
-                        targetCounts: RateCounters().limitedIncrement(keys, limit: 1, now: sends.map(\.now), window: .seconds(3600)),
-                        targetKeys: keys, writes: [queued, audited], in: sql
-                    )
-                }
+                return try await open(runtime, sends, targetLimit: 1)
             }
             // "a" opens and reaches its limit of one; "b" opens.
             #expect(try await batch(["a@example.com", "b@example.com"], at: now) == [.opened, .opened])
