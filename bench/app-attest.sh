@@ -10,15 +10,18 @@
 #   attestation  challenge + POST …/attestation (SDK requestAppAttestation), one per device; the attestation objects
 #                are minted by appattest_mint.py (a child of the load generator, not of the server) for each challenge
 #   assertion    challenge + POST …/assertion (SDK requestAppAttestAssertion), counters growing, DEVICES×ROUNDS
-#   enrolment-plain-N / enrolment-attested-N   DEVICES sign-ups through the SDK without and with useAppAttest (the
+#   enrolment-plain-N / enrolment-attested-N   ENROLMENTS/PAIRS sign-ups each through the SDK without and with useAppAttest (the
 #                challenge derived from the dispose token and bound to the device key, no challenge call; the
 #                attestation verified inside the sign-up), PAIRS alternated rounds of a share of the devices
 #   login-plain-N / login-asserted-N   DEVICES×ROUNDS device logins of the attested devices, without and with an
 #                assertion inside the approval (the client's settings: reported, assertions accepted), PAIRS rounds
 #                alternated; each goal is judged on the median of the PAIRS differences
 # Each phase ends with 1 s without load before the CPU is read (work the server left behind, e.g. audit chaining).
-#   env: DEVICES=1000 ROUNDS=20 PAIRS=5 CONC=8 PORT=8097 PYTHON=python3 (with `cryptography` and `cbor2`; TESSERA_TEST_PYTHON
+#   env: DEVICES=1000 ROUNDS=20 PAIRS=5 ENROLMENTS=3000 (sign-ups of each kind over the pairs) CONC=8 PORT=8097 PYTHON=python3 (with `cryptography` and `cbor2`; TESSERA_TEST_PYTHON
 #        is used when set) OUT=<dir> BIN=… BENCH=… (prebuilt binaries) BUILD=debug (script checks only)
+# PERF=1 records the server with `perf record -k CLOCK_MONOTONIC -g` during the phases and writes, per operation, where
+# an attested enrolment's and an asserted login's extra samples go (bench/perf_phases.py: OUT/perf-enrolment.txt,
+# OUT/perf-login.txt); the CPU figures of such a run include perf's own cost and are not the goal's.
 # Writes OUT/results.jsonl and OUT/summary.md (default OUT bench/results/<UTC>-app-attest) and bench/APPATTEST.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +29,7 @@ ROOT=$PWD
 DEVICES=${DEVICES:-1000}
 ROUNDS=${ROUNDS:-20}
 PAIRS=${PAIRS:-5}
+ENROLMENTS=${ENROLMENTS:-3000}
 CONC=${CONC:-8}
 PORT=${PORT:-8097}
 PYTHON=${PYTHON:-${TESSERA_TEST_PYTHON:-python3}}
@@ -49,11 +53,22 @@ echo "== App Attest settings: $(cat "$OUT/settings.json")"
 # The server's CPU, and its embedded nodes' apart (in production the nodes run on other operators' machines).
 CPU_PIDS=(--cpu-pid "$PID")
 for p in $(pgrep -P "$PID" || true); do CPU_PIDS+=(--node-cpu-pid "$p"); done
+PERFPID=
+if [ "${PERF:-0}" = 1 ]; then
+  perf record -k CLOCK_MONOTONIC -F 999 -g -p "$PID" -o "$OUT/server.perf" > "$OUT/perf-record.log" 2>&1 & PERFPID=$!
+fi
 echo "== $DEVICES devices, $ROUNDS assertions each, c=$CONC"
 timeout 1800 "$BENCH" app-attest --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$OUT/data" --concurrency "$CONC" \
-  --prefix "aa$PORT" --devices "$DEVICES" --rounds "$ROUNDS" --pairs "$PAIRS" --python "$(command -v "$PYTHON")" --minter "$ROOT/bench/appattest_mint.py" \
+  --prefix "aa$PORT" --devices "$DEVICES" --rounds "$ROUNDS" --pairs "$PAIRS" --enrolments "$ENROLMENTS" --python "$(command -v "$PYTHON")" --minter "$ROOT/bench/appattest_mint.py" \
   --ca-dir "$OUT/ca" "${CPU_PIDS[@]}" > "$OUT/app-attest.out" 2> "$OUT/app-attest.err" || echo "tessera-bench app-attest failed (see $OUT/app-attest.err)"
 sed -n 's/^PHASE //p' "$OUT/app-attest.out" | tee "$OUT/results.jsonl"
+if [ -n "$PERFPID" ]; then
+  kill -INT "$PERFPID"; wait "$PERFPID" || true
+  perf script -i "$OUT/server.perf" -F comm,tid,time,ip,sym > "$OUT/server-perf.txt" 2>/dev/null
+  python3 bench/perf_phases.py "$OUT/server-perf.txt" "$OUT/results.jsonl" enrolment-plain enrolment-attested > "$OUT/perf-enrolment.txt"
+  python3 bench/perf_phases.py "$OUT/server-perf.txt" "$OUT/results.jsonl" login-plain login-asserted > "$OUT/perf-login.txt"
+  head -3 "$OUT/perf-enrolment.txt" "$OUT/perf-login.txt"
+fi
 # The attestation check alone, in the load generator's process (no HTTP, no database), without and with the anchor cache.
 timeout 600 "$BENCH" verify-attestation --python "$(command -v "$PYTHON")" --minter "$ROOT/bench/appattest_mint.py" --ca-dir "$OUT/ca" \
   --count 2000 | sed -n 's/^VERIFY //p' > "$OUT/verify.jsonl" || echo "tessera-bench verify-attestation failed"

@@ -22,6 +22,7 @@ extension BenchCommand {
         @Option(help: "Devices to sign up and attest (one attestation each).") var devices = 300
         @Option(help: "Assertions (and signed calls, and challenges) per device.") var rounds = 10
         @Option(help: "Alternated pairs of plain and App Attest phases (sign-ups, logins) whose differences are reported.") var pairs = 5
+        @Option(help: "Sign-ups of each kind (plain, attested) over the pairs; at least --devices (the default).") var enrolments: Int?
         @Option(help: "Python with `cryptography` and `cbor2`.") var python = "python3"
         @Option(help: "bench/appattest_mint.py.") var minter: String
         @Option(help: "The directory `appattest_mint.py init` wrote (the server's root is its root.pem).") var caDir: String
@@ -78,14 +79,15 @@ extension BenchCommand {
         /// attestation verified in the sign-up), then the same devices' logins without and with an assertion in the
         /// approval: the differences are what App Attest adds to an enrolment and to an assertion-checked call.
         func enrolmentsAndLogins(url: URL, codes: OutboxTail, rpIdHash: Data, minter: AttestationMinter) async throws {
-            let load = self.load, count = devices
-            let plain = (0..<count).map { _ in load.client(url) }
-            let attested = (0..<count).map { _ in (load.client(url), BenchAppAttestProvider(minter: minter, rpIdHash: rpIdHash)) }
+            let load = self.load, count = devices, enrolled = max(enrolments ?? devices, devices)
+            let plain = (0..<enrolled).map { _ in load.client(url) }
+            let attested = (0..<enrolled).map { _ in (load.client(url), BenchAppAttestProvider(minter: minter, rpIdHash: rpIdHash)) }
             for (client, provider) in attested { client.useAppAttest(provider) }
-            // Sign-ups without and with an attestation, alternated in `pairs` rounds of a share of the devices each.
-            let share = (count + pairs - 1) / pairs
+            // Sign-ups without and with an attestation, alternated in `pairs` rounds of a share of the sign-ups each; the
+            // logins below are the first `devices` attested ones'.
+            let share = (enrolled + pairs - 1) / pairs
             for round in 1...pairs {
-                let range = ((round - 1) * share)..<min(count, round * share)
+                let range = ((round - 1) * share)..<min(enrolled, round * share)
                 try await phase("enrolment-plain-\(round)", count: range.count) { offset in
                     let index = range.lowerBound + offset
                     try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
@@ -123,7 +125,7 @@ extension BenchCommand {
         /// nodes' apart.
         func phase(_ name: String, count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
             let firstError = FirstError(), cpu = ServerCPU(pids: cpuPids), nodes = ServerCPU(pids: nodeCpuPids)
-            let cpuBefore = cpu.seconds(), nodesBefore = nodes.seconds(), start = ContinuousClock.now
+            let cpuBefore = cpu.seconds(), nodesBefore = nodes.seconds(), start = ContinuousClock.now, began = Self.monotonic()
             let results = try await inBatches(count: count, width: load.concurrency) { index in
                 let began = ContinuousClock.now
                 do {
@@ -134,18 +136,26 @@ extension BenchCommand {
                     return (ok: false, millis: 0)
                 }
             }
-            let seconds = (ContinuousClock.now - start).inSeconds
+            let seconds = (ContinuousClock.now - start).inSeconds, ended = Self.monotonic()
             try await Task.sleep(for: .seconds(settle))
             let cpuUsed = cpu.seconds() - cpuBefore, nodesUsed = nodes.seconds() - nodesBefore
             if let error = firstError.value.withLock({ $0 }) { FileHandle.standardError.write(Data("\(name): first failure: \(error)\n".utf8)) }
             let good = results.filter(\.ok).map(\.millis).sorted()
             func percentile(_ p: Double) -> Double { good.isEmpty ? 0 : good[min(good.count - 1, Int(Double(good.count) * p))] }
             print(String(
-                format: #"PHASE {"phase":"\#(name)","conc":%d,"ops":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.2f,"p99_ms":%.2f,"server_cpu_s":%.3f,"cpu_ms_per_op":%.4f,"nodes_cpu_ms_per_op":%.4f}"#,
+                format: #"PHASE {"phase":"\#(name)","conc":%d,"ops":%d,"failed":%d,"duration_s":%.2f,"rate":%.1f,"p50_ms":%.2f,"p99_ms":%.2f,"server_cpu_s":%.3f,"cpu_ms_per_op":%.4f,"nodes_cpu_ms_per_op":%.4f,"began_s":%.6f,"ended_s":%.6f}"#,
                 load.concurrency, good.count, results.count - good.count, seconds, Double(good.count) / seconds, percentile(0.5),
                 percentile(0.99), cpuUsed, good.isEmpty ? 0 : cpuUsed * 1000 / Double(good.count),
-                good.isEmpty ? 0 : nodesUsed * 1000 / Double(good.count)
+                good.isEmpty ? 0 : nodesUsed * 1000 / Double(good.count), began, ended
             ))
+        }
+
+        /// CLOCK_MONOTONIC in seconds: the phase's load began and ended (`began_s`, `ended_s`), on the clock that
+        /// `perf record -k CLOCK_MONOTONIC` stamps its samples with, so that a profile of the server can be cut by phase.
+        static func monotonic() -> Double {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
         }
     }
 }
