@@ -12,12 +12,14 @@
 #   assertion    challenge + POST …/assertion (SDK requestAppAttestAssertion), counters growing, DEVICES×ROUNDS
 #   enrolment-plain-N / enrolment-attested-N   ENROLMENTS/PAIRS sign-ups each through the SDK without and with useAppAttest (the
 #                challenge derived from the dispose token and bound to the device key, no challenge call; the
-#                attestation verified inside the sign-up), PAIRS alternated rounds of a share of the devices
+#                attestation verified inside the sign-up), PAIRS alternated rounds of a share of the sign-ups
 #   login-plain-N / login-asserted-N   DEVICES×ROUNDS device logins of the attested devices, without and with an
 #                assertion inside the approval (the client's settings: reported, assertions accepted), PAIRS rounds
-#                alternated; each goal is judged on the median of the PAIRS differences
+#                alternated; each goal is judged on the median of the PAIRS differences. Each pair runs its two phases
+#                in the other order than the pair before (plain first in odd pairs), so that a machine getting busier
+#                or quieter during the run moves the differences both ways
 # Each phase ends with 1 s without load before the CPU is read (work the server left behind, e.g. audit chaining).
-#   env: DEVICES=1000 ROUNDS=20 PAIRS=5 ENROLMENTS=3000 (sign-ups of each kind over the pairs) CONC=8 PORT=8097 PYTHON=python3 (with `cryptography` and `cbor2`; TESSERA_TEST_PYTHON
+#   env: DEVICES=1000 ROUNDS=2 PAIRS=11 ENROLMENTS=4400 (sign-ups of each kind over the pairs) CONC=8 PORT=8097 PYTHON=python3 (with `cryptography` and `cbor2`; TESSERA_TEST_PYTHON
 #        is used when set) OUT=<dir> BIN=… BENCH=… (prebuilt binaries) BUILD=debug (script checks only)
 # PERF=1 records the server with `perf record -k CLOCK_MONOTONIC -g` during the phases and writes, per operation, where
 # an attested enrolment's and an asserted login's extra samples go (bench/perf_phases.py: OUT/perf-enrolment.txt,
@@ -27,9 +29,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DEVICES=${DEVICES:-1000}
-ROUNDS=${ROUNDS:-20}
-PAIRS=${PAIRS:-5}
-ENROLMENTS=${ENROLMENTS:-3000}
+ROUNDS=${ROUNDS:-2}
+PAIRS=${PAIRS:-11}
+ENROLMENTS=${ENROLMENTS:-4400}
 CONC=${CONC:-8}
 PORT=${PORT:-8097}
 PYTHON=${PYTHON:-${TESSERA_TEST_PYTHON:-python3}}
@@ -117,9 +119,9 @@ if all(a in ms and b in ms for a, b in enrolments + logins):
           "(enrolment-attested − enrolment-plain: the attestation's verification and storage inside the sign-up, whose "
           "challenge the app derives from its dispose token) and what an assertion adds to the call it protects (login-asserted − login-plain: the "
           "assertion travels inside the approval):\n")
-    print(f"- attestation ≤ 1 ms per enrolment: **{enrol:.3f} ms** (median of {len(enrols)} alternated pairs: "
+    print(f"- attestation ≤ 1 ms per enrolment: **{enrol:.3f} ms** (median of {len(enrols)} pairs, plain first in odd ones: "
           f"{', '.join(f'{p:.3f}' for p in enrols)}; mean {sum(enrols) / len(enrols):.3f}) — {verdict(enrol, 1.0)}")
-    print(f"- assertion ≤ 0.2 ms per assertion-checked call: **{login:.3f} ms** (median of {len(pairs)} alternated pairs: "
+    print(f"- assertion ≤ 0.2 ms per assertion-checked call: **{login:.3f} ms** (median of {len(pairs)} pairs, plain first in odd ones: "
           f"{', '.join(f'{p:.3f}' for p in pairs)}; mean {sum(pairs) / len(pairs):.3f}) — {verdict(login, 0.2)}")
     print("\nEach is the difference of two measurements of whole ceremonies (several ms each), so it carries their error; "
           "the machine is shared, and a pair that another tenant's load fell on differs from the rest, so the goal is "

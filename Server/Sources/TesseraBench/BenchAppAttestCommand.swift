@@ -86,28 +86,35 @@ extension BenchCommand {
             // Sign-ups without and with an attestation, alternated in `pairs` rounds of a share of the sign-ups each; the
             // logins below are the first `devices` attested ones'.
             let share = (enrolled + pairs - 1) / pairs
+            // Each pair runs its two phases in the other order than the pair before (plain first in odd pairs): a machine
+            // that gets busier (or quieter) during the run then moves the pairs' differences both ways, not one.
             for round in 1...pairs {
                 let range = ((round - 1) * share)..<min(enrolled, round * share)
-                try await phase("enrolment-plain-\(round)", count: range.count) { offset in
-                    let index = range.lowerBound + offset
-                    try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
-                }
-                try await phase("enrolment-attested-\(round)", count: range.count) { offset in
-                    let index = range.lowerBound + offset
-                    try await benchSignUp(attested[index].0, codes: codes, name: "\(load.prefix)-a\(index)", phone: Self.phone(load, 2, index))
-                    guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
+                let plainFirst = !round.isMultiple(of: 2)
+                for attestedNow in [!plainFirst, plainFirst] {
+                    if attestedNow {
+                        try await phase("enrolment-attested-\(round)", count: range.count) { offset in
+                            let index = range.lowerBound + offset
+                            try await benchSignUp(attested[index].0, codes: codes, name: "\(load.prefix)-a\(index)", phone: Self.phone(load, 2, index))
+                            guard try attested[index].0.appAttestKeyId() != nil else { throw ValidationError("enrolled without an attestation") }
+                        }
+                    } else {
+                        try await phase("enrolment-plain-\(round)", count: range.count) { offset in
+                            let index = range.lowerBound + offset
+                            try await benchSignUp(plain[index], codes: codes, name: "\(load.prefix)-p\(index)", phone: Self.phone(load, 1, index))
+                        }
+                    }
                 }
             }
-            // Logins without and with an assertion, alternated `pairs` times: the difference is small beside a whole
-            // ceremony, so each reading is paired with its neighbour on the same machine state.
+            // Logins without and with an assertion, alternated `pairs` times (the order turned at each pair, as above): the
+            // difference is small beside a whole ceremony, so each reading is paired with its neighbour on the same machine state.
             for round in 1...pairs {
-                for (client, _) in attested { client.useAppAttest(nil) }
-                try await phase("login-plain-\(round)", count: count * rounds) { index in
-                    _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
-                }
-                for (client, provider) in attested { client.useAppAttest(provider) }
-                try await phase("login-asserted-\(round)", count: count * rounds) { index in
-                    _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+                let plainFirst = !round.isMultiple(of: 2)
+                for asserted in [!plainFirst, plainFirst] {
+                    for (client, provider) in attested { client.useAppAttest(asserted ? provider : nil) }
+                    try await phase("login-\(asserted ? "asserted" : "plain")-\(round)", count: count * rounds) { index in
+                        _ = try await attested[index % count].0.authenticate(localAuthenticator: NoLocalAuthentication(), reason: "bench")
+                    }
                 }
             }
             // The logins did assert: the first device's next assertion counts on from theirs.
