@@ -10,15 +10,15 @@ import Synchronization
 /// Checked and written from another thread, the close can slip in between; on the loop it cannot, since
 /// the loop also runs the close. Running there costs no extra hop: the write had to reach the loop
 /// anyway, and the answer now resumes the caller there instead of on the global executor.
-final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+package final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// The loop the jobs run on.
-    let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
 
     private init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
@@ -27,7 +27,7 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     private static let executors = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
 
     /// The executor that runs jobs on `eventLoop`.
-    static func on(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
+    package static func on(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
         executors.withLock { executors in
             let key = ObjectIdentifier(eventLoop)
             if let executor = executors[key] { return executor }
