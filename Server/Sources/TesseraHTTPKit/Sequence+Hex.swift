@@ -1,6 +1,6 @@
 extension Sequence where Element == UInt8 {
     /// The bytes as lower-case hex, two digits each, built in one buffer (`String(format: "%02x")` per byte cost a
-    /// tenth of a TOTP verification's CPU, and a fifth of an App Attest challenge's).
+    /// tenth of a TOTP verification's CPU, and a share of every App Attest challenge).
     package var hexString: String {
         let bytes = Array(self)
         return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
