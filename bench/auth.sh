@@ -50,11 +50,14 @@ PIDS+=("${NODE_PIDS[@]}")
 login_run() {
   RUN=$((RUN + 1))
   echo "== login ceremonies c=$C $PROGRESS_FLAG"
+  local dbp d0 d1 dbnew; dbp=$(db_pids); d0=$(cpu_ticks $dbp)
   s0=$(cpu_ticks $TPID); c0=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t0=$(date +%s.%N)
   line=$(timeout $((DURATION + 120)) "$BENCH" login --server "http://127.0.0.1:$PORT" --client-key "$KEY" --outbox "$DATA" \
     --concurrency "$C" --duration "$DURATION" --prefix "l$RUN" --run-number "$RUN" $PROGRESS_FLAG | sed -n 's/^RESULT //p')
   s1=$(cpu_ticks $TPID); c1=$(cpu_ticks $TPID "${NODE_PIDS[@]}"); t1=$(date +%s.%N)
-  echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);d['server_cores']=round(($s1-$s0)/$HZ/($t1-$t0),3);print(json.dumps(d))" \
+  d1=$(cpu_ticks $dbp); dbnew=$(comm -13 <(tr ' ' '\n' <<< "$dbp" | sort) <(db_pids | tr ' ' '\n' | sort)); d1=$((d1 + $(cpu_ticks $dbnew)))
+  local db_cores=None; [ -n "$dbp$dbnew" ] && db_cores="round(($d1-$d0)/$HZ/($t1-$t0),3)"
+  echo "$line" | python3 -c "import json,sys;d=json.load(sys.stdin);d['server_and_nodes_cores']=round(($c1-$c0)/$HZ/($t1-$t0),2);d['server_cores']=round(($s1-$s0)/$HZ/($t1-$t0),3);d['db_cores']=$db_cores;print(json.dumps(d))" \
     | tee -a "$OUT/$LOGIN_FILE"
 }
 : > "$OUT/login.jsonl"; : > "$OUT/login-progress.jsonl"

@@ -13,11 +13,28 @@ package struct AuthChannelRepository: Sendable {
     /// On PostgreSQL, the audited moves of concurrent requests run in one transaction: each its own conditional
     /// UPDATE, their events in one append (one BEGIN, COMMIT and audit insert for many moves instead of each its own).
     private let auditedMoves: StatementBatcher<AuditedMove, Bool>?
+    /// On PostgreSQL, concurrent reads of channels by ID run as one `SELECT … WHERE id = ANY(…)` (a login reads its
+    /// channel twice: at `start` and at `complete`).
+    private let finds: StatementBatcher<String, AuthChannelRecord?>?
+    /// On PostgreSQL, concurrent `selected` → `verifying` moves (the one move that is not audited) run as one
+    /// conditional `UPDATE … FROM unnest(…)`.
+    private let requestsSent: StatementBatcher<TimedMove, Bool>?
 
     package init(database: any Database, audit: (any AuditLog)? = nil) {
         self.database = database
         self.audit = audit
-        guard let audit, database.kind == .postgres else {
+        guard database.kind == .postgres else {
+            (auditedMoves, finds, requestsSent) = (nil, nil, nil)
+            return
+        }
+        finds = StatementBatcher { ids in
+            let found = try await database.read { sql in try await Self.find(ids, in: sql) }
+            return ids.map { found[$0] }
+        }
+        requestsSent = StatementBatcher { moves in
+            try await database.withSQL { sql in try await Self.markRequestsSent(moves, in: sql) }
+        }
+        guard let audit else {
             auditedMoves = nil
             return
         }
@@ -66,6 +83,7 @@ package struct AuthChannelRepository: Sendable {
 
     package func find(_ id: String) async throws -> AuthChannelRecord? {
         guard id.count <= 100 else { return nil }
+        if let finds { return try await finds.answer(id) }
         return try await database.read { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM auth_channels WHERE id = \(bind: id)").first().map(Self.decode)
         }
@@ -128,7 +146,47 @@ package struct AuthChannelRepository: Sendable {
 
     /// `selected` → `verifying`: the requests went out to the nodes.
     package func markRequestsSent(_ id: String, now: Int64) async throws -> Bool {
-        try await move(id, from: .selected, to: .verifying, now: now, setting: "outcome = 'in_progress'")
+        if let requestsSent { return try await requestsSent.answer(TimedMove(channel: id, now: now)) }
+        return try await move(id, from: .selected, to: .verifying, now: now, setting: "outcome = 'in_progress'")
+    }
+
+    /// A move of one channel at `now` (the moment its expiry is judged against).
+    private struct TimedMove: Sendable {
+        let channel: String
+        let now: Int64
+    }
+
+    /// Channels by ID in one statement (PostgreSQL); unknown IDs are left out.
+    private static func find(_ ids: [String], in sql: any SQLDatabase) async throws -> [String: AuthChannelRecord] {
+        let rows = try await sql.statement("SELECT \(columns) FROM auth_channels WHERE id = ANY(?)", Array(Set(ids))).all()
+        var found: [String: AuthChannelRecord] = [:]
+        for row in rows {
+            let channel = try decode(row)
+            found[channel.id] = channel
+        }
+        return found
+    }
+
+    /// `selected` → `verifying` for many channels (PostgreSQL), one answer each in their order, with the condition of
+    /// ``move(_:from:to:now:setting:when:audited:details:)``. A channel twice in the batch goes in a later round (an
+    /// UPDATE changes a row once, and could not tell which of the two moved it), as if each had run alone.
+    private static func markRequestsSent(_ moves: [TimedMove], in sql: any SQLDatabase) async throws -> [Bool] {
+        _ = try AuthChannelState.selected.transition(to: .verifying)
+        var matched = [Bool](repeating: false, count: moves.count)
+        for round in BatchRounds.split(moves.map(\.channel)) {
+            let rows = try await sql.statement(
+                """
+                UPDATE auth_channels AS a SET step = 'verifying', outcome = 'in_progress'
+                FROM unnest(?::text[], ?::bigint[]) AS m(id, now)
+                WHERE a.id = m.id AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
+                RETURNING a.id
+                """,
+                round.map { moves[$0].channel }, round.map { moves[$0].now }
+            ).all()
+            let moved = Set(try rows.map { try $0.decode(column: "id", as: String.self) })
+            for index in round { matched[index] = moved.contains(moves[index].channel) }
+        }
+        return matched
     }
 
     /// `verifying` → `attested`, with the nodes whose attestations made the quorum and how many of them vouched for the
