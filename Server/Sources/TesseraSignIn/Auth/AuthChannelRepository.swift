@@ -19,13 +19,34 @@ package struct AuthChannelRepository: Sendable {
     /// On PostgreSQL, concurrent `selected` → `verifying` moves (the one move that is not audited) run as one
     /// conditional `UPDATE … FROM unnest(…)`.
     private let requestsSent: StatementBatcher<TimedMove, Bool>?
+    /// On PostgreSQL, concurrent inserts of channels opened on their own (a device's login) run as one
+    /// `INSERT … SELECT … FROM unnest(…)`. A batch that fails (a user deleted meanwhile breaks its foreign key) runs
+    /// again one channel at a time, so that an insert fails only for a reason of its own.
+    private let inserts: StatementBatcher<AuthChannelRecord, Result<Void, any Error>>?
 
     package init(database: any Database, audit: (any AuditLog)? = nil) {
         self.database = database
         self.audit = audit
         guard database.kind == .postgres else {
-            (auditedMoves, finds, requestsSent) = (nil, nil, nil)
+            (auditedMoves, finds, requestsSent, inserts) = (nil, nil, nil, nil)
             return
+        }
+        inserts = StatementBatcher { channels in
+            do {
+                try await database.withSQL { sql in try await Self.insert(channels, in: sql) }
+                return channels.map { _ in .success(()) }
+            } catch where channels.count > 1 {
+                var results: [Result<Void, any Error>] = []
+                for channel in channels {
+                    do {
+                        try await database.withSQL { sql in try await Self.insert(channel, writing: true, in: sql) }
+                        results.append(.success(()))
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                return results
+            }
         }
         finds = StatementBatcher { ids in
             let found = try await database.read { sql in try await Self.find(ids, in: sql) }
@@ -40,17 +61,12 @@ package struct AuthChannelRepository: Sendable {
         }
         auditedMoves = StatementBatcher { moves in
             try await database.transaction { sql in
-                var matched = [Bool](repeating: false, count: moves.count), events: [AuditEvent] = []
-                // By channel ID, so that two batches running at once lock their channels in one order (no deadlock);
-                // a channel's moves keep the batch's order, as they would run one after the other.
-                let order = moves.indices.sorted { (moves[$0].channel, $0) < (moves[$1].channel, $1) }
-                for index in order {
-                    guard let row = try await sql.raw(moves[index].update).first() else { continue }
-                    events.append(try moves[index].event(row))
-                    matched[index] = true
-                }
+                let matched = try await Self.run(moves, in: sql)
+                let events = try matched.map { try moves[$0.index].event($0.row) }
                 if !events.isEmpty { try await audit.append(events, in: sql) }
-                return matched
+                var answers = [Bool](repeating: false, count: moves.count)
+                for match in matched { answers[match.index] = true }
+                return answers
             }
         }
     }
@@ -61,6 +77,7 @@ package struct AuthChannelRepository: Sendable {
         """
 
     package func insert(_ channel: AuthChannelRecord) async throws {
+        if let inserts { return try await inserts.answer(channel).get() }
         try await database.withSQL { sql in try await insert(channel, in: sql) }
     }
 
@@ -68,6 +85,10 @@ package struct AuthChannelRepository: Sendable {
     /// `writing` false the same statement runs and inserts nothing: the work of an insert, for a
     /// caller that must not reveal by its timing that there was nothing to insert.
     package func insert(_ channel: AuthChannelRecord, writing: Bool = true, in sql: any SQLDatabase) async throws {
+        try await Self.insert(channel, writing: writing, in: sql)
+    }
+
+    static func insert(_ channel: AuthChannelRecord, writing: Bool, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
             INSERT INTO auth_channels (\(unsafeRaw: Self.columns))
@@ -93,36 +114,33 @@ package struct AuthChannelRepository: Sendable {
     /// also setting `extra`; false if the channel was not at `source` any more.
     private func move(
         _ id: String, from source: AuthChannelState, to target: AuthChannelState, now: Int64, setting extra: SQLQueryString,
-        when condition: SQLQueryString = "outcome = 'in_progress'", audited type: String? = nil, details: [String: String] = [:]
+        when condition: SQLQueryString = "outcome = 'in_progress'", audited type: String? = nil, details: [String: String] = [:],
+        as kind: AuditedMove.Kind? = nil
     ) async throws -> Bool {
         _ = try source.transition(to: target)
         let update: SQLQueryString = "UPDATE auth_channels SET step = \(bind: target.rawValue), " + extra
             + " WHERE id = \(bind: id) AND step = \(bind: source.rawValue) AND expires_at > \(bind: now) AND " + condition
             + " RETURNING id, client_id, user_id, device_id"
         let details = details.merging(["channel": id]) { $1 }
-        guard let type else { return try await write(update, channel: id, audited: nil) }
-        return try await write(update, channel: id) { try Self.event(type, row: $0, details: details) }
+        guard let type, let kind else { return try await write(update, channel: id, audited: nil) }
+        return try await write(update, channel: id, now: now, kind: kind) { try Self.event(type, row: $0, details: details) }
     }
 
     /// Runs a conditional `UPDATE … RETURNING`; true if it matched. With `event` (and an audit log),
     /// the matched row's audit event is appended in the same transaction.
     private func write(
-        _ update: SQLQueryString, channel: String, audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?
+        _ update: SQLQueryString, channel: String, now: Int64 = 0, kind: AuditedMove.Kind? = nil,
+        audited event: (@Sendable (any SQLRow) throws -> AuditEvent)?
     ) async throws -> Bool {
-        guard let audit, let event else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
-        if let auditedMoves { return try await auditedMoves.answer(AuditedMove(channel: channel, update: update, event: event)) }
+        guard let audit, let event, let kind else { return try await database.withSQL { sql in try await sql.raw(update).first() != nil } }
+        if let auditedMoves {
+            return try await auditedMoves.answer(AuditedMove(channel: channel, update: update, now: now, kind: kind, event: event))
+        }
         return try await database.transaction { sql in
             guard let row = try await sql.raw(update).first() else { return false }
             try await audit.append(try event(row), in: sql)
             return true
         }
-    }
-
-    /// A channel's audited move: its conditional UPDATE and the event of the row it returns.
-    private struct AuditedMove: Sendable {
-        let channel: String
-        let update: SQLQueryString
-        let event: @Sendable (any SQLRow) throws -> AuditEvent
     }
 
     /// The audit event of a channel's step, from the row its UPDATE returned; the channel's device acts.
@@ -140,7 +158,7 @@ package struct AuthChannelRepository: Sendable {
             id, from: .created, to: .selected, now: now,
             setting: "outcome = 'in_progress', device_id = \(bind: deviceId), verify_started_at = \(bind: now)",
             when: "outcome IN ('pending', 'in_progress') AND (device_id IS NULL OR device_id = \(bind: deviceId))",
-            audited: "login.started"
+            audited: "login.started", as: .selected(deviceId: deviceId)
         )
     }
 
@@ -150,52 +168,14 @@ package struct AuthChannelRepository: Sendable {
         return try await move(id, from: .selected, to: .verifying, now: now, setting: "outcome = 'in_progress'")
     }
 
-    /// A move of one channel at `now` (the moment its expiry is judged against).
-    private struct TimedMove: Sendable {
-        let channel: String
-        let now: Int64
-    }
-
-    /// Channels by ID in one statement (PostgreSQL); unknown IDs are left out.
-    private static func find(_ ids: [String], in sql: any SQLDatabase) async throws -> [String: AuthChannelRecord] {
-        let rows = try await sql.statement("SELECT \(columns) FROM auth_channels WHERE id = ANY(?)", Array(Set(ids))).all()
-        var found: [String: AuthChannelRecord] = [:]
-        for row in rows {
-            let channel = try decode(row)
-            found[channel.id] = channel
-        }
-        return found
-    }
-
-    /// `selected` → `verifying` for many channels (PostgreSQL), one answer each in their order, with the condition of
-    /// ``move(_:from:to:now:setting:when:audited:details:)``. A channel twice in the batch goes in a later round (an
-    /// UPDATE changes a row once, and could not tell which of the two moved it), as if each had run alone.
-    private static func markRequestsSent(_ moves: [TimedMove], in sql: any SQLDatabase) async throws -> [Bool] {
-        _ = try AuthChannelState.selected.transition(to: .verifying)
-        var matched = [Bool](repeating: false, count: moves.count)
-        for round in BatchRounds.split(moves.map(\.channel)) {
-            let rows = try await sql.statement(
-                """
-                UPDATE auth_channels AS a SET step = 'verifying', outcome = 'in_progress'
-                FROM unnest(?::text[], ?::bigint[]) AS m(id, now)
-                WHERE a.id = m.id AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
-                RETURNING a.id
-                """,
-                round.map { moves[$0].channel }, round.map { moves[$0].now }
-            ).all()
-            let moved = Set(try rows.map { try $0.decode(column: "id", as: String.self) })
-            for index in round { matched[index] = moved.contains(moves[index].channel) }
-        }
-        return matched
-    }
-
     /// `verifying` → `attested`, with the nodes whose attestations made the quorum and how many of them vouched for the
     /// device's App Attest attestation.
     package func markAttested(_ id: String, nodes: [String], appAttestNodes: Int = 0, now: Int64) async throws -> Bool {
         try await move(
             id, from: .verifying, to: .attested, now: now,
             setting: "attested_at = \(bind: now), nodes = \(bind: nodes.joined(separator: ",")), app_attest_nodes = \(bind: appAttestNodes)",
-            audited: "login.attested", details: ["nodes": nodes.joined(separator: ",")]
+            audited: "login.attested", details: ["nodes": nodes.joined(separator: ",")],
+            as: .attested(nodes: nodes.joined(separator: ","), appAttestNodes: appAttestNodes)
         )
     }
 
@@ -204,7 +184,7 @@ package struct AuthChannelRepository: Sendable {
         try await move(
             id, from: .attested, to: .completed, now: now,
             setting: "outcome = 'completed', ended_at = \(bind: now), token_sealed = \(bind: tokenSealed)",
-            audited: "login.completed"
+            audited: "login.completed", as: .completed(tokenSealed: tokenSealed)
         )
     }
 
@@ -216,7 +196,9 @@ package struct AuthChannelRepository: Sendable {
             RETURNING id, client_id, user_id, device_id
             """
         let details = ["channel": id, "outcome": outcome.rawValue, "code": String(code.rawValue)]
-        return try await write(update, channel: id) { try Self.event("login.failed", row: $0, details: details, actor: "system") }
+        return try await write(update, channel: id, now: now, kind: .finished(outcome: outcome.rawValue, code: code.rawValue)) {
+            try Self.event("login.failed", row: $0, details: details, actor: "system")
+        }
     }
 
     /// Marks open channels past their expiry as expired; returns their IDs.
