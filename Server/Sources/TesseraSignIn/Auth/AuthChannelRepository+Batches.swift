@@ -45,20 +45,29 @@ extension AuthChannelRepository {
 
     /// `selected` → `verifying` for many channels (PostgreSQL), one answer each in their order, with the condition of
     /// ``move(_:from:to:now:setting:when:audited:details:)``. A channel twice in the batch goes in a later round (an
-    /// UPDATE changes a row once, and could not tell which of the two moved it), as if each had run alone.
+    /// UPDATE changes a row once, and could not tell which of the two moved it), as if each had run alone. The rows
+    /// are locked in ID order first (the sorted, locking sub-select), as a batch of audited moves locks them
+    /// (``run(_:in:)``): a batch of each kind sharing two channels cannot wait on each other.
     static func markRequestsSent(_ moves: [TimedMove], in sql: any SQLDatabase) async throws -> [Bool] {
         _ = try AuthChannelState.selected.transition(to: .verifying)
         var matched = [Bool](repeating: false, count: moves.count)
         for round in BatchRounds.split(moves.map(\.channel)) {
-            let rows = try await sql.statement(
-                """
+            let ids = round.map { moves[$0].channel }, nows = round.map { moves[$0].now }
+            // One channel: its row is the only lock taken.
+            let single = """
                 UPDATE auth_channels AS a SET step = 'verifying', outcome = 'in_progress'
                 FROM unnest(?::text[], ?::bigint[]) AS m(id, now)
                 WHERE a.id = m.id AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
                 RETURNING a.id
-                """,
-                round.map { moves[$0].channel }, round.map { moves[$0].now }
-            ).all()
+                """
+            let many = """
+                UPDATE auth_channels AS a SET step = 'verifying', outcome = 'in_progress'
+                FROM unnest(?::text[], ?::bigint[]) AS m(id, now),
+                     (SELECT id FROM auth_channels WHERE id = ANY(?) ORDER BY id FOR UPDATE) AS l
+                WHERE a.id = m.id AND l.id = m.id AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
+                RETURNING a.id
+                """
+            let rows = try await (ids.count == 1 ? sql.statement(single, ids, nows) : sql.statement(many, ids, nows, ids)).all()
             let moved = Set(try rows.map { try $0.decode(column: "id", as: String.self) })
             for index in round { matched[index] = moved.contains(moves[index].channel) }
         }

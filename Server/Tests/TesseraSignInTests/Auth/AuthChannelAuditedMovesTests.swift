@@ -30,6 +30,23 @@ struct AuthChannelAuditedMovesTests {
         return (client, signedUp, userId)
     }
 
+    /// Device logins `ids` of a device signed up under `name`, each selected (and with `sent`, its requests sent to
+    /// the nodes), open until five minutes after `now`.
+    private static func openDeviceChannels(
+        _ ids: [String], _ runtime: TesseraRuntime, _ repository: AuthChannelRepository, name: String, phone: String, now: Int64, sent: Bool
+    ) async throws {
+        let (client, signedUp, userId) = try await signedUpDevice(runtime, name: name, phone: phone)
+        for id in ids {
+            try await repository.insert(AuthChannelRecord(
+                id: id, clientId: client.id, userId: userId, deviceId: nil, initiator: .device, challenge: "c", connectIp: "",
+                message: "", outcome: .inProgress, state: .created, code: nil, nodes: [], tokenSealed: nil, createdAt: now,
+                verifyStartedAt: nil, attestedAt: nil, endedAt: nil, expiresAt: now + 300_000
+            ))
+            #expect(try await repository.markSelected(id, deviceId: signedUp.deviceId, now: now))
+            if sent { #expect(try await repository.markRequestsSent(id, now: now)) }
+        }
+    }
+
     @Test("40 concurrent selections of 20 channels (each twice): each channel selected once, one login.started each", arguments: TestDatabase.kinds)
     func concurrentMoves(kind: TestDatabase) async throws {
         try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
@@ -131,20 +148,11 @@ struct AuthChannelAuditedMovesTests {
     )
     func concurrentMovesOfEveryKind(kind: TestDatabase) async throws {
         try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
-            let (client, signedUp, userId) = try await Self.signedUpDevice(runtime, name: "kinds", phone: "+41790000082")
             let repository = AuthChannelRepository(database: runtime.database, audit: runtime.repositories.audit)
             let now = runtime.clock.now()
             // 0..<4 attested then completed; 4..<8 failed; 8..<12 attested and failed at once.
             let ids = (0..<12).map { "ch_kinds_\($0)" }
-            for id in ids {
-                try await repository.insert(AuthChannelRecord(
-                    id: id, clientId: client.id, userId: userId, deviceId: nil, initiator: .device, challenge: "c", connectIp: "",
-                    message: "", outcome: .inProgress, state: .created, code: nil, nodes: [], tokenSealed: nil, createdAt: now,
-                    verifyStartedAt: nil, attestedAt: nil, endedAt: nil, expiresAt: now + 300_000
-                ))
-                #expect(try await repository.markSelected(id, deviceId: signedUp.deviceId, now: now))
-                #expect(try await repository.markRequestsSent(id, now: now))
-            }
+            try await Self.openDeviceChannels(ids, runtime, repository, name: "kinds", phone: "+41790000082", now: now, sent: true)
             enum Move: Sendable { case attest(Int), fail(Int) }
             let moves: [Move] = (0..<4).map { .attest($0) } + (4..<8).map { .fail($0) } + (8..<12).flatMap { [.attest($0), .fail($0)] }
             let results = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
@@ -194,6 +202,32 @@ struct AuthChannelAuditedMovesTests {
                 #expect(count("login.attested", id) == (attested ? 1 : 0), "\(id)")
                 #expect(count("login.completed", id) == (index < 4 ? 1 : 0), "\(id)")
                 #expect(count("login.failed", id) == (index >= 4 ? 1 : 0), "\(id)")
+            }
+        }
+    }
+
+    @Test(
+        "Channels sent to their nodes and failed at once, in opposite orders (two batches on PostgreSQL, each locking in ID order): no deadlock, each as if alone",
+        arguments: TestDatabase.kinds
+    )
+    func requestsSentAndFailedAtOnce(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let repository = AuthChannelRepository(database: runtime.database, audit: runtime.repositories.audit)
+            let now = runtime.clock.now()
+            let ids = (0..<24).map { "ch_order_\($0)" }
+            try await Self.openDeviceChannels(ids, runtime, repository, name: "order", phone: "+41790000083", now: now, sent: false)
+            // The sends against ID order, the failures in it, interleaved.
+            let results = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                for (sent, failed) in zip(ids.reversed(), ids) {
+                    group.addTask { ("sent \(sent)", try await repository.markRequestsSent(sent, now: now)) }
+                    group.addTask { ("failed \(failed)", try await repository.finish(failed, outcome: .failed, code: .authQuorumNotReached, now: now)) }
+                }
+                return try await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            for id in ids {
+                #expect(results["failed \(id)"] == true, "\(id)")
+                let channel = try #require(try await repository.find(id))
+                #expect(channel.outcome == .failed && channel.state == (results["sent \(id)"] == true ? .verifying : .selected), "\(id)")
             }
         }
     }
