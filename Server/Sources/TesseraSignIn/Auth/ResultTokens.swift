@@ -338,7 +338,10 @@ package final class ResultTokens: Sendable {
             return claims
         }
         let collection = state.withLock { $0.collection }
-        if let claims = try? await collection.verify(token, as: ResultClaims.self), claims.iss.value == issuer {
+        if let signed = try? await collection.verify(token, as: SignedResultClaims.self) {
+            // The expiry against the injected clock, as the cached path above (jwt-kit's own check reads the system's).
+            let claims = signed.claims, now = Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000)
+            guard claims.iss.value == issuer, (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
             state.withLock { state in
                 guard state.collection === collection else { return }  // the keys were loaded again meanwhile
                 if state.verified.count >= Self.verifiedCapacity { state.verified.removeAll(keepingCapacity: true) }
@@ -357,7 +360,9 @@ package final class ResultTokens: Sendable {
         }
         guard reload else { throw Self.invalidToken }
         try await load()
-        guard let claims = try? await state.withLock({ $0.collection }).verify(token, as: ResultClaims.self), claims.iss.value == issuer else {
+        guard let claims = try? await state.withLock({ $0.collection }).verify(token, as: SignedResultClaims.self).claims, claims.iss.value == issuer,
+              (try? claims.exp.verifyNotExpired(currentDate: Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000))) != nil
+        else {
             throw Self.invalidToken
         }
         return claims
@@ -384,4 +389,16 @@ package final class ResultTokens: Sendable {
         else { return nil }
         return object["kid"] as? String
     }
+}
+
+/// A result token's claims with only the signature checked by jwt-kit: ``ResultTokens/verify(_:)`` checks the expiry
+/// itself against the injected clock (``ResultClaims``' own check, for other verifiers, reads the system's).
+private struct SignedResultClaims: JWTPayload {
+    let claims: ResultClaims
+
+    init(from decoder: any Decoder) throws { claims = try ResultClaims(from: decoder) }
+
+    func encode(to encoder: any Encoder) throws { try claims.encode(to: encoder) }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

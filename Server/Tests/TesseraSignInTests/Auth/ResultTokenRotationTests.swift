@@ -93,4 +93,28 @@ struct ResultTokenRotationTests {
             await #expect(throws: AppError.self) { _ = try await tokens.verify(fresh) }
         }
     }
+
+    @Test("a token's expiry is judged by the injected clock, first seen or remembered: valid at a clock in the past, refused once that clock passes its expiry", arguments: TestDatabase.kinds)
+    func expiryOnTheInjectedClock(kind: TestDatabase) async throws {
+        // Ten years ago: the system clock alone would call every token of this clock expired.
+        let manual = ManualClock(start: Int64(Date().timeIntervalSince1970 * 1000) - 10 * 365 * 86_400_000)
+        try await withTestRuntime(kind, clock: manual.clock) { runtime in
+            let here = runtime.tokens
+            let token = try await here.issue(
+                userKey: "u", clientKey: "tck_x", clientId: "cl_x", deviceId: "dev_x", channelId: "ch_clock", amr: ["hwk"], nodes: []
+            )
+            // Another instance has not seen it (jwt-kit verifies it there); this one remembers it after the first time.
+            let there = ResultTokens(database: runtime.database, sealKey: runtime.keys.tokenSealKey, issuer: here.issuer, lifetime: .seconds(300), clock: manual.clock)
+            try await there.load()
+            #expect(try await there.verify(token).jti.value == "ch_clock")
+            #expect(try await here.verify(token).jti.value == "ch_clock")
+            #expect(try await here.verify(token).jti.value == "ch_clock")
+            manual.advance(by: .seconds(301))
+            let fresh = ResultTokens(database: runtime.database, sealKey: runtime.keys.tokenSealKey, issuer: here.issuer, lifetime: .seconds(300), clock: manual.clock)
+            try await fresh.load()
+            for verifier in [here, there, fresh] {
+                await #expect(throws: AppError.self) { _ = try await verifier.verify(token) }
+            }
+        }
+    }
 }
