@@ -53,21 +53,16 @@ extension AuthChannelRepository {
         var matched = [Bool](repeating: false, count: moves.count)
         for round in BatchRounds.split(moves.map(\.channel)) {
             let ids = round.map { moves[$0].channel }, nows = round.map { moves[$0].now }
-            // One channel: its row is the only lock taken.
-            let single = """
+            // One channel: its row is the only lock taken. More: locked in ID order first.
+            let locking = ids.count > 1
+            let lockedInOrder = locking ? ", (SELECT id FROM auth_channels WHERE id = ANY(?) ORDER BY id FOR UPDATE) AS l" : ""
+            let statement = """
                 UPDATE auth_channels AS a SET step = 'verifying', outcome = 'in_progress'
-                FROM unnest(?::text[], ?::bigint[]) AS m(id, now)
-                WHERE a.id = m.id AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
+                FROM unnest(?::text[], ?::bigint[]) AS m(id, now)\(lockedInOrder)
+                WHERE a.id = m.id\(locking ? " AND l.id = m.id" : "") AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
                 RETURNING a.id
                 """
-            let many = """
-                UPDATE auth_channels AS a SET step = 'verifying', outcome = 'in_progress'
-                FROM unnest(?::text[], ?::bigint[]) AS m(id, now),
-                     (SELECT id FROM auth_channels WHERE id = ANY(?) ORDER BY id FOR UPDATE) AS l
-                WHERE a.id = m.id AND l.id = m.id AND a.step = 'selected' AND a.expires_at > m.now AND a.outcome = 'in_progress'
-                RETURNING a.id
-                """
-            let rows = try await (ids.count == 1 ? sql.statement(single, ids, nows) : sql.statement(many, ids, nows, ids)).all()
+            let rows = try await (locking ? sql.statement(statement, ids, nows, ids) : sql.statement(statement, ids, nows)).all()
             let moved = Set(try rows.map { try $0.decode(column: "id", as: String.self) })
             for index in round { matched[index] = moved.contains(moves[index].channel) }
         }

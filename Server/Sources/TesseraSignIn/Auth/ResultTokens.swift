@@ -333,15 +333,11 @@ package final class ResultTokens: Sendable {
         guard token.utf8.count < 8192 else { throw Self.invalidToken }
         let digest = SHA256.hash(data: Data(token.utf8))
         if let claims = state.withLock({ $0.verified[digest] }) {
-            let now = Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000)
-            guard (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
-            return claims
+            return try current(claims)
         }
         let collection = state.withLock { $0.collection }
         if let signed = try? await collection.verify(token, as: SignedResultClaims.self) {
-            // The expiry against the injected clock, as the cached path above (jwt-kit's own check reads the system's).
-            let claims = signed.claims, now = Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000)
-            guard claims.iss.value == issuer, (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
+            let claims = try current(signed.claims)
             state.withLock { state in
                 guard state.collection === collection else { return }  // the keys were loaded again meanwhile
                 if state.verified.count >= Self.verifiedCapacity { state.verified.removeAll(keepingCapacity: true) }
@@ -360,11 +356,17 @@ package final class ResultTokens: Sendable {
         }
         guard reload else { throw Self.invalidToken }
         try await load()
-        guard let claims = try? await state.withLock({ $0.collection }).verify(token, as: SignedResultClaims.self).claims, claims.iss.value == issuer,
-              (try? claims.exp.verifyNotExpired(currentDate: Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000))) != nil
-        else {
+        guard let signed = try? await state.withLock({ $0.collection }).verify(token, as: SignedResultClaims.self) else {
             throw Self.invalidToken
         }
+        return try current(signed.claims)
+    }
+
+    /// The claims of a token whose signature verified, if they name this issuer and have not expired by the
+    /// injected clock (jwt-kit's own expiry check reads the system's); throws code 6101 otherwise.
+    private func current(_ claims: ResultClaims) throws -> ResultClaims {
+        let now = Date(timeIntervalSince1970: TimeInterval(clock.now()) / 1000)
+        guard claims.iss.value == issuer, (try? claims.exp.verifyNotExpired(currentDate: now)) != nil else { throw Self.invalidToken }
         return claims
     }
 
