@@ -201,16 +201,26 @@ package struct AuthChannelRepository: Sendable {
         }
     }
 
-    /// Marks open channels past their expiry as expired; returns their IDs.
+    /// Marks open channels past their expiry as expired; returns their IDs. On PostgreSQL the channels are locked in
+    /// ID order first (a sorted, locking sub-select), as a batch of moves locks its channels (``run(_:in:)``): a batch
+    /// failing two channels that expire meanwhile cannot wait on this statement while it waits on the batch.
     package func expireDue(now: Int64) async throws -> [String] {
-        try await database.withSQL { sql in
-            try await sql.raw(
+        let expired = ErrorCode.authChannelExpired.rawValue
+        let update: SQLQueryString = database.kind == .postgres
+            ? """
+                UPDATE auth_channels AS a SET outcome = 'expired', code = \(bind: expired), ended_at = a.expires_at
+                FROM (SELECT id FROM auth_channels WHERE outcome IN ('pending', 'in_progress') AND expires_at <= \(bind: now)
+                      ORDER BY id FOR UPDATE) AS l
+                WHERE a.id = l.id AND a.outcome IN ('pending', 'in_progress') AND a.expires_at <= \(bind: now)
+                RETURNING a.id
                 """
-                UPDATE auth_channels SET outcome = 'expired', code = \(bind: ErrorCode.authChannelExpired.rawValue), ended_at = expires_at
+            : """
+                UPDATE auth_channels SET outcome = 'expired', code = \(bind: expired), ended_at = expires_at
                 WHERE outcome IN ('pending', 'in_progress') AND expires_at <= \(bind: now)
                 RETURNING id
                 """
-            ).all().map { try $0.decode(column: "id", as: String.self) }
+        return try await database.withSQL { sql in
+            try await sql.raw(update).all().map { try $0.decode(column: "id", as: String.self) }
         }
     }
 

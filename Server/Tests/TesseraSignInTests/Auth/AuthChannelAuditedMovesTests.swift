@@ -231,4 +231,57 @@ struct AuthChannelAuditedMovesTests {
             }
         }
     }
+
+    @Test(
+        "Expiry while a transaction locks two of its channels in ID order (PostgreSQL): the expiry locks them in ID order too, so it waits holding nothing and neither waits on the other",
+        arguments: TestDatabase.kinds.filter { $0 == .postgres }
+    )
+    func expiryLocksInIDOrder(kind: TestDatabase) async throws {
+        try await withTestRuntime(kind, configure: { $0.embeddedNodes = 0 }) { runtime in
+            let (client, _, userId) = try await Self.signedUpDevice(runtime, name: "expiry", phone: "+41790000084")
+            let repository = AuthChannelRepository(database: runtime.database, audit: runtime.repositories.audit)
+            let now = runtime.clock.now()
+            // The later ID inserted first and expiring first: the table's order and the index's both meet it first.
+            for (id, expiresAt) in [("ch_expiry_b", now + 1000), ("ch_expiry_a", now + 2000)] {
+                try await repository.insert(AuthChannelRecord(
+                    id: id, clientId: client.id, userId: userId, deviceId: nil, initiator: .relyingParty, challenge: "c", connectIp: "",
+                    message: "", outcome: .pending, state: .created, code: nil, nodes: [], tokenSealed: nil, createdAt: now,
+                    verifyStartedAt: nil, attestedAt: nil, endedAt: nil, expiresAt: expiresAt
+                ))
+            }
+            let (locked, lockedNow) = AsyncStream.makeStream(of: Void.self)
+            let (proceed, proceedNow) = AsyncStream.makeStream(of: Void.self)
+            // A transaction locking both channels in ID order (as a batch of moves does), the second once the expiry waits.
+            let holder = Task {
+                try await runtime.database.transaction { sql in
+                    try await sql.raw("SELECT id FROM auth_channels WHERE id = 'ch_expiry_a' FOR UPDATE").run()
+                    lockedNow.yield()
+                    for await _ in proceed { break }
+                    try await sql.raw("SELECT id FROM auth_channels WHERE id = 'ch_expiry_b' FOR UPDATE").run()
+                }
+            }
+            for await _ in locked { break }
+            let expiry = Task { try await repository.expireDue(now: now + 5000) }
+            // The expiry waiting for the holder's lock: awaited by asking PostgreSQL, not by a pause.
+            var waiting = false
+            for _ in 0..<3000 where !waiting {
+                waiting = try await runtime.database.withSQL { sql in
+                    try await sql.raw(
+                        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                    ).first()?.decode(column: "n", as: Int.self) ?? 0 > 0
+                }
+                if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(waiting, "the expiry waits for the holder's lock")
+            proceedNow.yield()
+            // In the table's order the expiry would hold ch_expiry_b while waiting: a deadlock, one of the two failed after
+            // PostgreSQL's deadlock_timeout.
+            try await holder.value
+            #expect(Set(try await expiry.value) == ["ch_expiry_a", "ch_expiry_b"])
+            for id in ["ch_expiry_a", "ch_expiry_b"] {
+                let channel = try #require(try await repository.find(id))
+                #expect(channel.outcome == .expired && channel.code == ErrorCode.authChannelExpired.rawValue, "\(id)")
+            }
+        }
+    }
 }
