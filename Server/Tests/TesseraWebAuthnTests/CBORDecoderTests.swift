@@ -55,39 +55,15 @@ struct CBORDecoderTests {
         #expect(value[int: 3] == .bool(true))
     }
 
-    /// A seeded SplitMix64, so a failing input can be found again from the seed in the message.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("fuzz: 200 000 mutations of real attestation objects and random bytes end in a value or a CBORError")
     func fuzz() throws {
         let seeds: [[UInt8]] = try WebAuthnFixtures.vectors().map { $0.attestationObject } + [Self.hex("a201020304"), Self.hex("83010203")]
-        var random = SplitMix(state: 0x7E55_E7A0)
+        var random = ByteMutations.SplitMix(state: 0x7E55_E7A0)
         var decoded = 0, refused = 0
         for round in 0..<200_000 {
-            var input: [UInt8]
-            if round % 10 == 0 {
-                input = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            } else {
-                input = seeds[round % seeds.count]
-                for _ in 0..<Int.random(in: 1...4, using: &random) where !input.isEmpty {
-                    let at = Int.random(in: 0..<input.count, using: &random)
-                    switch Int.random(in: 0..<4, using: &random) {
-                    case 0: input[at] = UInt8.random(in: 0...255, using: &random)
-                    case 1: input.remove(at: at)
-                    case 2: input.insert(UInt8.random(in: 0...255, using: &random), at: at)
-                    default: input = Array(input.prefix(at))
-                    }
-                }
-            }
+            let input = round % 10 == 0
+                ? (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                : ByteMutations.mutate(seeds[round % seeds.count], using: &random)
             do {
                 _ = try CBORDecoder().decode(input)
                 decoded += 1
