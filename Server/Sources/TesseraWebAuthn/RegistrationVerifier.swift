@@ -12,7 +12,8 @@ public struct VerifiedRegistration: Sendable, Equatable {
     public let algorithm: COSEKey.Algorithm
     /// The signature counter at registration.
     public let signCount: UInt32
-    /// The authenticator model (16 bytes; zeros when it does not say).
+    /// The authenticator model (16 bytes; zeros when it does not say, and for `fido-u2f`, whose signature does not
+    /// cover it).
     public let aaguid: [UInt8]
     /// Whether the UV flag was set.
     public let userVerified: Bool
@@ -51,11 +52,15 @@ public struct WebAuthnVerifier: Sendable {
         guard let credential = authData.attestedCredential else { throw .malformed("no attested credential data") }
         guard policy.algorithms.contains(credential.publicKey.algorithm) else { throw .unsupportedAlgorithm(credential.publicKey.algorithm.rawValue) }
 
-        if let allowed = policy.allowedAAGUIDs, !allowed.contains(credential.aaguid) {
+        // §8.6 signs neither the AAGUID nor the flags or the counter: the model a fido-u2f registration names is not
+        // attested even when its certificate is trusted, so it counts as the all-zero AAGUID of a U2F authenticator (as
+        // CTAP2 platforms report one) for the allow-list, the metadata and the record.
+        let aaguid = object.format == "fido-u2f" ? [UInt8](repeating: 0, count: 16) : credential.aaguid
+        if let allowed = policy.allowedAAGUIDs, !allowed.contains(aaguid) {
             throw .authenticatorNotAllowed("this relying party does not accept this authenticator model")
         }
-        if let refusal = policy.metadata?.refusal(aaguid: credential.aaguid) { throw .authenticatorNotAllowed(refusal) }
-        let roots = policy.attestationRoots.map { $0 + (policy.metadata?.entry(aaguid: credential.aaguid)?.roots ?? []) } ?? []
+        if let refusal = policy.metadata?.refusal(aaguid: aaguid) { throw .authenticatorNotAllowed(refusal) }
+        let roots = policy.attestationRoots.map { $0 + (policy.metadata?.entry(aaguid: aaguid)?.roots ?? []) } ?? []
         let type: AttestationType
         do {
             type = try await AttestationVerifier(trustAnchors: roots, time: time).verify(object, clientDataHash: clientDataHash)
@@ -67,7 +72,7 @@ public struct WebAuthnVerifier: Sendable {
         }
         return VerifiedRegistration(
             credentialId: credential.credentialId, publicKeyBytes: credential.publicKeyBytes, algorithm: credential.publicKey.algorithm,
-            signCount: authData.signCount, aaguid: credential.aaguid, userVerified: authData.userVerified,
+            signCount: authData.signCount, aaguid: aaguid, userVerified: authData.userVerified,
             backupEligible: authData.backupEligible, backedUp: authData.backedUp, attestationFormat: object.format, attestationType: type
         )
     }

@@ -32,7 +32,8 @@ struct SpecTestVectorTests {
                 )
                 #expect(Self.supportedFormats.contains(vector.format) && Self.supportedAlgorithms.contains(vector.coseAlg), "\(vector.name) accepted")
                 #expect(result.credentialId == vector.credentialId, "\(vector.name)")
-                #expect(result.aaguid == vector.aaguid, "\(vector.name)")
+                // fido-u2f's signature does not cover the AAGUID the vector names: it is recorded as a U2F authenticator's.
+                #expect(result.aaguid == (vector.format == "fido-u2f" ? [UInt8](repeating: 0, count: 16) : vector.aaguid), "\(vector.name)")
                 #expect(result.attestationFormat == vector.format)
                 #expect(result.algorithm.rawValue == vector.coseAlg)
                 registered += 1
@@ -73,6 +74,34 @@ struct SpecTestVectorTests {
                 Issue.record("\(vector.name): \(error)")
             }
         }
+    }
+
+    @Test("§8.6: the AAGUID a fido-u2f registration names is not signed, so an allow-list of models is not passed by naming one; a packed x5c registration's AAGUID is signed and passes")
+    func fidoU2FAAGUIDIsNotAttested() async throws {
+        let root = try Certificate(derEncoded: try WebAuthnFixtures.attestationRoot())
+        let vectors = try WebAuthnFixtures.vectors()
+        let u2f = try #require(vectors.first { $0.format == "fido-u2f" })
+        let packed = try #require(vectors.first { $0.format == "packed" && $0.coseAlg == -7 && !$0.name.contains("Self") })
+        #expect(u2f.aaguid != [UInt8](repeating: 0, count: 16), "the vector names a model")
+        for (vector, admitted) in [(u2f, false), (packed, true)] {
+            var policy = Self.policy(vector, roots: [root])
+            policy.allowedAAGUIDs = [vector.aaguid]
+            do {
+                let result = try await WebAuthnVerifier(policy: policy).verifyRegistration(
+                    clientDataJSON: vector.clientDataJSON, attestationObject: vector.attestationObject, challenge: vector.challenge, time: Self.pinned
+                )
+                #expect(admitted && result.aaguid == vector.aaguid && result.attestationType == .certificate(trusted: true), "\(vector.name)")
+            } catch {
+                #expect(!admitted && error == .authenticatorNotAllowed("this relying party does not accept this authenticator model"), "\(vector.name): \(error)")
+            }
+        }
+        // Allowing U2F authenticators (the all-zero AAGUID) admits it, attested by its trusted certificate.
+        var policy = Self.policy(u2f, roots: [root])
+        policy.allowedAAGUIDs = [[UInt8](repeating: 0, count: 16)]
+        let result = try await WebAuthnVerifier(policy: policy).verifyRegistration(
+            clientDataJSON: u2f.clientDataJSON, attestationObject: u2f.attestationObject, challenge: u2f.challenge, time: Self.pinned
+        )
+        #expect(result.attestationType == .certificate(trusted: true) && result.aaguid == [UInt8](repeating: 0, count: 16))
     }
 
     @Test("§16: tpm, android-key and apple are accepted as none when the policy says so")
